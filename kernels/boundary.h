@@ -1,0 +1,42 @@
+// The tank's hard guarantee: whatever the solver did, no particle leaves the tank.
+// Boundary samples (density.h, wcsph.h) keep the fluid at rest density against the walls;
+// this clamp only catches what gets through them (a huge time step, a violent mouse).
+#pragma once
+
+#include "sim_params.h"
+
+namespace tp {
+
+// Projects x into the tank, shrunk by a small margin, and removes the velocity component
+// that points out of a face the particle touches. Non-finite positions are sent to the
+// tank's centre with zero velocity, so that a NaN can never escape.
+// in/out: x, v.
+TP_HD TP_INLINE void clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
+  const float margin = 0.01f * c.spacing;
+  const Vec3 lo = c.tank_lo + Vec3{margin, margin, margin};
+  const Vec3 hi = c.tank_hi - Vec3{margin, margin, margin};
+  if (!is_finite(x) || !is_finite(v)) {
+    x = (lo + hi) * 0.5f;
+    v = Vec3{0.0f, 0.0f, 0.0f};
+    return;
+  }
+  if (x.x < lo.x) { x.x = lo.x; v.x = fmaxf(v.x, 0.0f); }
+  if (x.x > hi.x) { x.x = hi.x; v.x = fminf(v.x, 0.0f); }
+  if (x.y < lo.y) { x.y = lo.y; v.y = fmaxf(v.y, 0.0f); }
+  if (x.y > hi.y) { x.y = hi.y; v.y = fminf(v.y, 0.0f); }
+  if (x.z < lo.z) { x.z = lo.z; v.z = fmaxf(v.z, 0.0f); }
+  if (x.z > hi.z) { x.z = hi.z; v.z = fminf(v.z, 0.0f); }
+}
+
+// Symplectic Euler [BT07, Sec. 4]: v += dt a; x += dt v; then the tank clamp.
+// in/out: position, velocity of particle i; in: acceleration.
+TP_HD TP_INLINE void integrate_particle(uint i, Vec4* position, Vec4* velocity,
+                                        const Vec4* acceleration, const StepConstants& c) {
+  Vec3 v = xyz(velocity[i]) + xyz(acceleration[i]) * c.dt;
+  Vec3 x = xyz(position[i]) + v * c.dt;
+  clamp_to_tank(x, v, c);
+  position[i] = make_vec4(x, position[i].w);
+  velocity[i] = make_vec4(v, velocity[i].w);
+}
+
+}  // namespace tp

@@ -1,0 +1,49 @@
+// SPH density, shared by every solver so that a fluid at rest under one method is at rest
+// under the others.
+#pragma once
+
+#include "particles.h"
+#include "sim_params.h"
+
+namespace tp {
+
+// rho_i = sum_j m_j W_ij + sum_b psi_b W_ib, with psi_b = rho0 V_b.
+// Fluid part: the SPH density estimate, e.g. [Koschier et al. 2019, Eq. 11];
+// boundary part: Akinci et al. 2012, "Versatile rigid-fluid coupling for incompressible
+// SPH", Eq. 6 (boundary samples contribute their volume times the rest density).
+// in: positions (fluid, boundary); returns the density at x_i [kg/m^3].
+TP_HD TP_INLINE float sph_density(Vec3 xi, const Vec4* fluid_pos, const GridView& fluid_grid,
+                                  const BoundaryView& boundary, const StepConstants& c) {
+  const CubicKernel& W = c.kernel;
+  float fluid_sum = 0.0f;
+  for_each_neighbor(fluid_grid, fluid_pos, xi, W.h,
+                    [&](uint, Vec3, float r) { fluid_sum += W.w(r); });
+  float boundary_volume = 0.0f;
+  for_each_neighbor(boundary.grid, boundary.sample, xi, W.h,
+                    [&](uint b, Vec3, float r) { boundary_volume += boundary.sample[b].w * W.w(r); });
+  return c.mass * fluid_sum + c.p.rest_density * boundary_volume;
+}
+
+// True when any fluid particle is binned in the 3x3x3 cells around x (a cheap test that
+// lets the boundary pass skip the many samples that no fluid is near).
+TP_HD TP_INLINE bool fluid_near(const GridView& g, Vec3 x) {
+  const Int3 c = g.cell_of(x);
+  const int x0 = c.x > 0 ? c.x - 1 : 0;
+  const int x1 = c.x < g.dims.x - 1 ? c.x + 1 : c.x;
+  for (int z = c.z - 1; z <= c.z + 1; ++z) {
+    if (z < 0 || z >= g.dims.z) continue;
+    for (int y = c.y - 1; y <= c.y + 1; ++y) {
+      if (y < 0 || y >= g.dims.y) continue;
+      if (g.cell_start[g.linear(Int3{x0, y, z})] != g.cell_start[g.linear(Int3{x1, y, z}) + 1])
+        return true;
+    }
+  }
+  return false;
+}
+
+// The density error a step reports for one particle: max(rho / rho0 - 1, 0).
+TP_HD TP_INLINE float compression(float density, const StepConstants& c) {
+  return fmaxf(density / c.p.rest_density - 1.0f, 0.0f);
+}
+
+}  // namespace tp

@@ -1,0 +1,57 @@
+// Uniform-grid cell math and the neighbour loop, for the counting-sort grid of
+// Hoetzlein 2014, "Fast Fixed-Radius Nearest Neighbors: Interactive Million-Particle
+// Fluids" (GTC 2014): particles are sorted by cell, and cell c owns the index range
+// [cell_start[c], cell_start[c + 1]). Cell size equals the kernel support h, so the
+// neighbours of a particle lie in the 3x3x3 block of cells around its own. Cells along x
+// are contiguous in the linear index, so each of the 9 (y, z) rows is one index range.
+#pragma once
+
+#include "common.h"
+
+namespace tp {
+
+struct GridView {
+  Vec3 origin;             ///< world position of the corner of cell (0, 0, 0) [m]
+  float inv_cell;          ///< 1 / cell size [1/m]
+  Int3 dims;               ///< cells per axis
+  const uint* cell_start;  ///< dims.x*dims.y*dims.z + 1 entries; last = particle count
+
+  TP_HD TP_INLINE Int3 cell_of(Vec3 p) const {
+    // Clamped, so that a particle on or beyond the domain's faces lands in an edge cell.
+    return Int3{clampi(int(floorf((p.x - origin.x) * inv_cell)), 0, dims.x - 1),
+                clampi(int(floorf((p.y - origin.y) * inv_cell)), 0, dims.y - 1),
+                clampi(int(floorf((p.z - origin.z) * inv_cell)), 0, dims.z - 1)};
+  }
+  TP_HD TP_INLINE uint linear(Int3 c) const {
+    return uint(c.x) + uint(dims.x) * (uint(c.y) + uint(dims.y) * uint(c.z));
+  }
+  TP_HD TP_INLINE uint cell_count() const { return uint(dims.x) * uint(dims.y) * uint(dims.z); }
+};
+
+// Calls f(j, x_ij, r) for every particle j of `positions` (sorted by the grid `g`) with
+// r = |x_i - x_j| < h, including i itself when x_i is one of them. Order is fixed by the
+// grid (row by row, in cell order), so sums are deterministic.
+template <class F>
+TP_HD TP_INLINE void for_each_neighbor(const GridView& g, const Vec4* positions, Vec3 xi, float h,
+                                       F&& f) {
+  const Int3 c = g.cell_of(xi);
+  const float h2 = h * h;
+  const int x0 = c.x > 0 ? c.x - 1 : 0;
+  const int x1 = c.x < g.dims.x - 1 ? c.x + 1 : c.x;
+  for (int z = c.z - 1; z <= c.z + 1; ++z) {
+    if (z < 0 || z >= g.dims.z) continue;
+    for (int y = c.y - 1; y <= c.y + 1; ++y) {
+      if (y < 0 || y >= g.dims.y) continue;
+      const uint begin = g.cell_start[g.linear(Int3{x0, y, z})];
+      const uint end = g.cell_start[g.linear(Int3{x1, y, z}) + 1];
+      for (uint j = begin; j < end; ++j) {
+        const Vec4 pj = positions[j];
+        const Vec3 xij = Vec3{xi.x - pj.x, xi.y - pj.y, xi.z - pj.z};
+        const float r2 = dot(xij, xij);
+        if (r2 < h2) f(j, xij, sqrtf(r2));
+      }
+    }
+  }
+}
+
+}  // namespace tp

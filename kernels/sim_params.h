@@ -1,0 +1,53 @@
+// SimParams: every live simulation parameter as one struct of plain numbers. The panel
+// edits the fields directly; names, ranges, defaults and tooltips live in one table
+// (src/sim/params.cpp), which also clamps. Kernels read it through StepConstants.
+#pragma once
+
+#include "common.h"
+#include "sph_kernel.h"
+
+namespace tp {
+
+enum class SolverKind : int { Wcsph = 0 };
+enum class MouseMode : int { Push = 0, Pull = 1, Drag = 2 };
+
+struct SimParams {
+  int solver;            ///< [enum] SolverKind: 0 = WCSPH
+  float gravity_x;       ///< [m/s^2] gravity, x component
+  float gravity_y;       ///< [m/s^2] gravity, y component (up is +y)
+  float gravity_z;       ///< [m/s^2] gravity, z component
+  float rest_density;    ///< [kg/m^3] target density rho0; particle masses stay fixed
+  float viscosity;       ///< [m^2/s] kinematic viscosity nu (water 1e-6, honey ~1e-2)
+  float stiffness;       ///< [Pa] WCSPH Tait stiffness B, p = B((rho/rho0)^gamma - 1)
+  float exponent;        ///< [1] WCSPH Tait exponent gamma
+  float alpha;           ///< [1] WCSPH artificial viscosity (Monaghan 1992), numerical damping
+  float cfl;             ///< [1] CFL number: dt <= cfl * s / (c + |v|max)
+  float dt_max;          ///< [s] largest time step
+  float dt_min;          ///< [s] smallest time step; below it the simulation slows down
+  int mouse_mode;        ///< [enum] MouseMode: 0 push, 1 pull, 2 drag
+  float mouse_radius;    ///< [m] radius of the mouse force
+  float mouse_strength;  ///< [m/s^2] push/pull acceleration; drag: [1/s] velocity matching rate
+};
+
+// Mouse interaction for one step, set by the app from the cursor ray each frame.
+struct MouseForce {
+  int active;     ///< 0 = no force this step
+  Vec3 point;     ///< [m] centre of the force (where the cursor's ray meets the fluid)
+  Vec3 velocity;  ///< [m/s] velocity of that point (drag mode follows it)
+};
+
+// What a kernel needs for one step: the live parameters plus the quantities derived
+// from the particle spacing and the tank. Filled by the solver driver before each step.
+struct StepConstants {
+  SimParams p;
+  CubicKernel kernel;  ///< support h = 2 * spacing
+  float spacing;       ///< [m] initial particle spacing s
+  float mass;          ///< [kg] fluid particle mass, fixed at reset (rho0 / lattice sum of W)
+  float dt;            ///< [s] this step's time step
+  float sound_speed;   ///< [m/s] c = sqrt(B gamma / rho0)
+  Vec3 tank_lo;        ///< [m] inner faces of the tank: particles stay in [tank_lo, tank_hi]
+  Vec3 tank_hi;
+  MouseForce mouse;
+};
+
+}  // namespace tp

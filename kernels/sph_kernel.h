@@ -1,0 +1,58 @@
+// The SPH smoothing kernel shared by every solver: the cubic spline of Monaghan (1992),
+// "Smoothed particle hydrodynamics", Annu. Rev. Astron. Astrophys. 30, Eq. 2.6, written
+// with compact support h (W = 0 for r >= h), as in Koschier et al. 2019, "SPH techniques
+// for the physics based simulation of fluids and solids", Eq. 4 (Eurographics tutorial).
+// With particle spacing s we use h = 2 s, about 33 neighbours per particle.
+#pragma once
+
+#include "common.h"
+
+namespace tp {
+
+struct CubicKernel {
+  float h;      ///< support radius [m]
+  float inv_h;  ///< 1 / h
+  float k;      ///< W normalisation, 8 / (pi h^3)
+  float l;      ///< gradient normalisation, 48 / (pi h^3)
+  float w_zero; ///< W(0), used for a particle's own contribution
+
+  TP_HD static CubicKernel make(float support) {
+    const float pi = 3.14159265358979f;
+    CubicKernel c;
+    c.h = support;
+    c.inv_h = 1.0f / support;
+    const float h3 = support * support * support;
+    c.k = 8.0f / (pi * h3);
+    c.l = 48.0f / (pi * h3);
+    c.w_zero = c.k;
+    return c;
+  }
+
+  // W(r), r >= 0. [Monaghan 1992, Eq. 2.6] with q = r / h in [0, 1].
+  TP_HD TP_INLINE float w(float r) const {
+    const float q = r * inv_h;
+    if (q >= 1.0f) return 0.0f;
+    if (q <= 0.5f) {
+      const float q2 = q * q;
+      return k * (6.0f * q2 * q - 6.0f * q2 + 1.0f);
+    }
+    const float a = 1.0f - q;
+    return k * 2.0f * a * a * a;
+  }
+
+  // grad W(x) for x = x_i - x_j, r = |x|. The derivative of w() above, times x / r.
+  TP_HD TP_INLINE Vec3 grad(Vec3 x, float r) const {
+    const float q = r * inv_h;
+    if (q >= 1.0f || r < 1e-9f) return Vec3{0.0f, 0.0f, 0.0f};
+    float dwdq;
+    if (q <= 0.5f) {
+      dwdq = l * q * (3.0f * q - 2.0f);
+    } else {
+      const float a = 1.0f - q;
+      dwdq = -l * a * a;
+    }
+    return x * (dwdq * inv_h / r);
+  }
+};
+
+}  // namespace tp

@@ -1,0 +1,104 @@
+// Weakly compressible SPH: Becker & Teschner 2007, "Weakly compressible SPH for free
+// surface flows" (SCA 2007) [BT07].
+#pragma once
+
+#include "density.h"
+#include "particles.h"
+#include "sim_params.h"
+
+namespace tp {
+
+// Tait equation of state [BT07, Sec. 3]: p = B ((rho / rho0)^gamma - 1), clamped at zero
+// so that the free surface does not pull particles together (tensile instability).
+TP_HD TP_INLINE float tait_pressure(float density, const StepConstants& c) {
+  const float ratio = fmaxf(density / c.p.rest_density, 0.0f);
+  return fmaxf(c.p.stiffness * (powf(ratio, c.p.exponent) - 1.0f), 0.0f);
+}
+
+// Speed of sound of the Tait equation: c = sqrt(B gamma / rho0) [BT07, Sec. 3].
+TP_HD TP_INLINE float tait_sound_speed(const SimParams& p) {
+  return sqrtf(fmaxf(p.stiffness * p.exponent / p.rest_density, 0.0f));
+}
+
+// Pressure of boundary sample b, extrapolated from the fluid around it: Adami et al. 2012,
+// "A generalized wall boundary condition for smoothed particle hydrodynamics", Eq. 27 for a
+// wall at rest,  p_b = (sum_f p_f W_bf + g . sum_f rho_f (x_b - x_f) W_bf) / sum_f W_bf.
+// Walls thereby carry the fluid's own pressure, including its hydrostatic gradient, so
+// that fluid rests against them at rest density and the pressure is rho g depth. Samples
+// with no fluid within the kernel's support get p_b = 0.
+// in: fluid positions, densities, pressures; returns p_b [Pa].
+TP_HD TP_INLINE float boundary_pressure(uint b, const FluidView& f, const GridView& g,
+                                        const BoundaryView& bv, const StepConstants& c) {
+  const Vec3 xb = xyz(bv.sample[b]);
+  if (!fluid_near(g, xb)) return 0.0f;
+  const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
+  float sum_w = 0.0f, sum_p = 0.0f;
+  Vec3 sum_rho_x{0.0f, 0.0f, 0.0f};
+  for_each_neighbor(g, f.position, xb, c.kernel.h, [&](uint j, Vec3 xbj, float r) {
+    const float w = c.kernel.w(r);
+    sum_w += w;
+    sum_p += f.pressure[j] * w;
+    sum_rho_x += xbj * (f.density[j] * w);
+  });
+  if (sum_w <= 0.0f) return 0.0f;
+  return fmaxf((sum_p + dot(gravity, sum_rho_x)) / sum_w, 0.0f);
+}
+
+// Pressure and viscous acceleration of particle i.
+// Pressure: the symmetric form that conserves momentum [BT07, Sec. 3],
+//   a_i = -sum_j m (p_i/rho_i^2 + p_j/rho_j^2) grad W_ij;
+// boundary samples take part as fluid of mass psi_b = rho0 V_b [Akinci et al. 2012, Eq. 10]
+// at rest density with the extrapolated pressure p_b of boundary_pressure() [Adami 2012].
+// Viscosity: the Laplacian approximation of Monaghan 2005 / Koschier et al. 2019, Eq. 23,
+//   a_i = 2 (d + 2) nu sum_j (m / rho_j) (v_ij . x_ij) / (|x_ij|^2 + 0.01 h^2) grad W_ij,
+// with d = 3; the walls take part with zero velocity (no-slip).
+// in: fluid position/velocity/density/pressure, boundary samples; out: returned value.
+TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridView& g,
+                                        const BoundaryView& b, const StepConstants& c) {
+  const CubicKernel& W = c.kernel;
+  const Vec3 xi = xyz(f.position[i]);
+  const Vec3 vi = xyz(f.velocity[i]);
+  const float rho_i = f.density[i];
+  const float pi_term = f.pressure[i] / (rho_i * rho_i);
+  const float eps = 0.01f * W.h * W.h;
+  const float visc = 10.0f * c.p.viscosity;
+  const float art = 2.0f * c.p.alpha * c.spacing * c.sound_speed;
+  Vec3 a{0.0f, 0.0f, 0.0f};
+  for_each_neighbor(g, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
+    if (j == i) return;
+    const Vec3 grad = W.grad(xij, r);
+    const float rho_j = f.density[j];
+    const float pj_term = f.pressure[j] / (rho_j * rho_j);
+    const Vec3 vij = vi - xyz(f.velocity[j]);
+    const float vx = dot(vij, xij);
+    // Artificial viscosity, only between approaching particles [BT07, Eq. 11]:
+    //   Pi_ij = -nu_a (v_ij . x_ij) / (|x_ij|^2 + eps h^2), nu_a = 2 alpha s c / (rho_i + rho_j).
+    const float artificial = vx < 0.0f ? art * vx / ((rho_i + rho_j) * (r * r + eps)) : 0.0f;
+    const float s = -c.mass * (pi_term + pj_term - artificial) +
+                    visc * (c.mass / rho_j) * vx / (r * r + eps);
+    a += grad * s;
+  });
+  const float psi_scale = c.p.rest_density;
+  const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
+  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
+    const Vec3 grad = W.grad(xik, r);
+    const float psi = psi_scale * b.sample[k].w;
+    const float s = -psi * (pi_term + b.pressure[k] * inv_rho0_2) +
+                    visc * b.sample[k].w * dot(vi, xik) / (r * r + eps);
+    a += grad * s;
+  });
+  return a;
+}
+
+// The WCSPH time step [BT07, Sec. 4]: CFL with the speed of sound, dt <= cfl s / (c + |v|max),
+// and the force condition dt <= 0.25 sqrt(s / |a|max); viscous limit dt <= 0.125 s^2 / nu
+// (Monaghan 1992). Clamped to [dt_min, dt_max].
+TP_HD TP_INLINE float wcsph_time_step(float max_speed, float max_accel, const StepConstants& c) {
+  const float s = c.spacing;
+  float dt = c.p.cfl * s / (c.sound_speed + max_speed);
+  if (max_accel > 0.0f) dt = fminf(dt, 0.25f * sqrtf(s / max_accel));
+  if (c.p.viscosity > 0.0f) dt = fminf(dt, 0.125f * s * s / c.p.viscosity);
+  return clampf(dt, c.p.dt_min, c.p.dt_max);
+}
+
+}  // namespace tp

@@ -1,0 +1,137 @@
+// The CPU backend: OpenMP over all cores (or --threads N), the standard library, no CUDA
+// toolkit. Implements the backend policy that the solver drivers are templated on:
+//   Buffer<T>, for_each, exclusive_scan, reduce_max, reduce_sum, copy_to_host,
+//   copy_from_host, synchronize.
+// Reductions run over fixed-size chunks combined in order, so results do not depend on
+// the thread count or the scheduling: the same inputs give bitwise-identical outputs.
+#pragma once
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/common.h"
+#include "sim/simulation.h"
+
+namespace tp {
+
+// A host array that does not initialise its elements (the solver writes before reading).
+template <class T>
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  explicit HostBuffer(size_t n) { resize(n); }
+  HostBuffer(HostBuffer&&) noexcept = default;
+  HostBuffer& operator=(HostBuffer&&) noexcept = default;
+
+  void resize(size_t n) {
+    if (n == size_) return;
+    data_.reset(n ? new T[n] : nullptr);
+    size_ = n;
+  }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  size_t size() const { return size_; }
+  void swap(HostBuffer& other) {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+  }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  size_t size_ = 0;
+};
+
+struct CpuBackend {
+  template <class T>
+  using Buffer = HostBuffer<T>;
+
+  static constexpr bool kIsDevice = false;
+  static constexpr uint kChunk = 4096;  // reduction chunk: fixed, so sums are deterministic
+  static BackendInfo describe();
+
+  template <class F>
+  static void for_each(uint n, F f) {
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < (long long)n; ++i) f(uint(i));
+  }
+
+  // In-place exclusive prefix sum over data[0, n); data[n] receives the total.
+  static void exclusive_scan(uint* data, uint n) {
+    const int threads = omp_get_max_threads();
+    if (n < 65536 || threads == 1) {
+      uint sum = 0;
+      for (uint i = 0; i < n; ++i) {
+        const uint v = data[i];
+        data[i] = sum;
+        sum += v;
+      }
+      data[n] = sum;
+      return;
+    }
+    std::vector<uint> block_sum(threads + 1, 0);
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num();
+      const uint begin = uint((unsigned long long)n * t / threads);
+      const uint end = uint((unsigned long long)n * (t + 1) / threads);
+      uint sum = 0;
+      for (uint i = begin; i < end; ++i) sum += data[i];
+      block_sum[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+      for (int k = 1; k <= threads; ++k) block_sum[k] += block_sum[k - 1];
+      uint run = block_sum[t];
+      for (uint i = begin; i < end; ++i) {
+        const uint v = data[i];
+        data[i] = run;
+        run += v;
+      }
+    }
+    data[n] = block_sum[threads];
+  }
+
+  // max over i of f(i), or `init` when n == 0.
+  template <class F>
+  static float reduce_max(uint n, float init, F f) {
+    float result = init;
+#pragma omp parallel for schedule(static) reduction(max : result)
+    for (long long i = 0; i < (long long)n; ++i) result = std::max(result, f(uint(i)));
+    return result;
+  }
+
+  // sum over i of f(i) in double, in fixed chunks combined in order.
+  template <class F>
+  static double reduce_sum(uint n, F f) {
+    const uint chunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> partial(chunks, 0.0);
+#pragma omp parallel for schedule(static)
+    for (long long c = 0; c < (long long)chunks; ++c) {
+      const uint begin = uint(c) * kChunk;
+      const uint end = std::min(n, begin + kChunk);
+      double s = 0.0;
+      for (uint i = begin; i < end; ++i) s += double(f(i));
+      partial[c] = s;
+    }
+    double total = 0.0;
+    for (double s : partial) total += s;
+    return total;
+  }
+
+  template <class T>
+  static void copy_to_host(T* host, const T* buffer, size_t n) {
+    if (n) std::memcpy(host, buffer, n * sizeof(T));
+  }
+  template <class T>
+  static void copy_from_host(T* buffer, const T* host, size_t n) {
+    if (n) std::memcpy(buffer, host, n * sizeof(T));
+  }
+  static void synchronize() {}
+};
+
+}  // namespace tp

@@ -1,0 +1,115 @@
+// The CUDA backend: kernels launched over the same per-particle bodies as the CPU backend,
+// Thrust (CCCL, from the toolkit) for scans and reductions. Compiled by nvcc only.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/transform_reduce.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "kernels/common.h"
+#include "sim/simulation.h"
+
+namespace tp {
+
+inline void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(e));
+}
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t n) { resize(n); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept { swap(o); }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    swap(o);
+    return *this;
+  }
+
+  void resize(size_t n) {
+    if (n == size_) return;
+    release();
+    if (n) cuda_check(cudaMalloc(&data_, n * sizeof(T)), "out of device memory");
+    size_ = n;
+  }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return size_; }
+  void swap(DeviceBuffer& o) {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+  }
+
+ private:
+  void release() {
+    if (data_) cudaFree(data_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+template <class F>
+__global__ void for_each_kernel(uint n, F f) {
+  const uint i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) f(i);
+}
+
+struct CudaBackend {
+  template <class T>
+  using Buffer = DeviceBuffer<T>;
+  static constexpr bool kIsDevice = true;
+
+  static BackendInfo describe();
+
+  template <class F>
+  static void for_each(uint n, F f) {
+    if (n == 0) return;
+    const uint block = 256;
+    for_each_kernel<<<(n + block - 1) / block, block>>>(n, f);
+    cuda_check(cudaGetLastError(), "kernel launch");
+  }
+
+  static void exclusive_scan(uint* data, uint n) {
+    // n + 1 entries, so that data[n] receives the total.
+    thrust::exclusive_scan(thrust::device, data, data + n + 1, data);
+  }
+
+  template <class F>
+  static float reduce_max(uint n, float init, F f) {
+    return thrust::transform_reduce(thrust::device, thrust::counting_iterator<uint>(0),
+                                    thrust::counting_iterator<uint>(n), f, init,
+                                    thrust::maximum<float>());
+  }
+
+  template <class F>
+  static double reduce_sum(uint n, F f) {
+    return thrust::transform_reduce(
+        thrust::device, thrust::counting_iterator<uint>(0), thrust::counting_iterator<uint>(n),
+        [=] __host__ __device__(uint i) { return double(f(i)); }, 0.0, thrust::plus<double>());
+  }
+
+  template <class T>
+  static void copy_to_host(T* host, const T* buffer, size_t n) {
+    if (n) cuda_check(cudaMemcpy(host, buffer, n * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+  }
+  template <class T>
+  static void copy_from_host(T* buffer, const T* host, size_t n) {
+    if (n) cuda_check(cudaMemcpy(buffer, host, n * sizeof(T), cudaMemcpyHostToDevice), "copy");
+  }
+  static void synchronize() { cuda_check(cudaDeviceSynchronize(), "synchronize"); }
+};
+
+}  // namespace tp

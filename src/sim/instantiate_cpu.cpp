@@ -1,0 +1,23 @@
+// The CPU backend's instantiation of the solver driver (g++, OpenMP).
+#include <omp.h>
+
+#include <memory>
+
+#include "sim/backend_cpu.h"
+#include "sim/wcsph.h"
+
+namespace tp {
+
+BackendInfo CpuBackend::describe() {
+  return BackendInfo{BackendKind::Cpu,
+                     "CPU (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)"};
+}
+
+template class SimulationImpl<CpuBackend>;
+template struct Wcsph<CpuBackend>;
+
+std::unique_ptr<Simulation> make_cpu_simulation() {
+  return std::make_unique<SimulationImpl<CpuBackend>>();
+}
+
+}  // namespace tp

@@ -1,0 +1,105 @@
+#include "sim/io.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace tp {
+
+namespace {
+
+bool write_bytes_atomic(const std::string& path, const void* data, size_t size, std::string* error) {
+  const std::string temp = path + ".part";
+  FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) {
+    *error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  const bool wrote = size == 0 || std::fwrite(data, 1, size, f) == size;
+  const int saved = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!wrote || !closed) {
+    std::remove(temp.c_str());
+    *error = "cannot write '" + path + "': " + std::strerror(wrote ? errno : saved);
+    return false;
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    *error = "cannot rename '" + temp + "' to '" + path + "': " + std::strerror(errno);
+    std::remove(temp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool write_file_atomic(const std::string& path, const std::string& text, std::string* error) {
+  return write_bytes_atomic(path, text.data(), text.size(), error);
+}
+
+bool write_ply(const std::string& path, const Snapshot& s, std::string* error) {
+  const size_t n = s.position.size();
+  std::string header =
+      "ply\nformat binary_little_endian 1.0\ncomment Tidepool particles, rows in id order\n"
+      "element vertex " + std::to_string(n) +
+      "\nproperty uint id\nproperty float x\nproperty float y\nproperty float z\n"
+      "property float vx\nproperty float vy\nproperty float vz\nend_header\n";
+  struct Row {
+    uint32_t id;
+    float x, y, z, vx, vy, vz;
+  };
+  static_assert(sizeof(Row) == 28, "PLY row must be packed");
+  std::vector<char> bytes(header.begin(), header.end());
+  bytes.resize(header.size() + n * sizeof(Row));
+  Row* rows = reinterpret_cast<Row*>(bytes.data() + header.size());
+  for (size_t i = 0; i < n; ++i) {
+    const Vec4 p = s.position[i], v = s.velocity[i];
+    const Row r{s.id.empty() ? uint32_t(i) : s.id[i], p.x, p.y, p.z, v.x, v.y, v.z};
+    std::memcpy(&rows[i], &r, sizeof(Row));
+  }
+  return write_bytes_atomic(path, bytes.data(), bytes.size(), error);
+}
+
+ParticleCheck check_particles(const Snapshot& s, Vec3 lo, Vec3 hi) {
+  ParticleCheck c;
+  for (size_t i = 0; i < s.position.size(); ++i) {
+    const Vec3 x = xyz(s.position[i]);
+    if (!is_finite(x) || !is_finite(xyz(s.velocity[i]))) {
+      c.nonfinite++;
+      continue;
+    }
+    if (x.x < lo.x || x.y < lo.y || x.z < lo.z || x.x > hi.x || x.y > hi.y || x.z > hi.z) c.outside++;
+  }
+  return c;
+}
+
+std::string report_json(const RunReport& r) {
+  nlohmann::ordered_json j;
+  j["backend"] = r.backend;
+  j["solver"] = r.solver;
+  j["scene"] = r.scene;
+  j["particles"] = r.particles;
+  j["steps"] = r.stats.steps;
+  j["simulated_time_s"] = r.stats.simulated_time;
+  j["wall_time_s"] = r.wall_seconds;
+  j["steps_per_second"] = r.wall_seconds > 0 ? double(r.stats.steps) / r.wall_seconds : 0.0;
+  nlohmann::ordered_json phases = nlohmann::ordered_json::object();
+  double total = 0.0;
+  for (const PhaseTime& p : r.stats.phases) {
+    const double mean = r.stats.steps ? p.total_ms / double(r.stats.steps) : 0.0;
+    phases[p.name] = mean;
+    total += mean;
+  }
+  j["ms_per_phase"] = phases;
+  j["ms_per_step"] = total;
+  j["density_error_mean"] = r.stats.density_error_mean;
+  j["density_error_max"] = r.stats.density_error_max;
+  j["max_speed"] = r.stats.max_speed;
+  j["outside_tank"] = r.check.outside;
+  j["nan_count"] = r.check.nonfinite;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace tp

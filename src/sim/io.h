@@ -1,0 +1,33 @@
+// Output files: particle frames as binary PLY (ParaView, Blender) and the JSON run report.
+// Files are written to a temporary name and renamed, so a reader never sees half a file.
+#pragma once
+
+#include <string>
+
+#include "sim/simulation.h"
+
+namespace tp {
+
+// Writes ids, positions and velocities as a binary little-endian PLY point cloud, one row
+// per particle in id order. Returns false and a sentence in *error on failure.
+bool write_ply(const std::string& path, const Snapshot& snapshot, std::string* error);
+
+// Writes `text` to `path` atomically (temporary file + rename).
+bool write_file_atomic(const std::string& path, const std::string& text, std::string* error);
+
+struct ParticleCheck {
+  uint64_t outside = 0;    ///< particles outside [tank_lo, tank_hi]
+  uint64_t nonfinite = 0;  ///< particles with a NaN or infinite position or velocity
+};
+ParticleCheck check_particles(const Snapshot& snapshot, Vec3 tank_lo, Vec3 tank_hi);
+
+struct RunReport {
+  std::string backend, solver, scene;
+  uint64_t particles = 0;
+  double wall_seconds = 0.0;
+  RunStats stats;
+  ParticleCheck check;
+};
+std::string report_json(const RunReport& report);
+
+}  // namespace tp

@@ -1,0 +1,166 @@
+#include "sim/params.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace tp {
+
+namespace {
+
+ParamInfo real(const char* name, const char* label, const char* unit, RealField field,
+               double min, double max, double fallback, bool log, const char* help) {
+  return ParamInfo{name, label, unit, help, field, nullptr, min, max, fallback, log, {}};
+}
+
+ParamInfo choice(const char* name, const char* label, IntField field, double fallback,
+                 std::vector<const char*> choices, const char* help) {
+  const double max = double(choices.size()) - 1.0;
+  return ParamInfo{name, label, "", help, nullptr, field, 0.0, max, fallback, false, choices};
+}
+
+std::vector<ParamInfo> make_table() {
+  using P = SimParams;
+  return {
+      choice("solver", "Solver", &P::solver, 0, {"wcsph"},
+             "Pressure solver. WCSPH: weakly compressible SPH (Becker & Teschner 2007)."),
+      real("gravity_x", "Gravity x", "m/s^2", &P::gravity_x, -100, 100, 0, false,
+           "Gravity along x."),
+      real("gravity_y", "Gravity y", "m/s^2", &P::gravity_y, -100, 100, -9.81, false,
+           "Gravity along y (up is +y). Earth: -9.81."),
+      real("gravity_z", "Gravity z", "m/s^2", &P::gravity_z, -100, 100, 0, false,
+           "Gravity along z."),
+      real("rest_density", "Rest density", "kg/m^3", &P::rest_density, 100, 10000, 1000, true,
+           "Target density rho0. Particle masses stay as they were at reset, so raising it "
+           "compresses the fluid and lowering it lets the fluid expand."),
+      real("viscosity", "Viscosity", "m^2/s", &P::viscosity, 0, 0.1, 0.002, false,
+           "Kinematic viscosity nu. Water 1e-6 (below what the particle resolution shows), "
+           "oil ~1e-4, honey ~5e-3 to 1e-2."),
+      real("stiffness", "Stiffness", "Pa", &P::stiffness, 1e3, 1e7, 5e4, true,
+           "WCSPH: Tait stiffness B in p = B((rho/rho0)^gamma - 1). Higher is less "
+           "compressible but needs smaller time steps (speed of sound sqrt(B gamma / rho0))."),
+      real("exponent", "Tait exponent", "", &P::exponent, 1, 10, 7, false,
+           "WCSPH: exponent gamma of the Tait equation (7 for water)."),
+      real("alpha", "Artificial viscosity", "", &P::alpha, 0, 1, 0.02, false,
+           "WCSPH: Monaghan's artificial viscosity alpha, damping the noise of the weakly "
+           "compressible solver between approaching particles (Becker & Teschner use up to "
+           "0.08). 0 leaves only the physical viscosity."),
+      real("cfl", "CFL number", "", &P::cfl, 0.05, 1.0, 0.4, false,
+           "Time step = CFL * spacing / (sound speed + max speed), also limited by forces "
+           "and viscosity. Smaller is more stable and slower."),
+      real("dt_max", "Max time step", "s", &P::dt_max, 1e-5, 0.02, 0.005, true,
+           "Largest time step the solver may take."),
+      real("dt_min", "Min time step", "s", &P::dt_min, 1e-7, 1e-3, 1e-6, true,
+           "Smallest time step. When stability needs less, the simulation runs slower "
+           "than real time rather than taking larger steps."),
+      choice("mouse_mode", "Mouse mode", &P::mouse_mode, 0, {"push", "pull", "drag"},
+             "Left drag in the water: push it away, pull it in, or drag it along."),
+      real("mouse_radius", "Mouse radius", "m", &P::mouse_radius, 0.01, 2.0, 0.3, false,
+           "Radius of the mouse force around the point under the cursor."),
+      real("mouse_strength", "Mouse strength", "m/s^2", &P::mouse_strength, 0, 1000, 80, true,
+           "Push/pull: peak acceleration. Drag: rate (1/s) at which the fluid takes the "
+           "mouse's velocity."),
+  };
+}
+
+std::string format_number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+const std::vector<ParamInfo>& param_table() {
+  static const std::vector<ParamInfo> table = make_table();
+  return table;
+}
+
+const ParamInfo* find_param(const std::string& name) {
+  for (const ParamInfo& info : param_table())
+    if (name == info.name) return &info;
+  return nullptr;
+}
+
+SimParams default_params() {
+  SimParams p{};
+  for (const ParamInfo& info : param_table()) info.set(p, info.fallback);
+  return p;
+}
+
+std::vector<std::string> clamp_params(SimParams& p) {
+  std::vector<std::string> notes;
+  for (const ParamInfo& info : param_table()) {
+    const double v = info.get(p);
+    double fixed = v;
+    std::string why;
+    if (!std::isfinite(v)) {
+      fixed = info.fallback;
+      why = "is not a finite number; using the default " + format_number(fixed);
+    } else if (v < info.min) {
+      fixed = info.min;
+      why = "is below the minimum " + format_number(info.min) + "; using it";
+    } else if (v > info.max) {
+      fixed = info.max;
+      why = "is above the maximum " + format_number(info.max) + "; using it";
+    }
+    if (info.integer && fixed != std::floor(fixed)) fixed = std::floor(fixed);
+    if (fixed != v) {
+      info.set(p, fixed);
+      if (why.empty()) why = "must be a whole number; using " + format_number(fixed);
+      notes.push_back(std::string(info.name) + ": " + format_number(v) + " " + why);
+    }
+  }
+  if (p.dt_min > p.dt_max) {
+    notes.push_back("dt_min: " + format_number(p.dt_min) + " is above dt_max " +
+                    format_number(p.dt_max) + "; using dt_max");
+    p.dt_min = p.dt_max;
+  }
+  return notes;
+}
+
+std::string param_keys_list() {
+  std::string keys;
+  for (const ParamInfo& info : param_table()) {
+    if (!keys.empty()) keys += ", ";
+    keys += info.name;
+  }
+  return keys;
+}
+
+bool set_param_from_text(SimParams& p, const std::string& key, const std::string& value,
+                         std::string* error) {
+  const ParamInfo* info = find_param(key);
+  if (!info) {
+    *error = "unknown parameter '" + key + "'; valid keys: " + param_keys_list();
+    return false;
+  }
+  for (size_t k = 0; k < info->choices.size(); ++k) {
+    if (value == info->choices[k]) {
+      info->set(p, double(k));
+      return true;
+    }
+  }
+  const char* begin = value.c_str();
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  const std::string range = "[" + format_number(info->min) + ", " + format_number(info->max) + "]";
+  if (value.empty() || end == begin || *end != '\0' || !std::isfinite(v)) {
+    std::string expected = "a number in " + range;
+    if (!info->choices.empty()) {
+      expected = "one of";
+      for (const char* c : info->choices) expected += std::string(" ") + c;
+    }
+    *error = std::string(info->name) + ": '" + value + "' is not valid; expected " + expected;
+    return false;
+  }
+  if (v < info->min || v > info->max || (info->integer && v != std::floor(v))) {
+    *error = std::string(info->name) + ": " + value + " is outside its valid range " + range +
+             (info->unit[0] ? std::string(" ") + info->unit : std::string());
+    return false;
+  }
+  info->set(p, v);
+  return true;
+}
+
+}  // namespace tp

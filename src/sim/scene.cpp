@@ -1,0 +1,297 @@
+#include "sim/scene.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <dirent.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "sim/params.h"
+
+namespace tp {
+
+using nlohmann::json;
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw SceneError("scene file '" + source_ + "': " + path + " " + what);
+  }
+
+  void only_keys(const json& obj, const std::string& path, std::set<std::string> allowed) const {
+    if (!obj.is_object()) fail(path.empty() ? "the top level" : path, "must be an object");
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (allowed.count(it.key())) continue;
+      std::string list;
+      for (const std::string& k : allowed) list += (list.empty() ? "" : ", ") + k;
+      fail(join(path, it.key()), "is not a known key (expected one of: " + list + ")");
+    }
+  }
+
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+  double number(const json& v, const std::string& path, double min, double max) const {
+    if (!v.is_number()) fail(path, "must be a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < min || d > max)
+      fail(path, "must be a number in [" + fmt(min) + ", " + fmt(max) + "], not " + fmt(d));
+    return d;
+  }
+
+  Vec3 vec3(const json& v, const std::string& path, double limit = 1e4) const {
+    if (!v.is_array() || v.size() != 3) fail(path, "must be an array of 3 numbers");
+    Vec3 out;
+    out.x = float(number(v[0], path + "[0]", -limit, limit));
+    out.y = float(number(v[1], path + "[1]", -limit, limit));
+    out.z = float(number(v[2], path + "[2]", -limit, limit));
+    return out;
+  }
+
+  std::string text(const json& v, const std::string& path) const {
+    if (!v.is_string()) fail(path, "must be a string");
+    return v.get<std::string>();
+  }
+
+  // min/max corners with min < max on every axis.
+  void box(const json& obj, const std::string& path, Vec3* lo, Vec3* hi) const {
+    if (!obj.contains("min")) fail(join(path, "min"), "is missing");
+    if (!obj.contains("max")) fail(join(path, "max"), "is missing");
+    *lo = vec3(obj["min"], join(path, "min"));
+    *hi = vec3(obj["max"], join(path, "max"));
+    if (!(lo->x < hi->x && lo->y < hi->y && lo->z < hi->z))
+      fail(join(path, "max"), "must be greater than min on every axis");
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace
+
+Scene parse_scene(const std::string& text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const size_t cut = what.find("] ");
+    if (cut != std::string::npos) what = what.substr(cut + 2);
+    throw SceneError("scene file '" + source + "': JSON syntax error: " + what);
+  }
+  Reader r(source);
+  r.only_keys(doc, "", {"name", "description", "tank", "particle_spacing", "fluid_blocks",
+                        "camera", "params"});
+  Scene s;
+  s.source = source;
+  if (doc.contains("name")) s.name = r.text(doc["name"], "name");
+  if (doc.contains("description")) s.description = r.text(doc["description"], "description");
+
+  if (!doc.contains("tank")) r.fail("tank", "is missing");
+  r.only_keys(doc["tank"], "tank", {"min", "max"});
+  r.box(doc["tank"], "tank", &s.tank_lo, &s.tank_hi);
+
+  if (doc.contains("particle_spacing"))
+    s.spacing = float(r.number(doc["particle_spacing"], "particle_spacing", 1e-4, 10.0));
+
+  if (!doc.contains("fluid_blocks")) r.fail("fluid_blocks", "is missing");
+  const json& blocks = doc["fluid_blocks"];
+  if (!blocks.is_array() || blocks.empty())
+    r.fail("fluid_blocks", "must be a non-empty array of boxes");
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const std::string path = "fluid_blocks[" + std::to_string(k) + "]";
+    r.only_keys(blocks[k], path, {"min", "max", "velocity"});
+    FluidBlock b;
+    r.box(blocks[k], path, &b.lo, &b.hi);
+    if (blocks[k].contains("velocity")) b.velocity = r.vec3(blocks[k]["velocity"], path + ".velocity", 100);
+    s.blocks.push_back(b);
+  }
+
+  if (doc.contains("camera")) {
+    const json& c = doc["camera"];
+    r.only_keys(c, "camera", {"target", "distance", "yaw", "pitch"});
+    if (c.contains("target")) s.camera.target = r.vec3(c["target"], "camera.target");
+    if (c.contains("distance")) s.camera.distance = float(r.number(c["distance"], "camera.distance", 0.01, 1e4));
+    if (c.contains("yaw")) s.camera.yaw = float(r.number(c["yaw"], "camera.yaw", -360, 360));
+    if (c.contains("pitch")) s.camera.pitch = float(r.number(c["pitch"], "camera.pitch", -89, 89));
+  }
+
+  if (doc.contains("params")) {
+    const json& p = doc["params"];
+    if (!p.is_object()) r.fail("params", "must be an object of parameter: value");
+    for (auto it = p.begin(); it != p.end(); ++it) {
+      const std::string path = "params." + it.key();
+      std::string value;
+      if (it->is_number()) value = fmt(it->get<double>());
+      else if (it->is_string()) value = it->get<std::string>();
+      else r.fail(path, "must be a number (or a name, for choices)");
+      SimParams probe = default_params();
+      std::string error;
+      if (!set_param_from_text(probe, it.key(), value, &error)) r.fail(path, "is invalid: " + error);
+      s.params.emplace_back(it.key(), value);
+    }
+  }
+  if (fluid_volume(s) <= 0.0) r.fail("fluid_blocks", "do not overlap the tank: there is no water");
+  return s;
+}
+
+Scene load_scene_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SceneError("scene file '" + path + "' cannot be opened");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_scene(buffer.str(), path);
+}
+
+std::vector<std::string> list_scenes(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string f = e->d_name;
+      if (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0) names.push_back(f.substr(0, f.size() - 5));
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Scene find_scene(const std::string& name_or_path, const std::string& dir) {
+  const bool is_path = name_or_path.find('/') != std::string::npos ||
+                       (name_or_path.size() > 5 &&
+                        name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
+  if (is_path) return load_scene_file(name_or_path);
+  const std::string path = dir + "/" + name_or_path + ".json";
+  if (access(path.c_str(), R_OK) != 0) {
+    std::string known;
+    for (const std::string& n : list_scenes(dir)) known += (known.empty() ? "" : ", ") + n;
+    throw SceneError("no scene named '" + name_or_path + "' (available: " +
+                     (known.empty() ? "none found in " + dir : known) + ")");
+  }
+  Scene s = load_scene_file(path);
+  if (s.name.empty()) s.name = name_or_path;
+  return s;
+}
+
+void apply_scene_params(const Scene& scene, SimParams& params) {
+  for (const auto& [key, value] : scene.params) {
+    std::string error;
+    if (!set_param_from_text(params, key, value, &error))
+      throw SceneError("scene file '" + scene.source + "': params." + key + " is invalid: " + error);
+  }
+}
+
+namespace {
+
+// The block clipped to the tank, or an empty box.
+bool clip(const FluidBlock& b, const Scene& s, Vec3* lo, Vec3* hi) {
+  *lo = Vec3{std::max(b.lo.x, s.tank_lo.x), std::max(b.lo.y, s.tank_lo.y), std::max(b.lo.z, s.tank_lo.z)};
+  *hi = Vec3{std::min(b.hi.x, s.tank_hi.x), std::min(b.hi.y, s.tank_hi.y), std::min(b.hi.z, s.tank_hi.z)};
+  return lo->x < hi->x && lo->y < hi->y && lo->z < hi->z;
+}
+
+}  // namespace
+
+double fluid_volume(const Scene& s) {
+  double v = 0.0;
+  for (const FluidBlock& b : s.blocks) {
+    Vec3 lo, hi;
+    if (clip(b, s, &lo, &hi)) v += double(hi.x - lo.x) * (hi.y - lo.y) * (hi.z - lo.z);
+  }
+  return v;
+}
+
+float spacing_for_count(const Scene& s, uint64_t count) {
+  if (count == 0) return s.spacing;
+  return float(std::cbrt(fluid_volume(s) / double(count)));
+}
+
+uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells) {
+  // Fluid: position, velocity, acceleration, spare (4 x 16 B), id and spare id, density,
+  // pressure, scratch, cell, rank, order (8 x 4 B), plus host-side set-up copies (2 x 16 B).
+  // Boundary: sample and spare (2 x 16 B), cell, rank, order (3 x 4 B), set-up copy.
+  // Grids: two cell_start arrays.
+  return fluid * (4 * 16 + 8 * 4 + 2 * 16) + boundary * (2 * 16 + 3 * 4 + 16) + cells * 2 * 4;
+}
+
+InitialState build_initial_state(const Scene& scene, float s) {
+  if (!(s > 0.0f) || !std::isfinite(s)) throw SceneError("particle spacing must be a positive number");
+  const Vec3 lo = scene.tank_lo;
+  const Vec3 extent = scene.tank_hi - scene.tank_lo;
+  // Whole spacings per axis; the tank's max faces move in by less than one spacing.
+  const double nxd = std::floor(extent.x / s + 1e-4), nyd = std::floor(extent.y / s + 1e-4),
+               nzd = std::floor(extent.z / s + 1e-4);
+  if (nxd < 2 || nyd < 2 || nzd < 2)
+    throw SceneError("particle spacing " + fmt(s) + " m is too coarse for the tank (it needs at "
+                     "least two particles across every axis)");
+  const double fluid_estimate = fluid_volume(scene) / (double(s) * s * s);
+  const double layers = 2.0;
+  const double boundary_estimate = (nxd + 2 * layers) * (nyd + 2 * layers) * (nzd + 2 * layers) - nxd * nyd * nzd;
+  const double cells = (nxd / 2 + 4) * (nyd / 2 + 4) * (nzd / 2 + 4);
+  if (fluid_estimate > double(kMaxParticles) || cells > 1.5e9)
+    throw SceneError("about " + fmt(std::round(fluid_estimate)) + " particles at spacing " + fmt(s) +
+                     " m is more than Tidepool supports (" + fmt(double(kMaxParticles)) + ")");
+  const double need = double(estimate_memory_bytes(uint64_t(fluid_estimate), uint64_t(boundary_estimate),
+                                                   uint64_t(cells)));
+  const double available = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+  if (available > 0 && need > 0.8 * available)
+    throw SceneError("about " + fmt(std::round(fluid_estimate)) + " particles would need " +
+                     fmt(std::round(need / 1e6)) + " MB, but only " + fmt(std::round(available / 1e6)) +
+                     " MB of memory is free; use fewer particles");
+
+  const int nx = int(nxd), ny = int(nyd), nz = int(nzd);
+  InitialState st;
+  st.spacing = s;
+  st.tank_lo = lo;
+  st.tank_hi = lo + Vec3{float(nx) * s, float(ny) * s, float(nz) * s};
+  auto point = [&](int i, int j, int k) {
+    return Vec3{lo.x + (float(i) + 0.5f) * s, lo.y + (float(j) + 0.5f) * s, lo.z + (float(k) + 0.5f) * s};
+  };
+  // Fluid: lattice points inside any block (once, even where blocks overlap).
+  std::vector<uint8_t> taken(size_t(nx) * ny * nz, 0);
+  for (const FluidBlock& b : scene.blocks) {
+    Vec3 blo, bhi;
+    if (!clip(b, scene, &blo, &bhi)) continue;
+    const int i0 = std::max(0, int(std::ceil((blo.x - lo.x) / s - 0.5f))), i1 = std::min(nx - 1, int(std::floor((bhi.x - lo.x) / s - 0.5f)));
+    const int j0 = std::max(0, int(std::ceil((blo.y - lo.y) / s - 0.5f))), j1 = std::min(ny - 1, int(std::floor((bhi.y - lo.y) / s - 0.5f)));
+    const int k0 = std::max(0, int(std::ceil((blo.z - lo.z) / s - 0.5f))), k1 = std::min(nz - 1, int(std::floor((bhi.z - lo.z) / s - 0.5f)));
+    for (int k = k0; k <= k1; ++k)
+      for (int j = j0; j <= j1; ++j)
+        for (int i = i0; i <= i1; ++i) {
+          uint8_t& t = taken[(size_t(k) * ny + j) * nx + i];
+          if (t) continue;
+          t = 1;
+          st.fluid.push_back(make_vec4(point(i, j, k), 0.0f));
+          st.velocity.push_back(make_vec4(b.velocity, 0.0f));
+        }
+  }
+  if (st.fluid.empty())
+    throw SceneError("particle spacing " + fmt(s) + " m is too coarse: no particle fits in the fluid blocks");
+  // Boundary: the lattice continued two layers beyond every face (edges and corners too).
+  // w = 0 asks the simulation for the lattice volume.
+  const int L = int(layers);
+  for (int k = -L; k < nz + L; ++k)
+    for (int j = -L; j < ny + L; ++j)
+      for (int i = -L; i < nx + L; ++i) {
+        const bool inside = i >= 0 && i < nx && j >= 0 && j < ny && k >= 0 && k < nz;
+        if (!inside) st.boundary.push_back(make_vec4(point(i, j, k), 0.0f));
+      }
+  return st;
+}
+
+}  // namespace tp

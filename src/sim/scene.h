@@ -1,0 +1,72 @@
+// Scenes: a tank, blocks of fluid, a camera and parameter overrides, read from JSON files
+// in assets/scenes/ (format in the README), and turned into particles at a given spacing.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/simulation.h"
+
+namespace tp {
+
+// A scene that cannot be used, with a message naming the file and the key path.
+class SceneError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct FluidBlock {
+  Vec3 lo, hi;          ///< [m] box corners
+  Vec3 velocity{0, 0, 0};  ///< [m/s] initial velocity
+};
+
+struct CameraSetup {
+  Vec3 target{0, 0.5f, 0};  ///< [m] point the camera orbits
+  float distance = 4.0f;    ///< [m]
+  float yaw = 0.0f;         ///< [deg] around +y; 0 looks along -z
+  float pitch = 20.0f;      ///< [deg] above the horizon
+};
+
+struct Scene {
+  std::string name;
+  std::string description;
+  std::string source;        ///< file it came from
+  Vec3 tank_lo{-1, 0, -1}, tank_hi{1, 1, 1};
+  float spacing = 0.04f;     ///< [m] default particle spacing
+  std::vector<FluidBlock> blocks;
+  CameraSetup camera;
+  std::vector<std::pair<std::string, std::string>> params;  ///< SimParams overrides, as text
+};
+
+// Parses a scene from JSON text; `source` names it in messages. Throws SceneError.
+Scene parse_scene(const std::string& json_text, const std::string& source);
+// Reads and parses a file. Throws SceneError.
+Scene load_scene_file(const std::string& path);
+// `name_or_path`: a file path (contains '/' or ends in .json) or the name of a scene in
+// `scene_dir` ("dam_break" -> scene_dir/dam_break.json). Throws SceneError listing the
+// available names when there is no such scene.
+Scene find_scene(const std::string& name_or_path, const std::string& scene_dir);
+std::vector<std::string> list_scenes(const std::string& scene_dir);
+
+// Applies the scene's parameter overrides. Throws SceneError naming params.<key>.
+void apply_scene_params(const Scene& scene, SimParams& params);
+
+// Total fluid volume of the scene's blocks inside the tank [m^3].
+double fluid_volume(const Scene& scene);
+// The spacing that gives about `count` particles for the scene's volume of water.
+float spacing_for_count(const Scene& scene, uint64_t count);
+// Particles on one lattice of spacing s (anchored at the tank's min corner + s/2): the
+// fluid blocks' points, and boundary samples filling a shell two spacings thick around
+// the tank. The tank's max faces are rounded down to whole spacings so that the walls
+// continue the lattice on every side. Throws SceneError when the count is impossible.
+InitialState build_initial_state(const Scene& scene, float spacing);
+
+// Particle count limits: the most a simulation accepts, and an estimate of the memory a
+// given count needs (host or device) [bytes].
+constexpr uint64_t kMaxParticles = 50'000'000;
+uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells);
+
+}  // namespace tp

@@ -1,0 +1,119 @@
+// The solver library's public face: what the app, the tests and the benchmarks see.
+// No GL, no windows; the renderer receives particles through a PublishTarget.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/sim_params.h"
+
+namespace tp {
+
+enum class BackendKind { Cpu, Cuda };
+
+// The initial particles of a scene at a given spacing (see scene.h, which builds it).
+struct InitialState {
+  Vec3 tank_lo{0, 0, 0};        ///< [m] inner faces of the tank
+  Vec3 tank_hi{1, 1, 1};
+  float spacing = 0.05f;        ///< [m] particle spacing s; kernel support h = 2 s
+  std::vector<Vec4> fluid;      ///< fluid positions (w ignored)
+  std::vector<Vec4> velocity;   ///< initial velocities (empty = at rest)
+  std::vector<Vec4> boundary;   ///< boundary samples: xyz position, w = volume [m^3]
+};
+
+// A ray in world space, for picking the fluid under the cursor.
+struct Ray {
+  Vec3 origin;
+  Vec3 direction;  ///< unit length
+};
+
+// Which per-particle value the renderer colours by (published in the w lane).
+enum class ColorField { Speed = 0, Density = 1, Pressure = 2 };
+
+// Where publish() writes one Vec4 per particle: xyz position, w = the chosen ColorField.
+// The renderer implements it over a GL buffer. On the CPU path map_host gives mapped
+// buffer memory (one upload, no staging copy); on the CUDA path map_device may give a
+// device pointer into the same buffer (CUDA-GL interop), else the host path is used.
+class PublishTarget {
+ public:
+  virtual ~PublishTarget() = default;
+  virtual Vec4* map_host(size_t count) = 0;  ///< nullptr on failure
+  virtual void* map_device(size_t count) { (void)count; return nullptr; }
+  virtual void unmap() = 0;
+};
+
+// A host copy of the particles in id order (ids are the particles' initial indices).
+struct Snapshot {
+  std::vector<uint> id;
+  std::vector<Vec4> position;
+  std::vector<Vec4> velocity;
+  std::vector<float> density;
+};
+
+struct PhaseTime {
+  std::string name;
+  double total_ms = 0.0;  ///< wall time summed over all steps since reset
+};
+
+// Statistics since the last reset. Density error as in the foundation issue: for each
+// fluid particle max(rho/rho0 - 1, 0), rho recomputed from the positions at the end of a
+// step; the mean is over particles and steps, the max the largest single value.
+struct RunStats {
+  uint64_t steps = 0;
+  double simulated_time = 0.0;     ///< [s]
+  double last_dt = 0.0;            ///< [s]
+  double density_error_mean = 0.0;
+  double density_error_max = 0.0;
+  double last_density_error = 0.0;  ///< mean over particles, latest measured state
+  double max_speed = 0.0;           ///< [m/s] over the run
+  double last_max_speed = 0.0;      ///< [m/s] latest step
+  std::vector<PhaseTime> phases;
+};
+
+struct BackendInfo {
+  BackendKind kind = BackendKind::Cpu;
+  std::string description;  ///< "CPU (OpenMP, 2 threads)" or "CUDA: <device name>"
+};
+
+class Simulation {
+ public:
+  virtual ~Simulation() = default;
+
+  // Replaces all particles; parameters are kept. Throws std::invalid_argument with a
+  // readable sentence when the state is unusable (no fluid, spacing <= 0, ...).
+  virtual void reset(const InitialState& state) = 0;
+  // One time step; its size is chosen by the solver within [dt_min, dt_max]. Returns it.
+  virtual double step() = 0;
+  // Steps until `seconds` of simulated time have passed or `budget_ms` of wall time is
+  // spent (the window's frame budget; <= 0 means no budget). Returns the steps taken.
+  virtual int advance(double seconds, double budget_ms) = 0;
+
+  virtual SimParams& params() = 0;  ///< live parameters, edited by the panel
+  virtual void set_mouse(const MouseForce& force) = 0;
+  // The first point where the ray meets the fluid (a particle within one spacing of it).
+  virtual std::optional<Vec3> pick(const Ray& ray) const = 0;
+
+  virtual void publish(PublishTarget& target, ColorField field) = 0;
+  virtual Snapshot snapshot() const = 0;
+  virtual RunStats stats() = 0;
+
+  virtual uint particle_count() const = 0;
+  virtual uint boundary_count() const = 0;
+  virtual float spacing() const = 0;
+  virtual Vec3 tank_lo() const = 0;
+  virtual Vec3 tank_hi() const = 0;
+  virtual float mass() const = 0;
+  virtual BackendInfo backend() const = 0;
+};
+
+// Makes a simulation on the given backend with default parameters. Throws
+// std::runtime_error when that backend is not compiled in or cannot start.
+std::unique_ptr<Simulation> make_simulation(BackendKind kind);
+
+// Backends compiled into this binary, e.g. {"cpu", "cuda"}.
+std::vector<std::string> compiled_backends();
+
+}  // namespace tp

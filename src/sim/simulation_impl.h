@@ -1,0 +1,389 @@
+// Simulation<Backend>: the solver driver, written once and instantiated for each backend
+// (instantiate_cpu.cpp with g++ and OpenMP, instantiate_cuda.cu with nvcc). It owns the
+// particle state, the two grids (fluid, rebuilt every step; boundary, built at reset) and
+// the phases every solver shares: grid build, density, integration, statistics.
+// The methods' own phases live in one file each (wcsph.h, ...).
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/boundary.h"
+#include "kernels/density.h"
+#include "kernels/forces.h"
+#include "kernels/wcsph.h"
+#include "sim/fluid_state.h"
+#include "sim/neighbor_grid.h"
+#include "sim/params.h"
+#include "sim/simulation.h"
+
+namespace tp {
+
+// Sum of W over an infinite cubic lattice of the given spacing (including the origin).
+// The fluid mass is rho0 / this sum, so that a particle inside a block at the initial
+// spacing sits exactly at rest density; boundary samples get volume 1 / this sum.
+float lattice_kernel_sum(const CubicKernel& kernel, float spacing);
+
+template <class Backend>
+class SimulationImpl;
+
+template <class Backend>
+struct Wcsph {
+  static double step(SimulationImpl<Backend>& sim);
+};
+
+template <class Backend>
+class SimulationImpl final : public Simulation {
+ public:
+  template <class T>
+  using Buffer = typename Backend::template Buffer<T>;
+
+  SimulationImpl() : params_(default_params()) {}
+
+  // ---- Simulation interface -------------------------------------------------------------
+  void reset(const InitialState& state) override;
+  double step() override;
+  int advance(double seconds, double budget_ms) override;
+  SimParams& params() override { return params_; }
+  void set_mouse(const MouseForce& force) override { mouse_ = force; }
+  std::optional<Vec3> pick(const Ray& ray) const override;
+  void publish(PublishTarget& target, ColorField field) override;
+  Snapshot snapshot() const override;
+  RunStats stats() override;
+  uint particle_count() const override { return fluid.n; }
+  uint boundary_count() const override { return boundary_n_; }
+  float spacing() const override { return spacing_; }
+  Vec3 tank_lo() const override { return tank_lo_; }
+  Vec3 tank_hi() const override { return tank_hi_; }
+  float mass() const override { return mass_; }
+  BackendInfo backend() const override { return Backend::describe(); }
+
+  // ---- Shared phases, used by the solvers ----------------------------------------------
+  // Times `body` as the named phase (synchronising the backend so the time is real).
+  template <class F>
+  void phase(const char* name, F&& body) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    Backend::synchronize();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (PhaseTime& p : phases_)
+      if (p.name == name) {
+        p.total_ms += ms;
+        return;
+      }
+    phases_.push_back(PhaseTime{name, ms});
+  }
+
+  void sort_particles();   ///< grid build + reorder (skipped when already sorted)
+  void compute_density();  ///< density at the current positions; records the error
+  void integrate();        ///< symplectic Euler with constants().dt, then the tank clamp
+  float max_speed();
+  float max_acceleration();
+
+  StepConstants& constants() { return constants_; }
+  const GridView& grid_view() const { return grid_.view(); }
+  BoundaryView boundary_view() {
+    return BoundaryView{boundary_.data(), boundary_pressure_.data(), boundary_grid_.view(),
+                        boundary_n_};
+  }
+
+  FluidState<Backend> fluid;
+
+  // Public only because nvcc requires that functions enclosing device lambdas are.
+  void refresh_constants();
+  void measure_pending();
+
+ private:
+  SimParams params_;
+  MouseForce mouse_{};
+  StepConstants constants_{};
+  NeighborGrid<Backend> grid_, boundary_grid_;
+  Buffer<Vec4> boundary_, boundary_spare_;
+  Buffer<float> boundary_pressure_;
+  uint boundary_n_ = 0;
+  float spacing_ = 0.0f, mass_ = 0.0f;
+  Vec3 tank_lo_{0, 0, 0}, tank_hi_{1, 1, 1};
+
+  // Positions sorted for the current grid / density valid for the current positions.
+  bool sorted_ = false, density_valid_ = false;
+  // The end state of the latest step has not had its density error recorded yet.
+  bool pending_measure_ = false;
+  double time_debt_ = 0.0;
+
+  RunStats stats_;
+  double error_sum_ = 0.0;  // sum over measured states of the per-state mean error
+  uint64_t measured_ = 0;
+  std::vector<PhaseTime> phases_;
+};
+
+// ---- implementation -------------------------------------------------------------------
+
+template <class B>
+void SimulationImpl<B>::reset(const InitialState& s) {
+  if (!(s.spacing > 0.0f) || !std::isfinite(s.spacing))
+    throw std::invalid_argument("particle spacing must be a positive number");
+  if (!(s.tank_lo.x < s.tank_hi.x && s.tank_lo.y < s.tank_hi.y && s.tank_lo.z < s.tank_hi.z))
+    throw std::invalid_argument("the tank's min corner must be below its max corner on every axis");
+  if (s.fluid.empty()) throw std::invalid_argument("the scene has no fluid particles");
+  if (!s.velocity.empty() && s.velocity.size() != s.fluid.size())
+    throw std::invalid_argument("initial velocities must match the fluid particles");
+  if (s.fluid.size() >= (size_t(1) << 31))
+    throw std::invalid_argument("too many particles (the limit is 2^31)");
+
+  clamp_params(params_);
+  spacing_ = s.spacing;
+  tank_lo_ = s.tank_lo;
+  tank_hi_ = s.tank_hi;
+  const CubicKernel kernel = CubicKernel::make(2.0f * spacing_);
+  const float lattice_sum = lattice_kernel_sum(kernel, spacing_);
+  mass_ = params_.rest_density / lattice_sum;
+
+  // The grids cover the tank plus one kernel support of boundary samples around it.
+  const float pad = kernel.h + spacing_;
+  const Vec3 lo = tank_lo_ - Vec3{pad, pad, pad};
+  const Vec3 hi = tank_hi_ + Vec3{pad, pad, pad};
+  grid_.configure(lo, hi, kernel.h);
+  boundary_grid_.configure(lo, hi, kernel.h);
+
+  const uint n = uint(s.fluid.size());
+  fluid.resize(n);
+  std::vector<Vec4> host(s.fluid);
+  B::copy_from_host(fluid.position.data(), host.data(), n);
+  if (s.velocity.empty()) host.assign(n, Vec4{0, 0, 0, 0});
+  else host = s.velocity;
+  B::copy_from_host(fluid.velocity.data(), host.data(), n);
+  std::vector<uint> ids(n);
+  for (uint i = 0; i < n; ++i) ids[i] = i;
+  B::copy_from_host(fluid.id.data(), ids.data(), n);
+
+  std::vector<Vec4> samples(s.boundary);
+  for (Vec4& b : samples)
+    if (!(b.w > 0.0f)) b.w = 1.0f / lattice_sum;
+  boundary_n_ = uint(samples.size());
+  boundary_.resize(boundary_n_);
+  B::copy_from_host(boundary_.data(), samples.data(), boundary_n_);
+  boundary_grid_.build(boundary_.data(), boundary_n_);
+  boundary_grid_.reorder(boundary_, boundary_spare_);
+  boundary_pressure_.resize(boundary_n_);
+
+  sorted_ = density_valid_ = pending_measure_ = false;
+  time_debt_ = 0.0;
+  stats_ = RunStats{};
+  error_sum_ = 0.0;
+  measured_ = 0;
+  phases_.clear();
+  mouse_ = MouseForce{};
+  refresh_constants();
+}
+
+template <class B>
+void SimulationImpl<B>::refresh_constants() {
+  clamp_params(params_);
+  constants_.p = params_;
+  constants_.kernel = CubicKernel::make(2.0f * spacing_);
+  constants_.spacing = spacing_;
+  constants_.mass = mass_;
+  constants_.sound_speed = tait_sound_speed(params_);
+  constants_.tank_lo = tank_lo_;
+  constants_.tank_hi = tank_hi_;
+  constants_.mouse = mouse_;
+}
+
+template <class B>
+double SimulationImpl<B>::step() {
+  if (fluid.n == 0) return 0.0;
+  refresh_constants();
+  const double dt = Wcsph<B>::step(*this);
+  stats_.steps++;
+  stats_.simulated_time += dt;
+  stats_.last_dt = dt;
+  return dt;
+}
+
+template <class B>
+int SimulationImpl<B>::advance(double seconds, double budget_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
+  time_debt_ += seconds;
+  int steps = 0;
+  while (time_debt_ > 0.0) {
+    time_debt_ -= step();
+    ++steps;
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (budget_ms > 0.0 && ms >= budget_ms) {
+      time_debt_ = 0.0;  // fall behind real time rather than spiral: slow motion
+      break;
+    }
+  }
+  return steps;
+}
+
+template <class B>
+void SimulationImpl<B>::sort_particles() {
+  if (sorted_) return;
+  grid_.build(fluid.position.data(), fluid.n);
+  grid_.reorder(fluid.position, fluid.spare4);
+  grid_.reorder(fluid.velocity, fluid.spare4);
+  grid_.reorder(fluid.id, fluid.spare_id);
+  sorted_ = true;
+}
+
+template <class B>
+void SimulationImpl<B>::compute_density() {
+  if (!density_valid_) {
+    const FluidView f = fluid.view();
+    const GridView g = grid_.view();
+    const BoundaryView b = boundary_view();
+    const StepConstants c = constants_;
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      const float rho = sph_density(xyz(f.position[i]), f.position, g, b, c);
+      f.density[i] = rho;
+      f.scratch[i] = compression(rho, c);
+    });
+    density_valid_ = true;
+  }
+  measure_pending();
+}
+
+template <class B>
+void SimulationImpl<B>::measure_pending() {
+  if (!pending_measure_) return;
+  const float* err = fluid.scratch.data();
+  const double mean = B::reduce_sum(fluid.n, [=] TP_HD(uint i) { return err[i]; }) / fluid.n;
+  const float max = B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return err[i]; });
+  error_sum_ += mean;
+  measured_++;
+  stats_.last_density_error = mean;
+  stats_.density_error_max = std::max(stats_.density_error_max, double(max));
+  stats_.density_error_mean = error_sum_ / double(measured_);
+  pending_measure_ = false;
+}
+
+template <class B>
+void SimulationImpl<B>::integrate() {
+  const FluidView f = fluid.view();
+  const StepConstants c = constants_;
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    integrate_particle(i, f.position, f.velocity, f.acceleration, c);
+  });
+  sorted_ = density_valid_ = false;
+  pending_measure_ = true;
+}
+
+template <class B>
+float SimulationImpl<B>::max_speed() {
+  const Vec4* v = fluid.velocity.data();
+  const float s = B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return length(xyz(v[i])); });
+  stats_.last_max_speed = s;
+  stats_.max_speed = std::max(stats_.max_speed, double(s));
+  return s;
+}
+
+template <class B>
+float SimulationImpl<B>::max_acceleration() {
+  const Vec4* a = fluid.acceleration.data();
+  return B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return length(xyz(a[i])); });
+}
+
+template <class B>
+std::optional<Vec3> SimulationImpl<B>::pick(const Ray& ray) const {
+  if (fluid.n == 0) return std::nullopt;
+  const Vec4* x = fluid.position.data();
+  const float radius = spacing_;
+  const Vec3 o = ray.origin, d = ray.direction;
+  // max of -t over particles within `radius` of the ray, in front of its origin.
+  const float best = B::reduce_max(fluid.n, -INFINITY, [=] TP_HD(uint i) {
+    const Vec3 p = xyz(x[i]) - o;
+    const float t = dot(p, d);
+    if (t <= 0.0f) return -INFINITY;
+    const float miss2 = dot(p, p) - t * t;
+    if (miss2 > radius * radius) return -INFINITY;
+    return -(t - sqrtf(fmaxf(radius * radius - miss2, 0.0f)));
+  });
+  if (!(best > -INFINITY)) return std::nullopt;
+  return o + d * (-best);
+}
+
+template <class B>
+void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
+  const Vec4* x = fluid.position.data();
+  const Vec4* v = fluid.velocity.data();
+  const float* rho = fluid.density.data();
+  const float* p = fluid.pressure.data();
+  const bool have_density = density_valid_;
+  const float rest = params_.rest_density;
+  const uint n = fluid.n;
+  auto value = [=] TP_HD(uint i) -> Vec4 {
+    float w = 0.0f;
+    if (field == ColorField::Speed) w = length(xyz(v[i]));
+    else if (field == ColorField::Density) w = have_density ? rho[i] / rest : 1.0f;
+    else w = p[i];
+    return make_vec4(xyz(x[i]), w);
+  };
+  if (B::kIsDevice) {
+    if (Vec4* out = static_cast<Vec4*>(target.map_device(n))) {
+      B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
+      B::synchronize();
+      target.unmap();
+      return;
+    }
+    // No interop: one copy through the host.
+    Buffer<Vec4> staged(n);
+    Vec4* s = staged.data();
+    B::for_each(n, [=] TP_HD(uint i) { s[i] = value(i); });
+    Vec4* out = target.map_host(n);
+    if (!out) return;
+    B::copy_to_host(out, s, n);
+    target.unmap();
+    return;
+  }
+  Vec4* out = target.map_host(n);
+  if (!out) return;
+  B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
+  target.unmap();
+}
+
+template <class B>
+Snapshot SimulationImpl<B>::snapshot() const {
+  const uint n = fluid.n;
+  std::vector<uint> id(n);
+  std::vector<Vec4> x(n), v(n);
+  std::vector<float> rho(n);
+  B::copy_to_host(id.data(), fluid.id.data(), n);
+  B::copy_to_host(x.data(), fluid.position.data(), n);
+  B::copy_to_host(v.data(), fluid.velocity.data(), n);
+  B::copy_to_host(rho.data(), fluid.density.data(), n);
+  Snapshot s;
+  s.id.resize(n);
+  s.position.resize(n);
+  s.velocity.resize(n);
+  s.density.assign(n, density_valid_ ? 0.0f : std::numeric_limits<float>::quiet_NaN());
+  for (uint k = 0; k < n; ++k) {
+    const uint i = id[k] < n ? id[k] : k;
+    s.id[i] = id[k];
+    s.position[i] = x[k];
+    s.velocity[i] = v[k];
+    s.density[i] = density_valid_ ? rho[k] : s.density[i];
+  }
+  return s;
+}
+
+template <class B>
+RunStats SimulationImpl<B>::stats() {
+  if (pending_measure_ && fluid.n) {
+    refresh_constants();
+    phase("grid", [&] { sort_particles(); });
+    phase("density", [&] { compute_density(); });
+  }
+  RunStats s = stats_;
+  s.phases = phases_;
+  return s;
+}
+
+}  // namespace tp

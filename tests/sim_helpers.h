@@ -1,0 +1,44 @@
+// Small helpers shared by the physics tests: scenes from inline JSON, CPU simulations.
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "sim/io.h"
+#include "sim/params.h"
+#include "sim/scene.h"
+#include "sim/simulation.h"
+
+namespace tp::test {
+
+// A box of water [block_lo, block_hi] in a tank [tank_lo, tank_hi].
+inline Scene box_scene(Vec3 tank_lo, Vec3 tank_hi, Vec3 block_lo, Vec3 block_hi, float spacing) {
+  auto v = [](Vec3 a) {
+    return "[" + std::to_string(a.x) + "," + std::to_string(a.y) + "," + std::to_string(a.z) + "]";
+  };
+  const std::string json = "{\"tank\": {\"min\": " + v(tank_lo) + ", \"max\": " + v(tank_hi) +
+                           "}, \"particle_spacing\": " + std::to_string(spacing) +
+                           ", \"fluid_blocks\": [{\"min\": " + v(block_lo) + ", \"max\": " +
+                           v(block_hi) + "}]}";
+  return parse_scene(json, "test");
+}
+
+inline std::unique_ptr<Simulation> cpu_sim(const Scene& scene, float spacing) {
+  auto sim = make_simulation(BackendKind::Cpu);
+  apply_scene_params(scene, sim->params());
+  sim->reset(build_initial_state(scene, spacing));
+  return sim;
+}
+
+inline double kinetic_energy(const Snapshot& s, float mass) {
+  double e = 0.0;
+  for (const Vec4& v : s.velocity) e += 0.5 * mass * length2(xyz(v));
+  return e;
+}
+
+inline ParticleCheck check(const Simulation& sim) {
+  return check_particles(sim.snapshot(), sim.tank_lo(), sim.tank_hi());
+}
+
+}  // namespace tp::test
