@@ -68,14 +68,15 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridVi
     if (j == i) return;
     const Vec3 grad = W.grad(xij, r);
     const float rho_j = f.density[j];
-    const float pj_term = f.pressure[j] / (rho_j * rho_j);
+    const float inv_rho_j = 1.0f / rho_j;
+    const float pj_term = f.pressure[j] * inv_rho_j * inv_rho_j;
     const Vec3 vij = vi - xyz(f.velocity[j]);
     const float vx = dot(vij, xij);
+    const float inv_r2 = 1.0f / (r * r + eps);
     // Artificial viscosity, only between approaching particles [BT07, Eq. 11]:
     //   Pi_ij = -nu_a (v_ij . x_ij) / (|x_ij|^2 + eps h^2), nu_a = 2 alpha s c / (rho_i + rho_j).
-    const float artificial = vx < 0.0f ? art * vx / ((rho_i + rho_j) * (r * r + eps)) : 0.0f;
-    const float s = -c.mass * (pi_term + pj_term - artificial) +
-                    visc * (c.mass / rho_j) * vx / (r * r + eps);
+    const float artificial = vx < 0.0f ? art * vx * inv_r2 / (rho_i + rho_j) : 0.0f;
+    const float s = c.mass * (-(pi_term + pj_term) + artificial + visc * inv_rho_j * vx * inv_r2);
     a += grad * s;
   });
   const float psi_scale = c.p.rest_density;

@@ -33,7 +33,7 @@ std::vector<ParamInfo> make_table() {
       real("rest_density", "Rest density", "kg/m^3", &P::rest_density, 100, 10000, 1000, true,
            "Target density rho0. Particle masses stay as they were at reset, so raising it "
            "compresses the fluid and lowering it lets the fluid expand."),
-      real("viscosity", "Viscosity", "m^2/s", &P::viscosity, 0, 0.1, 0.002, false,
+      real("viscosity", "Viscosity", "m^2/s", &P::viscosity, 0, 0.1, 0.001, false,
            "Kinematic viscosity nu. Water 1e-6 (below what the particle resolution shows), "
            "oil ~1e-4, honey ~5e-3 to 1e-2."),
       real("stiffness", "Stiffness", "Pa", &P::stiffness, 1e3, 1e7, 5e4, true,

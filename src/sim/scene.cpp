@@ -229,7 +229,7 @@ uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells
   return fluid * (4 * 16 + 8 * 4 + 2 * 16) + boundary * (2 * 16 + 3 * 4 + 16) + cells * 2 * 4;
 }
 
-InitialState build_initial_state(const Scene& scene, float s) {
+InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_bytes) {
   if (!(s > 0.0f) || !std::isfinite(s)) throw SceneError("particle spacing must be a positive number");
   const Vec3 lo = scene.tank_lo;
   const Vec3 extent = scene.tank_hi - scene.tank_lo;
@@ -243,16 +243,19 @@ InitialState build_initial_state(const Scene& scene, float s) {
   const double layers = 2.0;
   const double boundary_estimate = (nxd + 2 * layers) * (nyd + 2 * layers) * (nzd + 2 * layers) - nxd * nyd * nzd;
   const double cells = (nxd / 2 + 4) * (nyd / 2 + 4) * (nzd / 2 + 4);
+  const double need = double(estimate_memory_bytes(uint64_t(std::min(fluid_estimate, 1e18)),
+                                                   uint64_t(std::min(boundary_estimate, 1e18)),
+                                                   uint64_t(std::min(cells, 1e18))));
+  const std::string request = "about " + fmt(std::round(fluid_estimate)) + " particles at spacing " +
+                              fmt(s) + " m would need " + fmt(std::ceil(need / 1e6)) + " MB of memory";
   if (fluid_estimate > double(kMaxParticles) || cells > 1.5e9)
-    throw SceneError("about " + fmt(std::round(fluid_estimate)) + " particles at spacing " + fmt(s) +
-                     " m is more than Tidepool supports (" + fmt(double(kMaxParticles)) + ")");
-  const double need = double(estimate_memory_bytes(uint64_t(fluid_estimate), uint64_t(boundary_estimate),
-                                                   uint64_t(cells)));
-  const double available = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+    throw SceneError(request + ", more than Tidepool supports (" + fmt(double(kMaxParticles)) +
+                     " particles); use fewer particles");
+  const double available = memory_bytes ? double(memory_bytes)
+                                        : double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (available > 0 && need > 0.8 * available)
-    throw SceneError("about " + fmt(std::round(fluid_estimate)) + " particles would need " +
-                     fmt(std::round(need / 1e6)) + " MB, but only " + fmt(std::round(available / 1e6)) +
-                     " MB of memory is free; use fewer particles");
+    throw SceneError(request + ", but only " + fmt(std::round(available / 1e6)) +
+                     " MB is free; use fewer particles");
 
   const int nx = int(nxd), ny = int(nyd), nz = int(nzd);
   InitialState st;

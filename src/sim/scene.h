@@ -61,8 +61,9 @@ float spacing_for_count(const Scene& scene, uint64_t count);
 // Particles on one lattice of spacing s (anchored at the tank's min corner + s/2): the
 // fluid blocks' points, and boundary samples filling a shell two spacings thick around
 // the tank. The tank's max faces are rounded down to whole spacings so that the walls
-// continue the lattice on every side. Throws SceneError when the count is impossible.
-InitialState build_initial_state(const Scene& scene, float spacing);
+// continue the lattice on every side. Throws SceneError, before allocating anything, when
+// the particles would not fit in `memory_bytes` (0 = the machine's free memory).
+InitialState build_initial_state(const Scene& scene, float spacing, uint64_t memory_bytes = 0);
 
 // Particle count limits: the most a simulation accepts, and an estimate of the memory a
 // given count needs (host or device) [bytes].

@@ -376,7 +376,7 @@ Snapshot SimulationImpl<B>::snapshot() const {
 
 template <class B>
 RunStats SimulationImpl<B>::stats() {
-  if (pending_measure_ && fluid.n) {
+  if (!density_valid_ && fluid.n) {
     refresh_constants();
     phase("grid", [&] { sort_particles(); });
     phase("density", [&] { compute_density(); });
