@@ -1,0 +1,187 @@
+#include "app/cli.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace tp {
+
+std::string usage_text() {
+  return R"(usage: tidepool [options]
+
+Scene and solver
+  --scene NAME|FILE        scene name from assets/scenes (default dam_break) or a .json file
+  --solver wcsph           pressure solver (default wcsph)
+  --backend auto|cpu|cuda  where to simulate (default auto: CUDA when a device answers)
+  --threads N              CPU backend: use N threads (default: all cores)
+  --particles N            about N particles for the scene's water (changes the spacing)
+  --set KEY=VALUE          set a simulation parameter (repeatable), e.g. --set viscosity=0.01
+
+Window
+  --frames N               quit after N rendered frames
+  --screenshot PNG         save the last frame as PNG (needs a window)
+  --size WxH               window size in pixels (default 1280x800)
+  --color MODE             water | speed | density | pressure | flat
+  --steps-per-frame N      exactly N steps per frame instead of following the clock
+
+Headless (no window, no OpenGL)
+  --headless               simulate without a window
+  --time SECONDS           simulated time to run (headless)
+  --steps N                number of steps to run (headless)
+  --report FILE|-          write a JSON summary at exit (- for standard output)
+  --export DIR             write particles as binary PLY frames (frame_00000.ply, ...)
+  --export-fps F           exported frames per simulated second (default 30)
+  --bench                  run the scene headless and print steps/s and ms per phase
+
+  --version                print the version and the compiled backends
+  --help                   print this help
+)";
+}
+
+namespace {
+
+bool parse_int(const std::string& text, long long lo, long long hi, long long* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (errno || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_real(const std::string& text, double lo, double hi, double* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(v) || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
+  auto fail = [&](const std::string& message) {
+    *error = message;
+    return false;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_inline = false;
+    if (arg.rfind("--", 0) == 0) {
+      const size_t eq = arg.find('=');
+      if (eq != std::string::npos && arg.rfind("--set", 0) != 0) {
+        value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        has_inline = true;
+      }
+    }
+    auto next = [&](std::string* out) {
+      if (has_inline) {
+        *out = value;
+        return true;
+      }
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    auto need = [&](std::string* out) {
+      if (!next(out)) return fail(arg + " needs a value");
+      return true;
+    };
+    long long n = 0;
+    double d = 0.0;
+    std::string v;
+    if (arg == "--help" || arg == "-h") {
+      o->help = true;
+    } else if (arg == "--version") {
+      o->version = true;
+    } else if (arg == "--headless") {
+      o->headless = true;
+    } else if (arg == "--bench") {
+      o->bench = true;
+    } else if (arg == "--scene") {
+      if (!need(&o->scene)) return false;
+    } else if (arg == "--solver") {
+      if (!need(&v)) return false;
+      if (v != "wcsph") return fail("--solver must be wcsph, not '" + v + "'");
+      o->solver = v;
+    } else if (arg == "--backend") {
+      if (!need(&v)) return false;
+      if (v != "auto" && v != "cpu" && v != "cuda")
+        return fail("--backend must be auto, cpu or cuda, not '" + v + "'");
+      o->backend = v;
+    } else if (arg == "--threads") {
+      if (!need(&v)) return false;
+      if (!parse_int(v, 1, 4096, &n)) return fail("--threads must be a whole number from 1 to 4096");
+      o->threads = int(n);
+    } else if (arg == "--particles") {
+      if (!need(&v)) return false;
+      if (!parse_int(v, 1, 1000000000LL, &n))
+        return fail("--particles must be a whole number from 1 to 1000000000, not '" + v + "'");
+      o->particles = uint64_t(n);
+    } else if (arg.rfind("--set", 0) == 0) {
+      if (arg.size() > 5 && arg[5] == '=') v = arg.substr(6);
+      else if (arg.size() > 5) return fail("unknown option '" + arg + "'");
+      else if (!need(&v)) return false;
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return fail("--set needs KEY=VALUE, e.g. --set viscosity=0.01 (got '" + v + "')");
+      o->sets.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (arg == "--frames") {
+      if (!need(&v)) return false;
+      if (!parse_int(v, 1, 1LL << 40, &n)) return fail("--frames must be a positive whole number");
+      o->frames = int(std::min<long long>(n, 1 << 30));
+    } else if (arg == "--screenshot") {
+      if (!need(&o->screenshot)) return false;
+      if (o->screenshot.empty()) return fail("--screenshot needs a file name");
+    } else if (arg == "--size") {
+      if (!need(&v)) return false;
+      long long w = 0, h = 0;
+      const size_t x = v.find('x');
+      if (x == std::string::npos || !parse_int(v.substr(0, x), 64, 16384, &w) ||
+          !parse_int(v.substr(x + 1), 64, 16384, &h))
+        return fail("--size must be WIDTHxHEIGHT, e.g. 1280x800");
+      o->width = int(w);
+      o->height = int(h);
+    } else if (arg == "--color") {
+      if (!need(&v)) return false;
+      if (v != "water" && v != "speed" && v != "density" && v != "pressure" && v != "flat")
+        return fail("--color must be water, speed, density, pressure or flat");
+      o->color = v;
+    } else if (arg == "--steps-per-frame") {
+      if (!need(&v)) return false;
+      if (!parse_int(v, 1, 100000, &n)) return fail("--steps-per-frame must be from 1 to 100000");
+      o->steps_per_frame = int(n);
+    } else if (arg == "--time") {
+      if (!need(&v)) return false;
+      if (!parse_real(v, 0.0, 1e7, &d) || d <= 0.0)
+        return fail("--time must be a positive number of simulated seconds");
+      o->time = d;
+    } else if (arg == "--steps") {
+      if (!need(&v)) return false;
+      if (!parse_int(v, 1, 1LL << 50, &n)) return fail("--steps must be a positive whole number");
+      o->steps = n;
+    } else if (arg == "--report") {
+      if (!need(&o->report)) return false;
+      if (o->report.empty()) return fail("--report needs a file name or -");
+    } else if (arg == "--export") {
+      if (!need(&o->export_dir)) return false;
+      if (o->export_dir.empty()) return fail("--export needs a directory");
+    } else if (arg == "--export-fps") {
+      if (!need(&v)) return false;
+      if (!parse_real(v, 0.001, 10000.0, &d)) return fail("--export-fps must be a number from 0.001 to 10000");
+      o->export_fps = d;
+    } else {
+      return fail("unknown option '" + arg + "'");
+    }
+  }
+  if (o->headless && !o->screenshot.empty())
+    return fail("--screenshot needs a window; it cannot be used with --headless");
+  if (o->time > 0.0 && o->steps > 0) return fail("use --time or --steps, not both");
+  return true;
+}
+
+}  // namespace tp

@@ -1,0 +1,34 @@
+// Mouse and keyboard as the app needs them: GLFW callbacks collect events into an
+// InputState which the frame loop drains once per frame. Events ImGui wants (the cursor
+// over the panel, typing in a field) never reach the scene.
+#pragma once
+
+#include <vector>
+
+struct GLFWwindow;
+
+namespace tp {
+
+struct InputState {
+  // Which scene drags are under way. A drag starts only on a press that ImGui did not
+  // claim and lasts until release, even if the cursor then crosses the panel.
+  bool left = false, right = false, middle = false;
+  bool left_pressed = false;              ///< left went down since the last frame
+  double cursor_x = 0.0, cursor_y = 0.0;  ///< window coordinates
+  double orbit_dx = 0.0, orbit_dy = 0.0;  ///< right-drag motion since the last frame
+  double pan_dx = 0.0, pan_dy = 0.0;      ///< middle-drag motion since the last frame
+  double scroll = 0.0;                    ///< wheel steps since the last frame
+  std::vector<int> keys;                  ///< GLFW key codes pressed since the last frame
+
+  void begin_frame() {  ///< clears the per-frame accumulators after the frame used them
+    left_pressed = false;
+    orbit_dx = orbit_dy = pan_dx = pan_dy = scroll = 0.0;
+    keys.clear();
+  }
+};
+
+// Installs the callbacks on `window` and points them at `state` (the window user pointer).
+// Call before ImGui_ImplGlfw_InitForOpenGL(window, true) so that ImGui chains to them.
+void install_input_callbacks(GLFWwindow* window, InputState* state);
+
+}  // namespace tp

@@ -1,0 +1,246 @@
+#include "app/interactive_app.h"
+
+#include <glad/gl.h>
+// glad first: GLFW must not pull in the system GL header.
+#include <GLFW/glfw3.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/gl_publish_target.h"
+#include "app/paths.h"
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "imgui.h"
+#include "render/screenshot.h"
+
+namespace tp {
+
+namespace {
+
+constexpr double kMaxFrameSeconds = 1.0 / 30.0;  // longer frames run in slow motion
+constexpr double kSimulationBudgetMs = 25.0;     // keeps the window responsive
+constexpr double kSingleStepSeconds = 1.0 / 60.0;
+
+glm::vec3 to_glm(const Vec3& v) { return glm::vec3(v.x, v.y, v.z); }
+
+}  // namespace
+
+InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup,
+                               const Options& options, ColorMode color_mode)
+    : window_(window),
+      input_(input),
+      setup_(setup),
+      options_(options),
+      renderer_(shader_dir()),
+      camera_(setup.scene.camera) {
+  renderer_.set_tank(to_glm(setup_.sim->tank_lo()), to_glm(setup_.sim->tank_hi()));
+  render_.color_mode = color_mode;
+  render_.color_range = default_color_range(color_mode, pressure_scale(setup_));
+  render_.particle_radius = 0.5f * setup_.spacing;
+  last_reset_count_ = int(setup_.sim->particle_count());
+  controls_.particle_target = last_reset_count_;
+  controls_.start_params = setup_.sim->params();
+}
+
+void InteractiveApp::handle_keys(bool* quit) {
+  for (int key : input_.keys) {
+    switch (key) {
+      case GLFW_KEY_ESCAPE:
+        *quit = true;
+        break;
+      case GLFW_KEY_SPACE:
+        controls_.paused = !controls_.paused;
+        break;
+      case GLFW_KEY_S:
+        controls_.step_requested = true;
+        break;
+      case GLFW_KEY_R:
+        controls_.reset_requested = true;
+        break;
+      case GLFW_KEY_1:
+      case GLFW_KEY_KP_1:
+        setup_.sim->params().solver = int(SolverKind::Wcsph);
+        break;
+      case GLFW_KEY_F5:
+        controls_.reload_shaders_requested = true;
+        break;
+      default:
+        break;
+    }
+  }
+  // Single stepping only makes sense from a paused state; S pauses a running simulation.
+  if (controls_.step_requested) controls_.paused = true;
+}
+
+void InteractiveApp::reset() {
+  // An unchanged count keeps the current spacing exactly rather than re-deriving it.
+  const int target = controls_.particle_target;
+  const uint64_t particles = target == last_reset_count_ ? 0 : uint64_t(std::max(target, 1));
+  try {
+    reset_particles(setup_, particles);
+    controls_.reset_error.clear();
+  } catch (const SetupError& e) {
+    controls_.reset_error = e.what();
+    return;
+  }
+  last_reset_count_ = controls_.particle_target = int(setup_.sim->particle_count());
+  render_.particle_radius = 0.5f * setup_.spacing;
+  // The tank's max faces snap to whole spacings, so they move with the particle count.
+  renderer_.set_tank(to_glm(setup_.sim->tank_lo()), to_glm(setup_.sim->tank_hi()));
+}
+
+void InteractiveApp::apply_requests() {
+  if (controls_.reset_requested) reset();
+  controls_.reset_requested = false;
+  if (controls_.reload_shaders_requested) {
+    try {
+      renderer_.reload_shaders();
+      controls_.shader_error.clear();
+    } catch (const RenderError& e) {
+      // Keep running on the old shaders; the panel shows what is wrong.
+      controls_.shader_error = e.what();
+      std::fprintf(stderr, "tidepool: %s\n", e.what());
+    }
+  }
+  controls_.reload_shaders_requested = false;
+}
+
+MouseForce InteractiveApp::mouse_force(double frame_seconds) {
+  int width = 0, height = 0;
+  glfwGetWindowSize(window_, &width, &height);
+  glm::vec3 origin, direction;
+  camera_.ray(input_.cursor_x, input_.cursor_y, width, height, &origin, &direction);
+  return mouse_.update(*setup_.sim, input_.left, origin, direction, camera_.eye(),
+                       camera_.forward(), frame_seconds);
+}
+
+void InteractiveApp::simulate(double frame_seconds) {
+  Simulation& sim = *setup_.sim;
+  const bool fixed = options_.steps_per_frame > 0;
+  if (!controls_.paused) {
+    if (fixed) {
+      for (int k = 0; k < options_.steps_per_frame; ++k) sim.step();
+    } else {
+      sim.advance(std::min(frame_seconds, kMaxFrameSeconds), kSimulationBudgetMs);
+    }
+  } else if (controls_.step_requested) {
+    if (fixed)
+      sim.step();
+    else
+      sim.advance(kSingleStepSeconds, kSimulationBudgetMs);
+  }
+  controls_.step_requested = false;
+}
+
+float InteractiveApp::screen_shift(const PanelExtent& panel) const {
+  int width = 0, height = 0;
+  glfwGetWindowSize(window_, &width, &height);
+  if (width <= 0 || panel.right <= panel.left) return 0.0f;
+  // Centre the scene in the free space beside the panel, on whichever side it sits, by at
+  // most a quarter of the window.
+  const float w = float(width);
+  const float shift = 0.5f * (panel.left + panel.right) < 0.5f * w
+                          ? std::max(panel.right, 0.0f) / w
+                          : -std::max(w - panel.left, 0.0f) / w;
+  return std::clamp(shift, -0.5f, 0.5f);
+}
+
+CameraView InteractiveApp::camera_view(int framebuffer_width, int framebuffer_height) const {
+  CameraView view;
+  view.view = camera_.view();
+  view.projection = camera_.projection(float(framebuffer_width) / float(framebuffer_height));
+  view.framebuffer_width = framebuffer_width;
+  view.framebuffer_height = framebuffer_height;
+  return view;
+}
+
+Marker InteractiveApp::marker() const {
+  Marker m;
+  m.visible = mouse_.active();
+  if (!m.visible) return m;
+  const SimParams& p = setup_.sim->params();
+  m.position = mouse_.point();
+  // Small next to the force's reach, but never smaller than a particle.
+  m.radius = std::max(0.2f * p.mouse_radius, setup_.spacing);
+  const glm::vec3 colors[] = {{1.0f, 0.55f, 0.2f}, {0.3f, 1.0f, 0.5f}, {1.0f, 0.9f, 0.3f}};
+  m.color = colors[std::clamp(p.mouse_mode, 0, 2)];
+  return m;
+}
+
+int InteractiveApp::run() {
+  GlPublishTarget target(renderer_.particles());
+  int frames_drawn = 0;
+  int exit_code = 0;
+  double last_time = glfwGetTime();
+  for (;;) {
+    glfwPollEvents();
+    int fb_width = 0, fb_height = 0;
+    glfwGetFramebufferSize(window_, &fb_width, &fb_height);
+    if (glfwGetWindowAttrib(window_, GLFW_ICONIFIED) || fb_width <= 0 || fb_height <= 0) {
+      // Minimised: nothing to draw. Sleep until something happens rather than spin, and
+      // do not count the time away as a frame.
+      if (glfwWindowShouldClose(window_)) break;
+      glfwWaitEvents();
+      last_time = glfwGetTime();
+      input_.begin_frame();
+      continue;
+    }
+    const double now = glfwGetTime();
+    const double frame_seconds = now - last_time;
+    last_time = now;
+
+    bool quit = glfwWindowShouldClose(window_);
+    handle_keys(&quit);
+    if (input_.orbit_dx != 0.0 || input_.orbit_dy != 0.0)
+      camera_.orbit(input_.orbit_dx, input_.orbit_dy);
+    if (input_.pan_dx != 0.0 || input_.pan_dy != 0.0) {
+      int width = 0, height = 0;
+      glfwGetWindowSize(window_, &width, &height);
+      camera_.pan(input_.pan_dx, input_.pan_dy, width, height);
+    }
+    if (input_.scroll != 0.0) camera_.zoom(input_.scroll);
+    apply_requests();
+
+    setup_.sim->set_mouse(mouse_force(frame_seconds));
+    simulate(frame_seconds);
+    const RunStats stats = setup_.sim->stats();
+    frame_stats_.add(now, stats);
+    setup_.sim->publish(target, color_field_for(render_.color_mode));
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    const PanelExtent panel = draw_panel(setup_, stats, frame_stats_, render_, controls_);
+    camera_.set_screen_shift(screen_shift(panel));
+    draw_help_overlay(controls_, setup_.sim->params());
+    ImGui::Render();
+
+    renderer_.draw(camera_view(fb_width, fb_height), render_, marker());
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ++frames_drawn;
+
+    const bool last = quit || (options_.frames > 0 && frames_drawn >= options_.frames);
+    if (last && !options_.screenshot.empty()) {
+      std::string error;
+      if (save_screenshot(options_.screenshot, fb_width, fb_height, &error)) {
+        std::printf("tidepool: saved %s (%dx%d)\n", options_.screenshot.c_str(), fb_width,
+                    fb_height);
+      } else {
+        std::fprintf(stderr, "tidepool: %s\n", error.c_str());
+        exit_code = 1;
+      }
+    }
+    glfwSwapBuffers(window_);
+    input_.begin_frame();
+    if (last) break;
+  }
+  // One line for scripts driving the window (did the drag move the water?).
+  const RunStats stats = setup_.sim->stats();
+  std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s\n",
+              frames_drawn, static_cast<unsigned long long>(stats.steps), stats.simulated_time,
+              stats.max_speed);
+  return exit_code;
+}
+
+}  // namespace tp

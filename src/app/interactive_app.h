@@ -1,0 +1,52 @@
+// One interactive session: the frame loop over an open window with a current GL context
+// and ImGui initialised. Owns the renderer, camera, input and panel state.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/camera.h"
+#include "app/cli.h"
+#include "app/frame_stats.h"
+#include "app/input.h"
+#include "app/mouse_tool.h"
+#include "app/panel.h"
+#include "app/setup.h"
+#include "render/renderer.h"
+
+struct GLFWwindow;
+
+namespace tp {
+
+class InteractiveApp {
+ public:
+  // Throws RenderError when the shaders cannot be loaded.
+  InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup, const Options& options,
+                 ColorMode color_mode);
+
+  int run();  ///< the frame loop; returns the exit code
+
+ private:
+  void handle_keys(bool* quit);
+  void apply_requests();
+  void reset();
+  void simulate(double frame_seconds);
+  MouseForce mouse_force(double frame_seconds);
+  float screen_shift(const PanelExtent& panel) const;
+  CameraView camera_view(int framebuffer_width, int framebuffer_height) const;
+  Marker marker() const;
+
+  GLFWwindow* window_;
+  InputState& input_;
+  SimSetup& setup_;
+  const Options& options_;
+  Renderer renderer_;
+  OrbitCamera camera_;
+  MouseTool mouse_;
+  FrameStats frame_stats_;
+  AppControls controls_;
+  RenderSettings render_;
+  int last_reset_count_ = 0;  ///< particle count after the last reset
+};
+
+}  // namespace tp

@@ -1,0 +1,34 @@
+// Turns the cursor into the simulation's mouse force. Push and pull act at the first fluid
+// point under the cursor, each frame. Drag grabs the fluid point under the cursor on press
+// and moves it on the plane at that depth (view direction), so a drag that leaves the
+// fluid keeps its depth; the force carries the point's velocity.
+#pragma once
+
+#include <glm/glm.hpp>
+
+#include "kernels/sim_params.h"
+#include "sim/simulation.h"
+
+namespace tp {
+
+class MouseTool {
+ public:
+  static constexpr float kMaxDragSpeed = 20.0f;  ///< [m/s] a fast flick, not a teleport
+
+  // One frame: `held` is the left button (a scene drag), the ray is the cursor's, `eye`
+  // and `forward` the camera's, `frame_seconds` the wall time since the last frame.
+  MouseForce update(Simulation& sim, bool held, const glm::vec3& origin, const glm::vec3& direction,
+                    const glm::vec3& eye, const glm::vec3& forward, double frame_seconds);
+
+  // Where the last force acted (for the marker); only meaningful when it was active.
+  bool active() const { return active_; }
+  glm::vec3 point() const { return point_; }
+
+ private:
+  bool dragging_ = false;  ///< a drag-mode grab under way
+  float depth_ = 0.0f;     ///< [m] grabbed point's distance along the view direction
+  glm::vec3 point_{0.0f};
+  bool active_ = false;
+};
+
+}  // namespace tp

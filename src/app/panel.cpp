@@ -1,0 +1,274 @@
+#include "app/panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cfloat>
+#include <cstdio>
+#include <cstring>
+
+#include "imgui.h"
+#include "sim/params.h"
+
+namespace tp {
+
+namespace {
+
+const ImVec4 kErrorColor(1.0f, 0.35f, 0.3f, 1.0f);
+const ImVec4 kNoteColor(1.0f, 0.8f, 0.3f, 1.0f);
+
+// Panel section of a parameter, by name only, so that a new field shows up on its own
+// (in "Other" until it is given a group here).
+const char* group_of(const std::string& name) {
+  if (name == "solver") return "";  // the solver combo lives in the Simulation section
+  if (name.rfind("gravity", 0) == 0 || name == "rest_density" || name == "viscosity")
+    return "Fluid";
+  if (name == "stiffness" || name == "exponent" || name == "alpha") return "WCSPH";
+  if (name == "cfl" || name.rfind("dt_", 0) == 0) return "Time step";
+  if (name.rfind("mouse_", 0) == 0) return "Mouse";
+  return "Other";
+}
+
+void tooltip(const char* text) {
+  if (text && *text && ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 24.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+// One widget for one table entry. Returns true when the user changed the value.
+bool param_widget(const ParamInfo& info, SimParams& p) {
+  const std::string label = std::string(info.label) + "##" + info.name;
+  bool changed = false;
+  if (info.integer) {
+    int& value = p.*info.integer;
+    if (!info.choices.empty()) {
+      const int n = int(info.choices.size());
+      const char* preview = value >= 0 && value < n ? info.choices[size_t(value)] : "?";
+      if (ImGui::BeginCombo(label.c_str(), preview)) {
+        for (int k = 0; k < n; ++k) {
+          if (ImGui::Selectable(info.choices[size_t(k)], k == value)) {
+            value = k;
+            changed = true;
+          }
+        }
+        ImGui::EndCombo();
+      }
+    } else {
+      changed = ImGui::SliderInt(label.c_str(), &value, int(info.min), int(info.max));
+    }
+  } else {
+    // "%g" with no precision: ImGui rounds slider values to a "%.Nf"/"%.Ng" precision,
+    // which would snap small values such as dt_min = 1e-6 to zero.
+    std::string format = "%g";
+    if (info.unit[0]) format += std::string(" ") + info.unit;
+    const ImGuiSliderFlags flags = info.logarithmic ? ImGuiSliderFlags_Logarithmic : 0;
+    changed = ImGui::SliderFloat(label.c_str(), &(p.*info.real), float(info.min), float(info.max),
+                                 format.c_str(), flags);
+  }
+  tooltip(info.help);
+  return changed;
+}
+
+void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats& frame) {
+  Simulation& sim = *setup.sim;
+  ImGui::Text("%.1f FPS   %.2f ms per frame", frame.frames_per_second(), frame.ms_per_frame());
+  ImGui::Text("Simulation speed: %.2fx real time", frame.simulation_speed());
+  ImGui::Text("Steps per frame: %.1f   dt: %.3g ms", frame.steps_per_frame(),
+              stats.last_dt * 1000.0);
+  ImGui::Text("Particles: %u fluid, %u boundary", sim.particle_count(), sim.boundary_count());
+  ImGui::Text("Density error: %.2f %% now, %.2f %% mean", stats.last_density_error * 100.0,
+              stats.density_error_mean * 100.0);
+  ImGui::Text("Max speed: %.2f m/s now, %.2f m/s since reset", stats.last_max_speed,
+              stats.max_speed);
+  ImGui::TextWrapped("%s", setup.backend_message.c_str());
+  ImGui::TextWrapped("Device: %s", sim.backend().description.c_str());
+  if (!frame.phase_ms().empty() && ImGui::TreeNodeEx("Phases", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (ImGui::BeginTable("phases", 2, ImGuiTableFlags_SizingStretchProp)) {
+      for (const auto& [name, ms] : frame.phase_ms()) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(name.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f ms", ms);
+      }
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted("step");
+      ImGui::TableNextColumn();
+      ImGui::Text("%.3f ms", frame.ms_per_step());
+      ImGui::EndTable();
+    }
+    ImGui::TreePop();
+  }
+}
+
+void simulation_section(SimSetup& setup, AppControls& controls) {
+  if (ImGui::Button(controls.paused ? "Resume" : "Pause")) controls.paused = !controls.paused;
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) controls.step_requested = true;
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) controls.reset_requested = true;
+
+  if (const ParamInfo* solver = find_param("solver")) {
+    SimParams& p = setup.sim->params();
+    if (param_widget(*solver, p)) controls.param_notes = clamp_params(p);
+  }
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9.0f);
+  ImGui::InputInt("##particles", &controls.particle_target, 1000, 10000);
+  if (controls.particle_target < 1) controls.particle_target = 1;
+  ImGui::SameLine();
+  if (ImGui::Button("Reset with this count")) controls.reset_requested = true;
+  tooltip("Rebuilds the scene with about this many fluid particles (parameters are kept).");
+  if (!controls.reset_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    ImGui::TextWrapped("%s", controls.reset_error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void parameters_section(SimParams& p, AppControls& controls) {
+  const char* groups[] = {"Fluid", "WCSPH", "Time step", "Mouse", "Other"};
+  bool changed = false;
+  for (const char* group : groups) {
+    bool any = false;
+    for (const ParamInfo& info : param_table()) any |= std::strcmp(group_of(info.name), group) == 0;
+    if (!any) continue;
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", group);
+    for (const ParamInfo& info : param_table())
+      if (std::strcmp(group_of(info.name), group) == 0) changed |= param_widget(info, p);
+  }
+  if (changed) controls.param_notes = clamp_params(p);
+  if (ImGui::Button("Restore start values")) {
+    // Keep the mouse settings: they are the user's tool, not the fluid's.
+    const SimParams old = p;
+    p = controls.start_params;
+    p.mouse_mode = old.mouse_mode;
+    p.mouse_radius = old.mouse_radius;
+    p.mouse_strength = old.mouse_strength;
+    controls.param_notes.clear();
+  }
+  tooltip(
+      "Every fluid parameter back to its value at start (defaults, then the scene's "
+      "values, then --set).");
+  for (const std::string& note : controls.param_notes) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
+    ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void render_section(SimSetup& setup, RenderSettings& render, AppControls& controls) {
+  int mode = int(render.color_mode);
+  if (ImGui::BeginCombo("Colour by", color_mode_name(render.color_mode))) {
+    for (int k = 0; k < kColorModeCount; ++k) {
+      if (ImGui::Selectable(color_mode_name(ColorMode(k)), k == mode)) {
+        render.color_mode = ColorMode(k);
+        render.color_range = default_color_range(render.color_mode, pressure_scale(setup));
+      }
+    }
+    ImGui::EndCombo();
+  }
+  const char* units[] = {"m/s", "m/s", "rho/rho0", "Pa", ""};
+  if (render.color_mode != ColorMode::Flat) {
+    ImGui::InputFloat2("Range", &render.color_range.x, "%g");
+    tooltip("Values mapped to the two ends of the colour map.");
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", units[int(render.color_mode)]);
+    if (ImGui::Button("Default range"))
+      render.color_range = default_color_range(render.color_mode, pressure_scale(setup));
+  } else {
+    ImGui::ColorEdit3("Colour", &render.flat_color.x);
+  }
+  ImGui::SliderFloat("Particle size", &render.size_scale, 0.2f, 2.0f, "%.2f x");
+  tooltip("Drawn sphere radius as a multiple of half the particle spacing.");
+  ImGui::ColorEdit3("Background", &render.background.x);
+  ImGui::Checkbox("Tank walls", &render.show_walls);
+  if (ImGui::Button("Reload shaders (F5)")) controls.reload_shaders_requested = true;
+  if (!controls.shader_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    ImGui::TextWrapped("%s", controls.shader_error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+}  // namespace
+
+float pressure_scale(SimSetup& setup) {
+  Simulation& sim = *setup.sim;
+  const SimParams& p = sim.params();
+  const float g =
+      std::sqrt(p.gravity_x * p.gravity_x + p.gravity_y * p.gravity_y + p.gravity_z * p.gravity_z);
+  // Depth of the scene's water: from the floor to the highest fluid block's top.
+  float top = sim.tank_lo().y;
+  for (const FluidBlock& block : setup.scene.blocks) top = std::max(top, block.hi.y);
+  top = std::min(top, sim.tank_hi().y);
+  const float scale = p.rest_density * g * (top - sim.tank_lo().y);
+  return scale > 0.0f ? scale : 5000.0f;
+}
+
+PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats& frame,
+                       RenderSettings& render, AppControls& controls) {
+  const float em = ImGui::GetFontSize();
+  // Fixed width, height following the open sections up to the window's height (then it
+  // scrolls), so opening a section never needs a manual resize.
+  // Leaves room at the bottom for the help overlay (up to two lines).
+  const float max_height = ImGui::GetMainViewport()->WorkSize.y - 30.0f - 3.0f * em;
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(
+      ImVec2(em * 26.0f, 0.0f), ImVec2(em * 26.0f, max_height > 100.0f ? max_height : 100.0f));
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  if (!ImGui::Begin("Tidepool", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::End();  // collapsed to its title bar
+    return PanelExtent{};
+  }
+  const PanelExtent extent{ImGui::GetWindowPos().x,
+                           ImGui::GetWindowPos().x + ImGui::GetWindowWidth()};
+  ImGui::PushItemWidth(em * 13.0f);
+  if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
+    statistics_section(setup, stats, frame);
+  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
+    simulation_section(setup, controls);
+  if (ImGui::CollapsingHeader("Parameters")) parameters_section(setup.sim->params(), controls);
+  if (ImGui::CollapsingHeader("Render")) render_section(setup, render, controls);
+  ImGui::PopItemWidth();
+  ImGui::End();
+  return extent;
+}
+
+void draw_help_overlay(const AppControls& controls, const SimParams& params) {
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(
+      ImVec2(viewport->WorkPos.x + 10, viewport->WorkPos.y + viewport->WorkSize.y - 10),
+      ImGuiCond_Always, ImVec2(0.0f, 1.0f));
+  ImGui::SetNextWindowBgAlpha(0.45f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                 ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
+  if (ImGui::Begin("##help", nullptr, flags)) {
+    const char* modes[] = {"push", "pull", "drag"};
+    const int m = params.mouse_mode;
+    char mouse[160], keys[160];
+    std::snprintf(mouse, sizeof(mouse),
+                  "%sLeft drag: %s water   Right drag: orbit   Middle drag: pan   Wheel: zoom",
+                  controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move");
+    std::snprintf(keys, sizeof(keys),
+                  "Space: pause   S: step   R: reset   1: WCSPH   F5: shaders   Esc: quit");
+    // One line when it fits, else mouse and keys on a line each.
+    const float width =
+        ImGui::CalcTextSize(mouse).x + ImGui::CalcTextSize(keys).x + ImGui::CalcTextSize("   ").x;
+    if (width < viewport->WorkSize.x - 40.0f) {
+      ImGui::Text("%s   %s", mouse, keys);
+    } else {
+      ImGui::TextUnformatted(mouse);
+      ImGui::TextUnformatted(keys);
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace tp

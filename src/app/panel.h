@@ -1,0 +1,44 @@
+// The Dear ImGui panel: statistics, simulation controls, every SimParams field (generated
+// from the parameter table) and the render settings; plus a one-line help overlay.
+// It edits the parameters directly and leaves requests (reset, step, ...) in AppControls
+// for the frame loop to carry out.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/frame_stats.h"
+#include "app/setup.h"
+#include "render/render_types.h"
+
+namespace tp {
+
+struct AppControls {
+  bool paused = false;
+  bool step_requested = false;
+  bool reset_requested = false;
+  bool reload_shaders_requested = false;
+  int particle_target = 0;               ///< the panel's particle count, applied by Reset
+  std::string reset_error;               ///< shown in red until the next successful reset
+  std::string shader_error;              ///< last failed shader reload
+  std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
+  SimParams start_params{};              ///< the parameters the run started with
+};
+
+// Typical pressure [Pa] of the scene: the hydrostatic pressure under its water at rest,
+// the top of the default pressure colour range.
+float pressure_scale(SimSetup& setup);
+
+// Where the panel is, horizontally, in window coordinates; both 0 when it is collapsed.
+struct PanelExtent {
+  float left = 0.0f, right = 0.0f;
+};
+
+PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats& frame,
+                       RenderSettings& render, AppControls& controls);
+
+// Bottom-left: the controls, and the state when it is not obvious (paused).
+void draw_help_overlay(const AppControls& controls, const SimParams& params);
+
+}  // namespace tp

@@ -1,0 +1,27 @@
+#include "app/paths.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+
+namespace tp {
+
+std::string executable_dir() {
+  char buffer[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n <= 0) return ".";
+  std::string path(buffer, size_t(n));
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::string data_dir() {
+  if (const char* env = std::getenv("TIDEPOOL_DATA_DIR"); env && *env) return env;
+  return executable_dir() + "/../share/tidepool";
+}
+
+std::string shader_dir() { return data_dir() + "/shaders"; }
+std::string scene_dir() { return data_dir() + "/assets/scenes"; }
+
+}  // namespace tp

@@ -1,0 +1,15 @@
+// Where the app finds its shaders and assets: ../share/tidepool relative to the running
+// executable (the layout of both the build tree and an installation), so that it runs
+// from any working directory. TIDEPOOL_DATA_DIR overrides it.
+#pragma once
+
+#include <string>
+
+namespace tp {
+
+std::string executable_dir();
+std::string data_dir();  ///< e.g. /usr/local/share/tidepool
+std::string shader_dir();
+std::string scene_dir();
+
+}  // namespace tp

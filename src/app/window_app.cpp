@@ -1,0 +1,140 @@
+#include "app/window_app.h"
+
+#include <glad/gl.h>
+// glad first: GLFW must not pull in the system GL header.
+#include <GLFW/glfw3.h>
+
+#include <cstdio>
+#include <string>
+
+#include "app/input.h"
+#include "app/interactive_app.h"
+#include "app/setup.h"
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "imgui.h"
+#include "render/gl_program.h"
+
+namespace tp {
+
+namespace {
+
+std::string g_glfw_error;  // GLFW reports errors through a callback; keep the last one
+
+void on_glfw_error(int code, const char* description) {
+  g_glfw_error = std::string(description ? description : "unknown error") + " (GLFW error " +
+                 std::to_string(code) + ")";
+}
+
+// GLFW, the window and ImGui, torn down in reverse order whichever way run_window leaves.
+struct GlfwLibrary {
+  bool ok = false;
+  GlfwLibrary() {
+    glfwSetErrorCallback(on_glfw_error);
+    ok = glfwInit() == GLFW_TRUE;
+  }
+  ~GlfwLibrary() {
+    if (ok) glfwTerminate();
+  }
+};
+
+struct Window {
+  GLFWwindow* handle = nullptr;
+  ~Window() {
+    if (handle) glfwDestroyWindow(handle);
+  }
+};
+
+struct ImGuiSession {
+  bool glfw = false, opengl = false;
+  ~ImGuiSession() {
+    if (opengl) ImGui_ImplOpenGL3_Shutdown();
+    if (glfw) ImGui_ImplGlfw_Shutdown();
+    if (ImGui::GetCurrentContext()) ImGui::DestroyContext();
+  }
+};
+
+const char* gl_string(GLenum name) {
+  const GLubyte* text = glGetString(name);
+  return text ? reinterpret_cast<const char*>(text) : "unknown";
+}
+
+}  // namespace
+
+int run_window(const Options& options) {
+  ColorMode color_mode = ColorMode::Water;
+  if (!parse_color_mode(options.color, &color_mode)) {
+    std::fprintf(stderr, "tidepool: --color must be one of %s, not '%s'\n",
+                 color_mode_names().c_str(), options.color.c_str());
+    return 2;
+  }
+  SimSetup setup;
+  try {
+    setup = make_setup(options);
+  } catch (const SetupError& e) {
+    std::fprintf(stderr, "tidepool: %s\n", e.what());
+    return 2;
+  }
+
+  GlfwLibrary glfw;
+  if (!glfw.ok) {
+    std::fprintf(stderr,
+                 "tidepool: cannot open a window (no display?): %s. Use --headless to run "
+                 "without one.\n",
+                 g_glfw_error.c_str());
+    return 2;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+  glfwWindowHint(GLFW_DEPTH_BITS, 24);
+  Window window;
+  window.handle =
+      glfwCreateWindow(options.width > 0 ? options.width : 1280,
+                       options.height > 0 ? options.height : 800, "Tidepool", nullptr, nullptr);
+  if (!window.handle) {
+    std::fprintf(stderr,
+                 "tidepool: cannot create an OpenGL 3.3 core window: %s. Update the graphics "
+                 "driver, or use --headless.\n",
+                 g_glfw_error.c_str());
+    return 2;
+  }
+  glfwMakeContextCurrent(window.handle);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    std::fprintf(stderr, "tidepool: cannot load the OpenGL functions of this driver.\n");
+    return 2;
+  }
+  glfwSwapInterval(1);
+  std::printf("tidepool: %s; OpenGL: %s, %s\n", setup.backend_message.c_str(),
+              gl_string(GL_RENDERER), gl_string(GL_VERSION));
+  std::fflush(stdout);
+
+  // Our callbacks first: ImGui's GLFW backend then installs its own and chains to ours.
+  InputState input;
+  install_input_callbacks(window.handle, &input);
+  ImGuiSession imgui;
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini left in the user's directory
+  // A drag that starts on the panel's body must not carry the panel along.
+  ImGui::GetIO().ConfigWindowsMoveFromTitleBarOnly = true;
+  ImGui::StyleColorsDark();
+  imgui.glfw = ImGui_ImplGlfw_InitForOpenGL(window.handle, true);
+  imgui.opengl = ImGui_ImplOpenGL3_Init("#version 330");
+  if (!imgui.glfw || !imgui.opengl) {
+    std::fprintf(stderr, "tidepool: cannot start the user interface (Dear ImGui).\n");
+    return 2;
+  }
+
+  try {
+    InteractiveApp app(window.handle, input, setup, options, color_mode);
+    return app.run();
+  } catch (const RenderError& e) {
+    std::fprintf(stderr, "tidepool: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace tp

@@ -1,0 +1,43 @@
+#include "render/render_types.h"
+
+namespace tp {
+
+namespace {
+constexpr const char* kNames[kColorModeCount] = {"water", "speed", "density", "pressure", "flat"};
+}
+
+const char* color_mode_name(ColorMode mode) {
+  const int i = int(mode);
+  return i >= 0 && i < kColorModeCount ? kNames[i] : "water";
+}
+
+bool parse_color_mode(const std::string& text, ColorMode* mode) {
+  for (int i = 0; i < kColorModeCount; ++i) {
+    if (text == kNames[i]) {
+      *mode = ColorMode(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string color_mode_names() {
+  std::string names;
+  for (int i = 0; i < kColorModeCount; ++i) names += std::string(i ? ", " : "") + kNames[i];
+  return names;
+}
+
+glm::vec2 default_color_range(ColorMode mode, float pressure_scale) {
+  switch (mode) {
+    case ColorMode::Density:
+      // WCSPH keeps density errors near 1 %; +-5 % shows them without saturating splashes.
+      return {0.95f, 1.05f};
+    case ColorMode::Pressure:
+      return {0.0f, pressure_scale > 0.0f ? pressure_scale : 5000.0f};
+    default:
+      // Speeds of a stirred tank: a metre-scale dam break peaks around 3-4 m/s.
+      return {0.0f, 2.5f};
+  }
+}
+
+}  // namespace tp

@@ -1,0 +1,53 @@
+// What the app tells the renderer each frame: the camera, the look, and the mouse marker.
+// Plain data; the renderer never sees the simulation, only these and a ParticleBuffer.
+#pragma once
+
+#include <glm/glm.hpp>
+
+#include <string>
+
+namespace tp {
+
+// How particles are coloured from their w value (see ParticleBuffer).
+enum class ColorMode {
+  Water = 0,     ///< w = speed: deep blue at rest to near-white when fast
+  Speed = 1,     ///< w = speed on a perceptual map (viridis)
+  Density = 2,   ///< w = rho/rho0 on a diverging map centred on 1
+  Pressure = 3,  ///< w = pressure [Pa] on a sequential map
+  Flat = 4,      ///< one colour, w ignored
+};
+constexpr int kColorModeCount = 5;
+
+const char* color_mode_name(ColorMode mode);  ///< "water", "speed", ...
+bool parse_color_mode(const std::string& text, ColorMode* mode);
+std::string color_mode_names();  ///< "water, speed, density, pressure, flat"
+
+struct RenderSettings {
+  ColorMode color_mode = ColorMode::Water;
+  glm::vec2 color_range{0.0f, 2.5f};  ///< values mapped to the two ends of the colour map
+  float particle_radius = 0.02f;      ///< [m] drawn radius before size_scale
+  float size_scale = 1.0f;
+  glm::vec3 background{0.16f, 0.17f, 0.20f};
+  glm::vec3 flat_color{0.16f, 0.45f, 0.85f};
+  bool show_walls = true;
+};
+
+// Default colour_range of a mode for a fluid of the given typical pressure scale [Pa].
+glm::vec2 default_color_range(ColorMode mode, float pressure_scale);
+
+struct CameraView {
+  glm::mat4 view{1.0f};
+  glm::mat4 projection{1.0f};
+  int framebuffer_width = 1;
+  int framebuffer_height = 1;
+};
+
+// A translucent ball where the mouse force acts.
+struct Marker {
+  bool visible = false;
+  glm::vec3 position{0.0f};
+  float radius = 0.03f;
+  glm::vec3 color{1.0f, 0.6f, 0.2f};
+};
+
+}  // namespace tp

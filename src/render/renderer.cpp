@@ -1,0 +1,88 @@
+#include "render/renderer.h"
+
+#include "kernels/common.h"
+
+namespace tp {
+
+Renderer::Renderer(const std::string& shader_dir)
+    : shader_dir_(shader_dir),
+      spheres_(std::make_unique<SpherePass>(shader_dir)),
+      tank_(std::make_unique<TankPass>(shader_dir)) {
+  glGenBuffers(1, &marker_vbo_);
+  glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
+  glBufferData(GL_ARRAY_BUFFER, sizeof(Vec4), nullptr, GL_DYNAMIC_DRAW);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+void Renderer::reload_shaders() {
+  // Build both first so a failure leaves the running passes untouched.
+  auto spheres = std::make_unique<SpherePass>(shader_dir_);
+  auto tank = std::make_unique<TankPass>(shader_dir_);
+  spheres_ = std::move(spheres);
+  tank_ = std::move(tank);
+  if (have_tank_) tank_->set_box(tank_lo_, tank_hi_);
+}
+
+void Renderer::set_tank(const glm::vec3& lo, const glm::vec3& hi) {
+  tank_lo_ = lo;
+  tank_hi_ = hi;
+  have_tank_ = true;
+  tank_->set_box(lo, hi);
+}
+
+void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
+                    const Marker& marker) {
+  glViewport(0, 0, camera.framebuffer_width, camera.framebuffer_height);
+  glClearColor(settings.background.r, settings.background.g, settings.background.b, 1.0f);
+  glClearDepth(1.0);
+  glDepthMask(GL_TRUE);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDisable(GL_BLEND);
+  glDisable(GL_CULL_FACE);
+
+  tank_->draw_floor(camera);
+
+  SphereDraw fluid;
+  fluid.vbo = particles_.vbo();
+  fluid.count = particles_.count();
+  fluid.radius = settings.particle_radius * settings.size_scale;
+  fluid.color_mode = int(settings.color_mode);
+  fluid.range = settings.color_range;
+  fluid.flat_color = settings.flat_color;
+  spheres_->draw(camera, fluid);
+
+  // Translucent things last, depth-tested against the opaque scene but not writing depth.
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask(GL_FALSE);
+  if (settings.show_walls) tank_->draw_walls(camera);
+
+  if (marker.visible) {
+    const Vec4 centre{marker.position.x, marker.position.y, marker.position.z, 0.0f};
+    glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(Vec4), &centre);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    SphereDraw ball;
+    ball.vbo = marker_vbo_;
+    ball.count = 1;
+    ball.radius = marker.radius;
+    ball.color_mode = int(ColorMode::Flat);
+    ball.flat_color = marker.color;
+    // The marker sits on the fluid surface, half inside it: draw it once faint through
+    // everything (so it is never lost) and once brighter where it is in front.
+    glDisable(GL_DEPTH_TEST);
+    ball.alpha = 0.25f;
+    spheres_->draw(camera, ball);
+    glEnable(GL_DEPTH_TEST);
+    ball.alpha = 0.45f;
+    spheres_->draw(camera, ball);
+  }
+
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  glDisable(GL_DEPTH_TEST);
+}
+
+}  // namespace tp

@@ -1,0 +1,43 @@
+// The frame's 3D drawing, in order: clear, tank floor, fluid spheres, translucent walls and
+// edges, mouse marker. The app draws its panel afterwards. Holds every GL resource of the
+// scene; construct it with a current GL 3.3 context.
+#pragma once
+
+#include <glad/gl.h>
+
+#include <memory>
+#include <string>
+
+#include "render/particle_buffer.h"
+#include "render/render_types.h"
+#include "render/sphere_pass.h"
+#include "render/tank_pass.h"
+
+namespace tp {
+
+class Renderer {
+ public:
+  // Loads the shaders from `shader_dir`. Throws RenderError naming the file and GLSL log.
+  explicit Renderer(const std::string& shader_dir);
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  // Reloads every shader; on failure keeps the old ones and throws RenderError.
+  void reload_shaders();
+
+  void set_tank(const glm::vec3& lo, const glm::vec3& hi);
+  ParticleBuffer& particles() { return particles_; }
+
+  void draw(const CameraView& camera, const RenderSettings& settings, const Marker& marker);
+
+ private:
+  std::string shader_dir_;
+  std::unique_ptr<SpherePass> spheres_;
+  std::unique_ptr<TankPass> tank_;
+  glm::vec3 tank_lo_{0.0f}, tank_hi_{0.0f};
+  bool have_tank_ = false;
+  ParticleBuffer particles_;
+  GLuint marker_vbo_ = 0;  ///< one Vec4: the marker's centre
+};
+
+}  // namespace tp

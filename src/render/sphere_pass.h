@@ -1,0 +1,40 @@
+// Particles as ray-cast sphere impostors: one instanced 4-vertex quad per particle, the
+// fragment shader intersects the view ray with the sphere and writes the true depth, so
+// spheres intersect each other and the tank correctly at any size.
+#pragma once
+
+#include <glad/gl.h>
+
+#include <string>
+
+#include "render/gl_program.h"
+#include "render/render_types.h"
+
+namespace tp {
+
+struct SphereDraw {
+  GLuint vbo = 0;  ///< instance data, one Vec4 per sphere
+  size_t count = 0;
+  float radius = 0.02f;  ///< [m]
+  int color_mode = 0;    ///< ColorMode
+  glm::vec2 range{0, 1};
+  glm::vec3 flat_color{1.0f};
+  float alpha = 1.0f;  ///< < 1 for the translucent marker (blend must be on)
+};
+
+class SpherePass {
+ public:
+  explicit SpherePass(const std::string& shader_dir);  ///< throws RenderError
+  ~SpherePass();
+  SpherePass(const SpherePass&) = delete;
+  SpherePass& operator=(const SpherePass&) = delete;
+
+  void draw(const CameraView& camera, const SphereDraw& spheres) const;
+
+ private:
+  GlProgram program_;
+  GLuint vao_ = 0;
+  GLuint corners_ = 0;  ///< the quad's 4 corners in [-1, 1]^2
+};
+
+}  // namespace tp
