@@ -14,6 +14,8 @@ struct FluidView {
   Vec4* acceleration;  ///< [m/s^2] xyz acceleration of this step; w unused
   float* density;      ///< [kg/m^3]
   float* pressure;     ///< [Pa]
+  float* pressure_term;  ///< p / rho^2, computed once per step for the neighbour loops
+  float* inv_density;    ///< 1 / rho
   float* scratch;      ///< one float per particle for per-step reductions (statistics)
   uint n;
 };

@@ -41,7 +41,9 @@ struct CubicKernel {
   }
 
   // grad W(x) for x = x_i - x_j, r = |x|. The derivative of w() above, times x / r.
-  TP_HD TP_INLINE Vec3 grad(Vec3 x, float r) const {
+  TP_HD TP_INLINE Vec3 grad(Vec3 x, float r) const { return grad(x, r, r > 1e-9f ? 1.0f / r : 0.0f); }
+  // The same with 1 / r supplied by a caller that has it already (0 for r = 0).
+  TP_HD TP_INLINE Vec3 grad(Vec3 x, float r, float inv_r) const {
     const float q = r * inv_h;
     if (q >= 1.0f || r < 1e-9f) return Vec3{0.0f, 0.0f, 0.0f};
     float dwdq;
@@ -51,7 +53,7 @@ struct CubicKernel {
       const float a = 1.0f - q;
       dwdq = -l * a * a;
     }
-    return x * (dwdq * inv_h / r);
+    return x * (dwdq * inv_h * inv_r);
   }
 };
 

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <limits>
 #include <set>
 
@@ -75,4 +77,14 @@ TEST(Params, SetFromTextAcceptsValidAndRejectsInvalidWithAReason) {
   EXPECT_FALSE(set_param_from_text(p, "mouse_mode", "sideways", &error));
   EXPECT_NE(error.find("push"), std::string::npos) << error;
   EXPECT_FLOAT_EQ(p.stiffness, default_params().stiffness) << "a refused value changes nothing";
+}
+
+TEST(Params, EveryParameterIsDocumentedInTheReadme) {
+  std::ifstream in(TIDEPOOL_SOURCE_DIR "/README.md");
+  ASSERT_TRUE(in) << "README.md not found";
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const ParamInfo& info : param_table())
+    EXPECT_NE(text.str().find(std::string("`") + info.name + "`"), std::string::npos)
+        << info.name << " is missing from the README's parameter table";
 }

@@ -18,6 +18,8 @@ struct FluidState {
   Buffer<Vec4> acceleration;
   Buffer<float> density;
   Buffer<float> pressure;
+  Buffer<float> pressure_term;
+  Buffer<float> inv_density;
   Buffer<float> scratch;
   // Gather targets for the reorder.
   Buffer<Vec4> spare4;
@@ -32,14 +34,17 @@ struct FluidState {
     acceleration.resize(count);
     density.resize(count);
     pressure.resize(count);
+    pressure_term.resize(count);
+    inv_density.resize(count);
     scratch.resize(count);
     spare4.resize(count);
     spare_id.resize(count);
   }
 
   FluidView view() {
-    return FluidView{position.data(), velocity.data(), acceleration.data(), density.data(),
-                     pressure.data(), scratch.data(), n};
+    return FluidView{position.data(), velocity.data(),      acceleration.data(),
+                     density.data(),  pressure.data(),      pressure_term.data(),
+                     inv_density.data(), scratch.data(), n};
   }
 };
 

@@ -16,7 +16,13 @@ double Wcsph<B>::step(SimulationImpl<B>& sim) {
     const GridView g = sim.grid_view();
     const BoundaryView b = sim.boundary_view();
     const StepConstants k = c;
-    B::for_each(f.n, [=] TP_HD(uint i) { f.pressure[i] = tait_pressure(f.density[i], k); });
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      const float p = tait_pressure(f.density[i], k);
+      const float inv_rho = 1.0f / f.density[i];
+      f.pressure[i] = p;
+      f.pressure_term[i] = p * inv_rho * inv_rho;
+      f.inv_density[i] = inv_rho;
+    });
     B::for_each(b.n, [=] TP_HD(uint s) { b.pressure[s] = boundary_pressure(s, f, g, b, k); });
   });
   sim.phase("forces", [&] {

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Shared set-up for ./run.sh and ./test.sh: install the Debian packages that are missing
+# (with sudo when not root), then configure and build a Release build in build/.
+#   scripts/setup.sh app     packages to build and run the app
+#   scripts/setup.sh test    the same plus what the tests need (Xvfb, xdotool)
+# Environment: TIDEPOOL_CUDA (AUTO|ON|OFF, default AUTO), TIDEPOOL_CUDA_ARCHITECTURES,
+# TIDEPOOL_BUILD_DIR (default build), TIDEPOOL_JOBS (default: all cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-app}
+packages=(cmake g++ pkg-config libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
+          nlohmann-json3-dev libgtest-dev libgl-dev
+          libxrandr2 libxcursor1 libxi6 libxinerama1)
+if [[ $mode == test ]]; then
+  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "tidepool: installing missing packages: ${missing[*]}"
+  if ! command -v apt-get >/dev/null; then
+    echo "tidepool: apt-get not found; install these packages with your package manager and rerun." >&2
+    exit 1
+  fi
+  sudo=()
+  if [[ $(id -u) != 0 ]]; then
+    command -v sudo >/dev/null || { echo "tidepool: need root or sudo to install packages" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build=${TIDEPOOL_BUILD_DIR:-build}
+jobs=${TIDEPOOL_JOBS:-$(nproc)}
+args=(-DCMAKE_BUILD_TYPE=Release -DTIDEPOOL_CUDA="${TIDEPOOL_CUDA:-AUTO}")
+[[ -n ${TIDEPOOL_CUDA_ARCHITECTURES:-} ]] && args+=(-DTIDEPOOL_CUDA_ARCHITECTURES="$TIDEPOOL_CUDA_ARCHITECTURES")
+cmake -S . -B "$build" "${args[@]}" >/dev/null
+cmake --build "$build" -j "$jobs"

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds Tidepool (Release) and runs the whole test suite:
+# unit and physics tests on the CPU backend, the app in a real window under Xvfb, the
+# CUDA build checks (GPU tests skip without a GPU). Arguments go to ctest, e.g.
+# ./test.sh -R Wcsph  or  ./test.sh -L soak  (the long runs, not in the default set).
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/setup.sh test
+build=${TIDEPOOL_BUILD_DIR:-build}
+if (($#)); then
+  exec ctest --test-dir "$build" --output-on-failure "$@"
+fi
+exec ctest --test-dir "$build" --output-on-failure -LE soak
