@@ -13,7 +13,7 @@ packages=(cmake g++ pkg-config libglfw3-dev libglm-dev libimgui-dev libstb-dev p
           nlohmann-json3-dev libgtest-dev libgl-dev
           libxrandr2 libxcursor1 libxi6 libxinerama1)
 if [[ $mode == test ]]; then
-  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri)
+  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri libx11-dev)
 fi
 
 missing=()

@@ -1,0 +1,204 @@
+// The app's pieces without a window: the orbit camera's picking ray, the panel's windowed
+// statistics and the mouse tool's force (on a fake simulation).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <glm/glm.hpp>
+
+#include "app/camera.h"
+#include "app/frame_stats.h"
+#include "app/mouse_tool.h"
+
+using namespace tp;
+
+TEST(OrbitCamera, YawZeroLooksAlongMinusZ) {
+  CameraSetup setup;
+  setup.yaw = 0;
+  setup.pitch = 0;
+  const glm::vec3 f = OrbitCamera(setup).forward();
+  EXPECT_NEAR(f.z, -1.0f, 1e-5f);
+  EXPECT_NEAR(f.x, 0.0f, 1e-5f);
+  EXPECT_NEAR(f.y, 0.0f, 1e-5f);
+}
+
+// The ray through the pixel where a point is drawn passes through the point, for any
+// aspect ratio and with the image centre shifted beside the panel either way.
+TEST(OrbitCamera, RayThroughTheProjectedPointHitsIt) {
+  CameraSetup setup;
+  setup.target = {0.3f, 0.5f, -0.2f};
+  setup.distance = 3;
+  setup.yaw = 30;
+  setup.pitch = 25;
+  OrbitCamera camera(setup);
+  const double height = 800;
+  for (float shift : {0.0f, 0.3f, -0.4f}) {
+    for (double width : {1280.0, 600.0}) {
+      SCOPED_TRACE(testing::Message() << "shift " << shift << ", width " << width);
+      camera.set_screen_shift(shift);
+      const glm::vec3 p(0.7f, 0.2f, 0.1f);
+      const glm::vec4 clip = camera.projection(float(width / height)) * camera.view() * glm::vec4(p, 1);
+      const glm::vec3 ndc = glm::vec3(clip) / clip.w;
+      const double cx = (ndc.x + 1) * 0.5 * width, cy = (1 - ndc.y) * 0.5 * height;
+      glm::vec3 origin, direction;
+      camera.ray(cx, cy, width, height, &origin, &direction);
+      const glm::vec3 to = p - origin;
+      const float along = glm::dot(to, direction);
+      EXPECT_LT(glm::length(to - direction * along), 1e-4f) << "the ray misses the point";
+      EXPECT_GT(along, 0.0f) << "the point is in front of the eye";
+      EXPECT_NEAR(glm::length(direction), 1.0f, 1e-5f);
+      EXPECT_LT(glm::length(origin - camera.eye()), 1e-5f) << "the ray starts at the eye";
+    }
+  }
+}
+
+namespace {
+
+// 101 frames 50 ms apart (20 FPS), 2 steps of 1 ms simulated per frame, phases "a" and "b"
+// costing 1 and 0.5 ms per step.
+FrameStats steady_frames(RunStats* r) {
+  FrameStats stats(1.0);
+  r->phases = {{"a", 0}, {"b", 0}};
+  for (int i = 0; i <= 100; ++i) {
+    r->steps = 2 * uint64_t(i);
+    r->simulated_time = 0.002 * i;
+    r->phases[0].total_ms = 1.0 * 2 * i;
+    r->phases[1].total_ms = 0.5 * 2 * i;
+    stats.add(i * 0.05, *r);
+  }
+  return stats;
+}
+
+}  // namespace
+
+TEST(FrameStats, WindowedMeans) {
+  RunStats r;
+  const FrameStats stats = steady_frames(&r);
+  EXPECT_NEAR(stats.frames_per_second(), 20.0, 1e-6);
+  EXPECT_NEAR(stats.ms_per_frame(), 50.0, 1e-6);
+  EXPECT_NEAR(stats.steps_per_frame(), 2.0, 1e-6);
+  EXPECT_NEAR(stats.simulation_speed(), 0.04, 1e-6);
+  ASSERT_EQ(stats.phase_ms().size(), 2u);
+  EXPECT_EQ(stats.phase_ms()[0].first, "a");
+  EXPECT_NEAR(stats.phase_ms()[0].second, 1.0, 1e-9);
+  EXPECT_NEAR(stats.phase_ms()[1].second, 0.5, 1e-9);
+  EXPECT_NEAR(stats.ms_per_step(), 1.5, 1e-9);
+}
+
+TEST(FrameStats, RecentRatesNotSinceStart) {
+  RunStats r;
+  FrameStats stats = steady_frames(&r);  // 20 FPS until t = 5 s
+  // Then 2 s at 10 FPS: after a full window only the new rate shows.
+  for (int i = 1; i <= 20; ++i) {
+    r.steps += 2;
+    r.simulated_time += 0.002;
+    stats.add(5.0 + 0.1 * i, r);
+  }
+  EXPECT_NEAR(stats.frames_per_second(), 10.0, 1e-6);
+}
+
+TEST(FrameStats, AResetGivesNoNonsense) {
+  RunStats r;
+  FrameStats stats = steady_frames(&r);
+  r.steps = 1;  // a reset restarts the simulation's counters
+  r.simulated_time = 0.001;
+  stats.add(5.1, r);
+  EXPECT_TRUE(std::isfinite(stats.frames_per_second()));
+  EXPECT_GE(stats.frames_per_second(), 0.0);
+  EXPECT_TRUE(std::isfinite(stats.steps_per_frame()));
+  EXPECT_GE(stats.steps_per_frame(), 0.0);
+  EXPECT_TRUE(std::isfinite(stats.ms_per_step()));
+}
+
+namespace {
+
+// A simulation that answers pick() with whatever the test says.
+struct FakeSim : Simulation {
+  SimParams p{};
+  std::optional<Vec3> hit;
+  void reset(const InitialState&) override {}
+  double step() override { return 0; }
+  int advance(double, double) override { return 0; }
+  SimParams& params() override { return p; }
+  void set_mouse(const MouseForce&) override {}
+  std::optional<Vec3> pick(const Ray&) const override { return hit; }
+  void publish(PublishTarget&, ColorField) override {}
+  Snapshot snapshot() const override { return {}; }
+  RunStats stats() override { return {}; }
+  uint particle_count() const override { return 0; }
+  uint boundary_count() const override { return 0; }
+  float spacing() const override { return 0.05f; }
+  Vec3 tank_lo() const override { return {0, 0, 0}; }
+  Vec3 tank_hi() const override { return {1, 1, 1}; }
+  float mass() const override { return 1; }
+  BackendInfo backend() const override { return {}; }
+};
+
+float norm(const Vec3& v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); }
+
+const glm::vec3 kEye(0, 0, 5), kForward(0, 0, -1);
+
+}  // namespace
+
+TEST(MouseTool, NoForceWithoutTheButton) {
+  FakeSim sim;
+  sim.hit = Vec3{0, 0, 1};
+  MouseTool tool;
+  EXPECT_FALSE(tool.update(sim, false, kEye, kForward, kEye, kForward, 0.016).active);
+  EXPECT_FALSE(tool.active());
+}
+
+TEST(MouseTool, PushActsWhereTheRayMeetsTheFluidAndAMissGivesNoForce) {
+  FakeSim sim;
+  sim.p.mouse_mode = int(MouseMode::Push);
+  MouseTool tool;
+  sim.hit.reset();
+  EXPECT_FALSE(tool.update(sim, true, kEye, kForward, kEye, kForward, 0.016).active) << "a miss";
+  sim.hit = Vec3{0, 0, 1};
+  const MouseForce f = tool.update(sim, true, kEye, kForward, kEye, kForward, 0.016);
+  EXPECT_TRUE(f.active);
+  EXPECT_NEAR(f.point.z, 1.0f, 1e-6f);
+  EXPECT_TRUE(tool.active());
+}
+
+TEST(MouseTool, DragKeepsItsDepthAndCarriesTheCursorVelocity) {
+  FakeSim sim;
+  sim.p.mouse_mode = int(MouseMode::Drag);
+  sim.hit = Vec3{0, 0, 1};  // 4 m in front of the eye
+  MouseTool tool;
+  ASSERT_TRUE(tool.update(sim, true, kEye, kForward, kEye, kForward, 0.016).active) << "the grab";
+  // The cursor leaves the fluid: the grabbed point follows it on the plane 4 m deep.
+  sim.hit.reset();
+  const glm::vec3 dir = glm::normalize(glm::vec3(0.1f, 0, -1));
+  const MouseForce f = tool.update(sim, true, kEye, dir, kEye, kForward, 0.1);
+  EXPECT_TRUE(f.active);
+  EXPECT_NEAR(f.point.z, 1.0f, 1e-5f);
+  EXPECT_NEAR(f.point.x, 0.4f, 1e-5f);
+  EXPECT_NEAR(f.velocity.x, 4.0f, 1e-3f) << "0.4 m in 0.1 s";
+}
+
+TEST(MouseTool, DragVelocityIsClampedTo20MetresPerSecond) {
+  FakeSim sim;
+  sim.p.mouse_mode = int(MouseMode::Drag);
+  sim.hit = Vec3{0, 0, 1};
+  MouseTool tool;
+  tool.update(sim, true, kEye, kForward, kEye, kForward, 0.016);
+  const glm::vec3 dir = glm::normalize(glm::vec3(10, 0, -1));  // 40 m sideways in 10 ms
+  const MouseForce f = tool.update(sim, true, kEye, dir, kEye, kForward, 0.01);
+  EXPECT_NEAR(norm(f.velocity), MouseTool::kMaxDragSpeed, 1e-3f);
+  EXPECT_FLOAT_EQ(MouseTool::kMaxDragSpeed, 20.0f);
+}
+
+TEST(MouseTool, DragMissWithoutAGrabGivesNoForce) {
+  FakeSim sim;
+  sim.p.mouse_mode = int(MouseMode::Drag);
+  MouseTool tool;
+  sim.hit.reset();
+  EXPECT_FALSE(tool.update(sim, true, kEye, kForward, kEye, kForward, 0.016).active);
+  // Sweeping into the water with the button held grabs it then.
+  sim.hit = Vec3{0, 0, 1};
+  EXPECT_TRUE(tool.update(sim, true, kEye, kForward, kEye, kForward, 0.016).active);
+  // Releasing ends the grab.
+  EXPECT_FALSE(tool.update(sim, false, kEye, kForward, kEye, kForward, 0.016).active);
+  sim.hit.reset();
+  EXPECT_FALSE(tool.update(sim, true, kEye, kForward, kEye, kForward, 0.016).active);
+}
