@@ -24,23 +24,6 @@ TP_HD TP_INLINE float sph_density(Vec3 xi, const Vec4* fluid_pos, const GridView
   return c.mass * fluid_sum + c.p.rest_density * boundary_volume;
 }
 
-// True when any fluid particle is binned in the 3x3x3 cells around x (a cheap test that
-// lets the boundary pass skip the many samples that no fluid is near).
-TP_HD TP_INLINE bool fluid_near(const GridView& g, Vec3 x) {
-  const Int3 c = g.cell_of(x);
-  const int x0 = c.x > 0 ? c.x - 1 : 0;
-  const int x1 = c.x < g.dims.x - 1 ? c.x + 1 : c.x;
-  for (int z = c.z - 1; z <= c.z + 1; ++z) {
-    if (z < 0 || z >= g.dims.z) continue;
-    for (int y = c.y - 1; y <= c.y + 1; ++y) {
-      if (y < 0 || y >= g.dims.y) continue;
-      if (g.cell_start[g.linear(Int3{x0, y, z})] != g.cell_start[g.linear(Int3{x1, y, z}) + 1])
-        return true;
-    }
-  }
-  return false;
-}
-
 // The density error a step reports for one particle: max(rho / rho0 - 1, 0).
 TP_HD TP_INLINE float compression(float density, const StepConstants& c) {
   return fmaxf(density / c.p.rest_density - 1.0f, 0.0f);

@@ -28,30 +28,44 @@ struct GridView {
   TP_HD TP_INLINE uint cell_count() const { return uint(dims.x) * uint(dims.y) * uint(dims.z); }
 };
 
-// Calls f(j, x_ij, r) for every particle j of `positions` (sorted by the grid `g`) with
-// r = |x_i - x_j| < h, including i itself when x_i is one of them. Order is fixed by the
-// grid (row by row, in cell order), so sums are deterministic.
+// Calls row(begin, end) for each of the (up to) 9 index ranges that hold the particles of
+// the 3x3x3 cells around x, clipped to the grid.
 template <class F>
-TP_HD TP_INLINE void for_each_neighbor(const GridView& g, const Vec4* positions, Vec3 xi, float h,
-                                       F&& f) {
-  const Int3 c = g.cell_of(xi);
-  const float h2 = h * h;
+TP_HD TP_INLINE void for_each_cell_row(const GridView& g, Vec3 x, F&& row) {
+  const Int3 c = g.cell_of(x);
   const int x0 = c.x > 0 ? c.x - 1 : 0;
   const int x1 = c.x < g.dims.x - 1 ? c.x + 1 : c.x;
   for (int z = c.z - 1; z <= c.z + 1; ++z) {
     if (z < 0 || z >= g.dims.z) continue;
     for (int y = c.y - 1; y <= c.y + 1; ++y) {
       if (y < 0 || y >= g.dims.y) continue;
-      const uint begin = g.cell_start[g.linear(Int3{x0, y, z})];
-      const uint end = g.cell_start[g.linear(Int3{x1, y, z}) + 1];
-      for (uint j = begin; j < end; ++j) {
-        const Vec4 pj = positions[j];
-        const Vec3 xij = Vec3{xi.x - pj.x, xi.y - pj.y, xi.z - pj.z};
-        const float r2 = dot(xij, xij);
-        if (r2 < h2) f(j, xij, sqrtf(r2));
-      }
+      row(g.cell_start[g.linear(Int3{x0, y, z})], g.cell_start[g.linear(Int3{x1, y, z}) + 1]);
     }
   }
+}
+
+// Calls f(j, x_ij, r) for every particle j of `positions` (sorted by the grid `g`) with
+// r = |x_i - x_j| < h, including i itself when x_i is one of them. Order is fixed by the
+// grid (row by row, in cell order), so sums are deterministic.
+template <class F>
+TP_HD TP_INLINE void for_each_neighbor(const GridView& g, const Vec4* positions, Vec3 xi, float h,
+                                       F&& f) {
+  const float h2 = h * h;
+  for_each_cell_row(g, xi, [&](uint begin, uint end) {
+    for (uint j = begin; j < end; ++j) {
+      const Vec4 pj = positions[j];
+      const Vec3 xij = Vec3{xi.x - pj.x, xi.y - pj.y, xi.z - pj.z};
+      const float r2 = dot(xij, xij);
+      if (r2 < h2) f(j, xij, sqrtf(r2));
+    }
+  });
+}
+
+// True when any particle is binned in the 3x3x3 cells around x.
+TP_HD TP_INLINE bool any_particle_near(const GridView& g, Vec3 x) {
+  bool any = false;
+  for_each_cell_row(g, x, [&](uint begin, uint end) { any = any || begin != end; });
+  return any;
 }
 
 }  // namespace tp

@@ -30,7 +30,7 @@ TP_HD TP_INLINE float tait_sound_speed(const SimParams& p) {
 TP_HD TP_INLINE float boundary_pressure(uint b, const FluidView& f, const GridView& g,
                                         const BoundaryView& bv, const StepConstants& c) {
   const Vec3 xb = xyz(bv.sample[b]);
-  if (!fluid_near(g, xb)) return 0.0f;
+  if (!any_particle_near(g, xb)) return 0.0f;  // most samples: no fluid in reach
   const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
   float sum_w = 0.0f, sum_p = 0.0f;
   Vec3 sum_rho_x{0.0f, 0.0f, 0.0f};

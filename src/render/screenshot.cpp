@@ -3,8 +3,8 @@
 #include <glad/gl.h>
 #include <stb_image_write.h>
 
-#include <cerrno>
-#include <cstdio>
+#include "util/atomic_file.h"
+
 #include <cstring>
 #include <vector>
 
@@ -25,19 +25,16 @@ bool save_screenshot(const std::string& path, int width, int height, std::string
   for (int y = 0; y < height; ++y)
     std::memcpy(&flipped[size_t(y) * row], &pixels[size_t(height - 1 - y) * row], row);
 
-  const std::string part = path + ".part";
-  errno = 0;
-  if (!stbi_write_png(part.c_str(), width, height, 3, flipped.data(), int(row))) {
-    *error = "cannot write screenshot '" + part +
-             "': " + (errno ? std::strerror(errno) : "the PNG encoder failed");
-    std::remove(part.c_str());
+  std::vector<unsigned char> png;
+  const auto append = [](void* context, void* data, int size) {
+    auto* out = static_cast<std::vector<unsigned char>*>(context);
+    out->insert(out->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
+  };
+  if (!stbi_write_png_to_func(append, &png, width, height, 3, flipped.data(), int(row))) {
+    *error = "cannot encode screenshot '" + path + "' as PNG";
     return false;
   }
-  if (std::rename(part.c_str(), path.c_str()) != 0) {
-    *error = "cannot rename '" + part + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(part.c_str());
-    return false;
-  }
+  if (!write_file_atomic(path, png.data(), png.size(), error)) return false;
   return true;
 }
 

@@ -1,43 +1,10 @@
 #include "sim/io.h"
 
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 namespace tp {
-
-namespace {
-
-bool write_bytes_atomic(const std::string& path, const void* data, size_t size, std::string* error) {
-  const std::string temp = path + ".part";
-  FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) {
-    *error = "cannot write '" + path + "': " + std::strerror(errno);
-    return false;
-  }
-  const bool wrote = size == 0 || std::fwrite(data, 1, size, f) == size;
-  const int saved = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!wrote || !closed) {
-    std::remove(temp.c_str());
-    *error = "cannot write '" + path + "': " + std::strerror(wrote ? errno : saved);
-    return false;
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    *error = "cannot rename '" + temp + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(temp.c_str());
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-bool write_file_atomic(const std::string& path, const std::string& text, std::string* error) {
-  return write_bytes_atomic(path, text.data(), text.size(), error);
-}
 
 bool write_ply(const std::string& path, const Snapshot& s, std::string* error) {
   const size_t n = s.position.size();
@@ -59,7 +26,7 @@ bool write_ply(const std::string& path, const Snapshot& s, std::string* error) {
     const Row r{s.id.empty() ? uint32_t(i) : s.id[i], p.x, p.y, p.z, v.x, v.y, v.z};
     std::memcpy(&rows[i], &r, sizeof(Row));
   }
-  return write_bytes_atomic(path, bytes.data(), bytes.size(), error);
+  return write_file_atomic(path, bytes.data(), bytes.size(), error);
 }
 
 ParticleCheck check_particles(const Snapshot& s, Vec3 lo, Vec3 hi) {

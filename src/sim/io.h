@@ -5,15 +5,13 @@
 #include <string>
 
 #include "sim/simulation.h"
+#include "util/atomic_file.h"
 
 namespace tp {
 
 // Writes ids, positions and velocities as a binary little-endian PLY point cloud, one row
 // per particle in id order. Returns false and a sentence in *error on failure.
 bool write_ply(const std::string& path, const Snapshot& snapshot, std::string* error);
-
-// Writes `text` to `path` atomically (temporary file + rename).
-bool write_file_atomic(const std::string& path, const std::string& text, std::string* error);
 
 struct ParticleCheck {
   uint64_t outside = 0;    ///< particles outside [tank_lo, tank_hi]
