@@ -202,9 +202,11 @@ int InteractiveApp::run() {
     if (input_.scroll != 0.0) camera_.zoom(input_.scroll);
     apply_requests();
 
-    setup_.sim->set_mouse(mouse_force(frame_seconds));
+    setup_.sim->set_mouse(mouse_force(last_simulated_seconds_));
     simulate(frame_seconds);
     const RunStats stats = setup_.sim->stats();
+    last_simulated_seconds_ = std::max(stats.simulated_time - previous_simulated_time_, 0.0);
+    previous_simulated_time_ = stats.simulated_time;
     frame_stats_.add(now, stats);
     setup_.sim->publish(target, color_field_for(render_.color_mode));
 

@@ -27,6 +27,8 @@ class InteractiveApp {
   int run();  ///< the frame loop; returns the exit code
 
  private:
+  double last_simulated_seconds_ = 0.0;  ///< simulated time advanced by the last frame
+  double previous_simulated_time_ = 0.0;
   void handle_keys(bool* quit);
   void apply_requests();
   void reset();

@@ -16,7 +16,10 @@ class MouseTool {
   static constexpr float kMaxDragSpeed = 20.0f;  ///< [m/s] a fast flick, not a teleport
 
   // One frame: `held` is the left button (a scene drag), the ray is the cursor's, `eye`
-  // and `forward` the camera's, `frame_seconds` the wall time since the last frame.
+  // and `forward` the camera's. `frame_seconds` is the simulated time that the cursor's
+  // motion since the last frame is spread over (the last frame's): dividing by simulated
+  // rather than wall time keeps the water with the cursor when the simulation runs in slow
+  // motion. 0 (paused) gives a drag velocity of zero.
   MouseForce update(Simulation& sim, bool held, const glm::vec3& origin, const glm::vec3& direction,
                     const glm::vec3& eye, const glm::vec3& forward, double frame_seconds);
 
