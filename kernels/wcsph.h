@@ -92,10 +92,15 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridVi
 
 // The WCSPH time step [BT07, Sec. 4]: CFL with the speed of sound, dt <= cfl s / (c + |v|max),
 // and the force condition dt <= 0.25 sqrt(s / |a|max); viscous limit dt <= 0.125 s^2 / nu
-// (Monaghan 1992). Clamped to [dt_min, dt_max].
-TP_HD TP_INLINE float wcsph_time_step(float max_speed, float max_accel, const StepConstants& c) {
+// (Monaghan 1992). Clamped to [dt_min, dt_max]. The speed of sound is the Tait equation's
+// at the most compressed particle, c = c0 (rho/rho0)^((gamma-1)/2), not only at rest: a
+// fluid squeezed hard (strong gravity, a lowered rest density) carries faster waves.
+TP_HD TP_INLINE float wcsph_time_step(float max_speed, float max_accel, float max_density_ratio,
+                                      const StepConstants& c) {
   const float s = c.spacing;
-  float dt = c.p.cfl * s / (c.sound_speed + max_speed);
+  const float ratio = fmaxf(max_density_ratio, 1.0f);
+  const float sound = c.sound_speed * powf(ratio, 0.5f * (c.p.exponent - 1.0f));
+  float dt = c.p.cfl * s / (sound + max_speed);
   if (max_accel > 0.0f) dt = fminf(dt, 0.25f * sqrtf(s / max_accel));
   if (c.p.viscosity > 0.0f) dt = fminf(dt, 0.125f * s * s / c.p.viscosity);
   return clampf(dt, c.p.dt_min, c.p.dt_max);

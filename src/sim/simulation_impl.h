@@ -85,6 +85,7 @@ class SimulationImpl final : public Simulation {
   void integrate();        ///< symplectic Euler with constants().dt, then the tank clamp
   float max_speed();
   float max_acceleration();
+  float max_density_ratio();  ///< largest rho / rho0 of the current densities
 
   StepConstants& constants() { return constants_; }
   const GridView& grid_view() const { return grid_.view(); }
@@ -108,6 +109,11 @@ class SimulationImpl final : public Simulation {
   Buffer<float> boundary_pressure_;
   uint boundary_n_ = 0;
   float spacing_ = 0.0f, mass_ = 0.0f;
+  // The rest density the solver uses: follows params_.rest_density by at most a factor
+  // of two per simulated second, so that a slider moved from 1000 to 100 lets the fluid
+  // swell over a few seconds instead of releasing a 10x pressure in one step.
+  float rest_density_ = 0.0f;
+  static constexpr double kRestDensityDoublingTime = 1.0;  // [s]
   Vec3 tank_lo_{0, 0, 0}, tank_hi_{1, 1, 1};
 
   // Positions sorted for the current grid / density valid for the current positions.
@@ -143,6 +149,7 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   const CubicKernel kernel = CubicKernel::make(2.0f * spacing_);
   const float lattice_sum = lattice_kernel_sum(kernel, spacing_);
   mass_ = params_.rest_density / lattice_sum;
+  rest_density_ = params_.rest_density;
 
   // The grids cover the tank plus one kernel support of boundary samples around it.
   const float pad = kernel.h + spacing_;
@@ -186,10 +193,11 @@ template <class B>
 void SimulationImpl<B>::refresh_constants() {
   clamp_params(params_);
   constants_.p = params_;
+  constants_.p.rest_density = rest_density_;
   constants_.kernel = CubicKernel::make(2.0f * spacing_);
   constants_.spacing = spacing_;
   constants_.mass = mass_;
-  constants_.sound_speed = tait_sound_speed(params_);
+  constants_.sound_speed = tait_sound_speed(constants_.p);
   constants_.tank_lo = tank_lo_;
   constants_.tank_hi = tank_hi_;
   constants_.mouse = mouse_;
@@ -198,6 +206,10 @@ void SimulationImpl<B>::refresh_constants() {
 template <class B>
 double SimulationImpl<B>::step() {
   if (fluid.n == 0) return 0.0;
+  clamp_params(params_);
+  const double last_dt = stats_.steps ? stats_.last_dt : double(params_.dt_min);
+  const float rate = float(std::exp2(last_dt / kRestDensityDoublingTime));
+  rest_density_ = clampf(params_.rest_density, rest_density_ / rate, rest_density_ * rate);
   refresh_constants();
   const double dt = Wcsph<B>::step(*this);
   stats_.steps++;
@@ -292,6 +304,13 @@ float SimulationImpl<B>::max_acceleration() {
 }
 
 template <class B>
+float SimulationImpl<B>::max_density_ratio() {
+  const float* rho = fluid.density.data();
+  const float inv_rest = 1.0f / constants_.p.rest_density;
+  return B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return rho[i] * inv_rest; });
+}
+
+template <class B>
 std::optional<Vec3> SimulationImpl<B>::pick(const Ray& ray) const {
   if (fluid.n == 0) return std::nullopt;
   const Vec4* x = fluid.position.data();
@@ -317,7 +336,7 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
   const float* rho = fluid.density.data();
   const float* p = fluid.pressure.data();
   const bool have_density = density_valid_;
-  const float rest = params_.rest_density;
+  const float rest = constants_.p.rest_density;
   const uint n = fluid.n;
   auto value = [=] TP_HD(uint i) -> Vec4 {
     float w = 0.0f;

@@ -37,7 +37,7 @@ double Wcsph<B>::step(SimulationImpl<B>& sim) {
     });
   });
   sim.phase("integrate", [&] {
-    c.dt = wcsph_time_step(sim.max_speed(), sim.max_acceleration(), c);
+    c.dt = wcsph_time_step(sim.max_speed(), sim.max_acceleration(), sim.max_density_ratio(), c);
     sim.integrate();
   });
   return c.dt;
