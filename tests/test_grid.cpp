@@ -107,3 +107,30 @@ TEST(NeighborGrid, OrderWithinCellIsDeterministic) {
     else EXPECT_EQ(order, first);
   }
 }
+
+TEST(CpuBackend, ExclusiveScanIsRightForLargeArraysAndAnyTeamSize) {
+  // Large enough for the parallel path; run both at top level and from inside a parallel
+  // region, where nested parallelism is off and the inner team has one thread while
+  // omp_get_max_threads() may still say more.
+  const uint n = 300000;
+  std::vector<uint> input(n + 1);
+  std::mt19937 rng(5);
+  for (uint i = 0; i < n; ++i) input[i] = rng() % 7;
+  std::vector<uint> expected(input);
+  CpuBackend::serial_exclusive_scan(expected.data(), n);
+  ASSERT_GT(expected[n], 0u);
+
+  std::vector<uint> a(input);
+  CpuBackend::exclusive_scan(a.data(), n);
+  EXPECT_EQ(a, expected);
+
+  std::vector<uint> b(input);
+  omp_set_num_threads(4);  // more than the team the nested region will get
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    CpuBackend::exclusive_scan(b.data(), n);
+  }
+  omp_set_num_threads(omp_get_num_procs());
+  EXPECT_EQ(b, expected);
+}

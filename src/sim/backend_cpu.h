@@ -61,22 +61,19 @@ struct CpuBackend {
     for (long long i = 0; i < (long long)n; ++i) f(uint(i));
   }
 
-  // In-place exclusive prefix sum over data[0, n); data[n] receives the total.
+  // In-place exclusive prefix sum over data[0, n); data[n] receives the total. The team may
+  // be smaller than omp_get_max_threads() (nested regions, OMP_THREAD_LIMIT, OMP_DYNAMIC),
+  // so the blocks are cut from the team size the region actually got.
   static void exclusive_scan(uint* data, uint n) {
-    const int threads = omp_get_max_threads();
-    if (n < 65536 || threads == 1) {
-      uint sum = 0;
-      for (uint i = 0; i < n; ++i) {
-        const uint v = data[i];
-        data[i] = sum;
-        sum += v;
-      }
-      data[n] = sum;
+    const int max_threads = omp_get_max_threads();
+    if (n < 65536 || max_threads == 1) {
+      serial_exclusive_scan(data, n);
       return;
     }
-    std::vector<uint> block_sum(threads + 1, 0);
-#pragma omp parallel num_threads(threads)
+    std::vector<uint> block_sum(size_t(max_threads) + 1, 0);
+#pragma omp parallel num_threads(max_threads)
     {
+      const int threads = omp_get_num_threads();
       const int t = omp_get_thread_num();
       const uint begin = uint((unsigned long long)n * t / threads);
       const uint end = uint((unsigned long long)n * (t + 1) / threads);
@@ -92,8 +89,19 @@ struct CpuBackend {
         data[i] = run;
         run += v;
       }
+#pragma omp single
+      data[n] = block_sum[threads];
     }
-    data[n] = block_sum[threads];
+  }
+
+  static void serial_exclusive_scan(uint* data, uint n) {
+    uint sum = 0;
+    for (uint i = 0; i < n; ++i) {
+      const uint v = data[i];
+      data[i] = sum;
+      sum += v;
+    }
+    data[n] = sum;
   }
 
   // max over i of f(i), or `init` when n == 0.
