@@ -28,11 +28,14 @@ TP_HD TP_INLINE void clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
   if (x.z > hi.z) { x.z = hi.z; v.z = fminf(v.z, 0.0f); }
 }
 
-// Symplectic Euler [BT07, Sec. 4]: v += dt a; x += dt v; then the tank clamp.
+// Symplectic Euler [BT07, Sec. 4]: v += dt a; x += dt v; then the speed limit (a safety
+// net against explosions, see SimParams::speed_limit) and the tank clamp.
 // in/out: position, velocity of particle i; in: acceleration.
 TP_HD TP_INLINE void integrate_particle(uint i, Vec4* position, Vec4* velocity,
                                         const Vec4* acceleration, const StepConstants& c) {
   Vec3 v = xyz(velocity[i]) + xyz(acceleration[i]) * c.dt;
+  const float speed2 = dot(v, v);
+  if (speed2 > c.p.speed_limit * c.p.speed_limit) v = v * (c.p.speed_limit / sqrtf(speed2));
   Vec3 x = xyz(position[i]) + v * c.dt;
   clamp_to_tank(x, v, c);
   position[i] = make_vec4(x, position[i].w);

@@ -24,6 +24,7 @@ struct SimParams {
   float cfl;             ///< [1] CFL number: dt <= cfl * s / (c + |v|max)
   float dt_max;          ///< [s] largest time step
   float dt_min;          ///< [s] smallest time step; below it the simulation slows down
+  float speed_limit;     ///< [m/s] safety net: faster particles are slowed to this speed
   int mouse_mode;        ///< [enum] MouseMode: 0 push, 1 pull, 2 drag
   float mouse_radius;    ///< [m] radius of the mouse force
   float mouse_strength;  ///< [m/s^2] push/pull acceleration; drag: [1/s] velocity matching rate

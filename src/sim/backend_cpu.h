@@ -55,9 +55,14 @@ struct CpuBackend {
   static constexpr uint kChunk = 4096;  // reduction chunk: fixed, so sums are deterministic
   static BackendInfo describe();
 
+  // Below this many items a loop runs on the calling thread: waking the team costs more
+  // than it saves, and on a busy machine every parallel region can cost a scheduler
+  // time slice (a thread of the team waits for a core).
+  static constexpr uint kParallelThreshold = 4096;
+
   template <class F>
   static void for_each(uint n, F f) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
     for (long long i = 0; i < (long long)n; ++i) f(uint(i));
   }
 
@@ -108,7 +113,7 @@ struct CpuBackend {
   template <class F>
   static float reduce_max(uint n, float init, F f) {
     float result = init;
-#pragma omp parallel for schedule(static) reduction(max : result)
+#pragma omp parallel for schedule(static) reduction(max : result) if (n >= kParallelThreshold)
     for (long long i = 0; i < (long long)n; ++i) result = std::max(result, f(uint(i)));
     return result;
   }
@@ -118,7 +123,7 @@ struct CpuBackend {
   static double reduce_sum(uint n, F f) {
     const uint chunks = (n + kChunk - 1) / kChunk;
     std::vector<double> partial(chunks, 0.0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
     for (long long c = 0; c < (long long)chunks; ++c) {
       const uint begin = uint(c) * kChunk;
       const uint end = std::min(n, begin + kChunk);

@@ -53,6 +53,10 @@ std::vector<ParamInfo> make_table() {
       real("dt_min", "Min time step", "s", &P::dt_min, 1e-7, 1e-3, 1e-6, true,
            "Smallest time step. When stability needs less, the simulation runs slower "
            "than real time rather than taking larger steps."),
+      real("speed_limit", "Speed limit", "m/s", &P::speed_limit, 1, 1000, 50, true,
+           "A safety net, not physics: a particle faster than this is slowed to it, so that "
+           "a violent impact or an extreme setting cannot fling particles at absurd speeds. "
+           "Ordinary flows (a dam break: under 10 m/s) never reach it."),
       choice("mouse_mode", "Mouse mode", &P::mouse_mode, 0, {"push", "pull", "drag"},
              "Left drag in the water: push it away, pull it in, or drag it along."),
       real("mouse_radius", "Mouse radius", "m", &P::mouse_radius, 0.01, 2.0, 0.3, false,

@@ -70,6 +70,7 @@ struct RunStats {
   double last_density_error = 0.0;  ///< mean over particles, latest measured state
   double max_speed = 0.0;           ///< [m/s] over the run
   double last_max_speed = 0.0;      ///< [m/s] latest step
+  double stiffness_in_use = 0.0;    ///< [Pa] WCSPH: the stiffness, raised if the flow needs it
   std::vector<PhaseTime> phases;
 };
 

@@ -114,6 +114,7 @@ class SimulationImpl final : public Simulation {
   // swell over a few seconds instead of releasing a 10x pressure in one step.
   float rest_density_ = 0.0f;
   static constexpr double kRestDensityDoublingTime = 1.0;  // [s]
+  static constexpr float kMinSoundToFlow = 1.5f;
   Vec3 tank_lo_{0, 0, 0}, tank_hi_{1, 1, 1};
 
   // Positions sorted for the current grid / density valid for the current positions.
@@ -197,7 +198,23 @@ void SimulationImpl<B>::refresh_constants() {
   constants_.kernel = CubicKernel::make(2.0f * spacing_);
   constants_.spacing = spacing_;
   constants_.mass = mass_;
+  // The Tait equation must stay subsonic: with the speed of sound below the flow's (strong
+  // gravity, a low stiffness, a flung mouse), WCSPH forms shocks and throws particles at
+  // several times the physical speed. The stiffness in use is raised, when needed, so that
+  // c >= kMinSoundToFlow * v, with v the larger of the last step's top speed and the speed
+  // of a fall across the tank along gravity. The user's value is kept and shown beside it.
+  const Vec3 g{params_.gravity_x, params_.gravity_y, params_.gravity_z};
+  const float g_len = length(g);
+  const Vec3 extent = tank_hi_ - tank_lo_;
+  const float fall = g_len > 0.0f ? fabsf(dot(extent, g)) / g_len : 0.0f;
+  const float v_ref = std::max(float(stats_.last_max_speed), std::sqrt(2.0f * g_len * fall));
+  const float c_floor = kMinSoundToFlow * v_ref;
   constants_.sound_speed = tait_sound_speed(constants_.p);
+  if (constants_.sound_speed < c_floor) {
+    constants_.sound_speed = c_floor;
+    constants_.p.stiffness = constants_.p.rest_density * c_floor * c_floor / constants_.p.exponent;
+  }
+  stats_.stiffness_in_use = constants_.p.stiffness;
   constants_.tank_lo = tank_lo_;
   constants_.tank_hi = tank_hi_;
   constants_.mouse = mouse_;
