@@ -9,16 +9,17 @@ namespace tp {
 
 // Projects x into the tank, shrunk by a small margin, and removes the velocity component
 // that points out of a face the particle touches. Non-finite positions are sent to the
-// tank's centre with zero velocity, so that a NaN can never escape.
+// tank's centre with zero velocity, so that a NaN can never escape; the function then
+// returns true so that the caller counts it (a NaN is a bug to report, not to hide).
 // in/out: x, v.
-TP_HD TP_INLINE void clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
+TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
   const float margin = 0.01f * c.spacing;
   const Vec3 lo = c.tank_lo + Vec3{margin, margin, margin};
   const Vec3 hi = c.tank_hi - Vec3{margin, margin, margin};
   if (!is_finite(x) || !is_finite(v)) {
     x = (lo + hi) * 0.5f;
     v = Vec3{0.0f, 0.0f, 0.0f};
-    return;
+    return true;
   }
   if (x.x < lo.x) { x.x = lo.x; v.x = fmaxf(v.x, 0.0f); }
   if (x.x > hi.x) { x.x = hi.x; v.x = fminf(v.x, 0.0f); }
@@ -26,20 +27,23 @@ TP_HD TP_INLINE void clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
   if (x.y > hi.y) { x.y = hi.y; v.y = fminf(v.y, 0.0f); }
   if (x.z < lo.z) { x.z = lo.z; v.z = fmaxf(v.z, 0.0f); }
   if (x.z > hi.z) { x.z = hi.z; v.z = fminf(v.z, 0.0f); }
+  return false;
 }
 
 // Symplectic Euler [BT07, Sec. 4]: v += dt a; x += dt v; then the speed limit (a safety
 // net against explosions, see SimParams::speed_limit) and the tank clamp.
-// in/out: position, velocity of particle i; in: acceleration.
-TP_HD TP_INLINE void integrate_particle(uint i, Vec4* position, Vec4* velocity,
+// in/out: position, velocity of particle i; in: acceleration. Returns true when the
+// particle's state was not finite (and has been reset by the clamp).
+TP_HD TP_INLINE bool integrate_particle(uint i, Vec4* position, Vec4* velocity,
                                         const Vec4* acceleration, const StepConstants& c) {
   Vec3 v = xyz(velocity[i]) + xyz(acceleration[i]) * c.dt;
   const float speed2 = dot(v, v);
   if (speed2 > c.p.speed_limit * c.p.speed_limit) v = v * (c.p.speed_limit / sqrtf(speed2));
   Vec3 x = xyz(position[i]) + v * c.dt;
-  clamp_to_tank(x, v, c);
+  const bool reset = clamp_to_tank(x, v, c);
   position[i] = make_vec4(x, position[i].w);
   velocity[i] = make_vec4(v, velocity[i].w);
+  return reset;
 }
 
 }  // namespace tp

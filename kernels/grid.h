@@ -18,9 +18,11 @@ struct GridView {
 
   TP_HD TP_INLINE Int3 cell_of(Vec3 p) const {
     // Clamped, so that a particle on or beyond the domain's faces lands in an edge cell.
-    return Int3{clampi(int(floorf((p.x - origin.x) * inv_cell)), 0, dims.x - 1),
-                clampi(int(floorf((p.y - origin.y) * inv_cell)), 0, dims.y - 1),
-                clampi(int(floorf((p.z - origin.z) * inv_cell)), 0, dims.z - 1)};
+    // The clamp happens in float, before the conversion: converting an out-of-range float
+    // to int is undefined, and x86 and CUDA disagree about it.
+    return Int3{int(clampf(floorf((p.x - origin.x) * inv_cell), 0.0f, float(dims.x - 1))),
+                int(clampf(floorf((p.y - origin.y) * inv_cell), 0.0f, float(dims.y - 1))),
+                int(clampf(floorf((p.z - origin.z) * inv_cell), 0.0f, float(dims.z - 1)))};
   }
   TP_HD TP_INLINE uint linear(Int3 c) const {
     return uint(c.x) + uint(dims.x) * (uint(c.y) + uint(dims.y) * uint(c.z));

@@ -4,15 +4,20 @@
 #pragma once
 
 #include "common.h"
+#include "solver_list.h"
 #include "sph_kernel.h"
 
 namespace tp {
 
-enum class SolverKind : int { Wcsph = 0 };
+enum class SolverKind : int {
+#define TP_SOLVER_ENUM(type, name, label) type,
+  TP_SOLVERS(TP_SOLVER_ENUM)
+#undef TP_SOLVER_ENUM
+};
 enum class MouseMode : int { Push = 0, Pull = 1, Drag = 2 };
 
 struct SimParams {
-  int solver;            ///< [enum] SolverKind: 0 = WCSPH
+  int solver;            ///< [enum] SolverKind (kernels/solver_list.h)
   float gravity_x;       ///< [m/s^2] gravity, x component
   float gravity_y;       ///< [m/s^2] gravity, y component (up is +y)
   float gravity_z;       ///< [m/s^2] gravity, z component

@@ -37,7 +37,7 @@ inline double kinetic_energy(const Snapshot& s, float mass) {
   return e;
 }
 
-inline ParticleCheck check(const Simulation& sim) {
+inline ParticleCheck check(Simulation& sim) {
   return check_particles(sim.snapshot(), sim.tank_lo(), sim.tank_hi());
 }
 

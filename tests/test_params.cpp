@@ -88,3 +88,19 @@ TEST(Params, EveryParameterIsDocumentedInTheReadme) {
     EXPECT_NE(text.str().find(std::string("`") + info.name + "`"), std::string::npos)
         << info.name << " is missing from the README's parameter table";
 }
+
+TEST(Params, ValuesAtTheEndsOfTheirRangesAreAcceptedAndKept) {
+  // Fields are floats: a value set to exactly its bound must not read as beyond it.
+  for (const ParamInfo& info : param_table()) {
+    for (double bound : {info.min, info.max}) {
+      SimParams p = default_params();
+      std::ostringstream text;
+      text.precision(17);
+      text << bound;
+      std::string error;
+      ASSERT_TRUE(set_param_from_text(p, info.name, text.str(), &error)) << error;
+      if (std::string(info.name) == "dt_min" || std::string(info.name) == "dt_max") continue;
+      EXPECT_TRUE(clamp_params(p).empty()) << info.name << " = " << bound;
+    }
+  }
+}

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "sim/backend_cpu.h"
-#include "sim/wcsph.h"
+#include "sim/solvers.h"
 
 namespace tp {
 
@@ -14,7 +14,9 @@ BackendInfo CpuBackend::describe() {
 }
 
 template class SimulationImpl<CpuBackend>;
-template struct Wcsph<CpuBackend>;
+#define TP_INSTANTIATE_SOLVER(type, name, label) template struct type<CpuBackend>;
+TP_SOLVERS(TP_INSTANTIATE_SOLVER)
+#undef TP_INSTANTIATE_SOLVER
 
 std::unique_ptr<Simulation> make_cpu_simulation() {
   return std::make_unique<SimulationImpl<CpuBackend>>();

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "sim/backend_cuda.cuh"
-#include "sim/wcsph.h"
+#include "sim/solvers.h"
 
 namespace tp {
 
@@ -16,7 +16,9 @@ BackendInfo CudaBackend::describe() {
 }
 
 template class SimulationImpl<CudaBackend>;
-template struct Wcsph<CudaBackend>;
+#define TP_INSTANTIATE_SOLVER(type, name, label) template struct type<CudaBackend>;
+TP_SOLVERS(TP_INSTANTIATE_SOLVER)
+#undef TP_INSTANTIATE_SOLVER
 
 std::unique_ptr<Simulation> make_cuda_simulation() {
   return std::make_unique<SimulationImpl<CudaBackend>>();

@@ -1,16 +1,19 @@
 #include "sim/io.h"
 
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 namespace tp {
 
-bool write_ply(const std::string& path, const Snapshot& s, std::string* error) {
+bool write_ply(const std::string& path, const Snapshot& s, std::string* error, double time) {
   const size_t n = s.position.size();
+  char time_comment[64] = "";
+  if (time >= 0.0) std::snprintf(time_comment, sizeof(time_comment), "comment time %.9g s\n", time);
   std::string header =
-      "ply\nformat binary_little_endian 1.0\ncomment Tidepool particles, rows in id order\n"
-      "element vertex " + std::to_string(n) +
+      "ply\nformat binary_little_endian 1.0\ncomment Tidepool particles, rows in id order\n" +
+      std::string(time_comment) + "element vertex " + std::to_string(n) +
       "\nproperty uint id\nproperty float x\nproperty float y\nproperty float z\n"
       "property float vx\nproperty float vy\nproperty float vz\nend_header\n";
   struct Row {
@@ -33,7 +36,8 @@ ParticleCheck check_particles(const Snapshot& s, Vec3 lo, Vec3 hi) {
   ParticleCheck c;
   for (size_t i = 0; i < s.position.size(); ++i) {
     const Vec3 x = xyz(s.position[i]);
-    if (!is_finite(x) || !is_finite(xyz(s.velocity[i]))) {
+    const bool density_ok = i >= s.density.size() || is_finite(s.density[i]);
+    if (!is_finite(x) || !is_finite(xyz(s.velocity[i])) || !density_ok) {
       c.nonfinite++;
       continue;
     }
@@ -65,7 +69,8 @@ std::string report_json(const RunReport& r) {
   j["density_error_max"] = r.stats.density_error_max;
   j["max_speed"] = r.stats.max_speed;
   j["outside_tank"] = r.check.outside;
-  j["nan_count"] = r.check.nonfinite;
+  // Non-finite particles now plus those the integrator found and reset during the run.
+  j["nan_count"] = r.check.nonfinite + r.stats.nonfinite_resets;
   return j.dump(2) + "\n";
 }
 

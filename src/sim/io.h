@@ -10,12 +10,14 @@
 namespace tp {
 
 // Writes ids, positions and velocities as a binary little-endian PLY point cloud, one row
-// per particle in id order. Returns false and a sentence in *error on failure.
-bool write_ply(const std::string& path, const Snapshot& snapshot, std::string* error);
+// per particle in id order; `time` (simulated seconds, if >= 0) goes into a header comment.
+// Returns false and a sentence in *error on failure.
+bool write_ply(const std::string& path, const Snapshot& snapshot, std::string* error,
+               double time = -1.0);
 
 struct ParticleCheck {
   uint64_t outside = 0;    ///< particles outside [tank_lo, tank_hi]
-  uint64_t nonfinite = 0;  ///< particles with a NaN or infinite position or velocity
+  uint64_t nonfinite = 0;  ///< particles with a NaN or infinite position, velocity or density
 };
 ParticleCheck check_particles(const Snapshot& snapshot, Vec3 tank_lo, Vec3 tank_hi);
 

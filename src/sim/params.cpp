@@ -22,7 +22,7 @@ ParamInfo choice(const char* name, const char* label, IntField field, double fal
 std::vector<ParamInfo> make_table() {
   using P = SimParams;
   return {
-      choice("solver", "Solver", &P::solver, 0, {"wcsph"},
+      choice("solver", "Solver", &P::solver, 0, solver_names(),
              "Pressure solver. WCSPH: weakly compressible SPH (Becker & Teschner 2007)."),
       real("gravity_x", "Gravity x", "m/s^2", &P::gravity_x, -100, 100, 0, false,
            "Gravity along x."),
@@ -33,7 +33,7 @@ std::vector<ParamInfo> make_table() {
       real("rest_density", "Rest density", "kg/m^3", &P::rest_density, 100, 10000, 1000, true,
            "Target density rho0. Particle masses stay as they were at reset, so raising it "
            "compresses the fluid and lowering it lets the fluid expand."),
-      real("viscosity", "Viscosity", "m^2/s", &P::viscosity, 0, 0.1, 0.001, false,
+      real("viscosity", "Viscosity", "m^2/s", &P::viscosity, 0, 0.1, 0.001, true,
            "Kinematic viscosity nu. Water 1e-6 (below what the particle resolution shows), "
            "oil ~1e-4, honey ~5e-3 to 1e-2."),
       real("stiffness", "Stiffness", "Pa", &P::stiffness, 1e3, 1e7, 5e4, true,
@@ -95,16 +95,19 @@ SimParams default_params() {
 std::vector<std::string> clamp_params(SimParams& p) {
   std::vector<std::string> notes;
   for (const ParamInfo& info : param_table()) {
+    // Fields are floats: compare with the bounds as floats, or a value set to exactly the
+    // maximum (0.001 stored as 0.0010000000475) would count as above it.
     const double v = info.get(p);
+    const double lo = double(float(info.min)), hi = double(float(info.max));
     double fixed = v;
     std::string why;
     if (!std::isfinite(v)) {
       fixed = info.fallback;
       why = "is not a finite number; using the default " + format_number(fixed);
-    } else if (v < info.min) {
+    } else if (v < lo) {
       fixed = info.min;
       why = "is below the minimum " + format_number(info.min) + "; using it";
-    } else if (v > info.max) {
+    } else if (v > hi) {
       fixed = info.max;
       why = "is above the maximum " + format_number(info.max) + "; using it";
     }
@@ -121,6 +124,36 @@ std::vector<std::string> clamp_params(SimParams& p) {
     p.dt_min = p.dt_max;
   }
   return notes;
+}
+
+const std::vector<const char*>& solver_names() {
+  static const std::vector<const char*> names = {
+#define TP_SOLVER_NAME(type, name, label) name,
+      TP_SOLVERS(TP_SOLVER_NAME)
+#undef TP_SOLVER_NAME
+  };
+  return names;
+}
+
+const char* solver_name(int kind) {
+  const auto& names = solver_names();
+  return kind >= 0 && kind < int(names.size()) ? names[size_t(kind)] : "?";
+}
+
+bool parse_solver(const std::string& name, int* kind) {
+  const auto& names = solver_names();
+  for (size_t k = 0; k < names.size(); ++k)
+    if (name == names[k]) {
+      *kind = int(k);
+      return true;
+    }
+  return false;
+}
+
+std::string solver_names_list() {
+  std::string list;
+  for (const char* n : solver_names()) list += (list.empty() ? "" : ", ") + std::string(n);
+  return list;
 }
 
 std::string param_keys_list() {

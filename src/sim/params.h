@@ -47,4 +47,10 @@ bool set_param_from_text(SimParams& p, const std::string& key, const std::string
 
 std::string param_keys_list();  ///< "gravity_x, gravity_y, ..."
 
+// Solvers by name ("wcsph"), in SolverKind order; from kernels/solver_list.h.
+const std::vector<const char*>& solver_names();
+const char* solver_name(int kind);  ///< "wcsph"; "?" when out of range
+bool parse_solver(const std::string& name, int* kind);
+std::string solver_names_list();  ///< "wcsph, pcisph, pbf"
+
 }  // namespace tp

@@ -1,6 +1,10 @@
 #include "sim/scene.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cmath>
@@ -151,8 +155,12 @@ Scene parse_scene(const std::string& text, const std::string& source) {
 }
 
 Scene load_scene_file(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0)
+    throw SceneError("scene file '" + path + "' cannot be opened: " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) throw SceneError("scene file '" + path + "' is not a file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw SceneError("scene file '" + path + "' cannot be opened");
+  if (!in) throw SceneError("scene file '" + path + "' cannot be opened: " + std::strerror(errno));
   std::stringstream buffer;
   buffer << in.rdbuf();
   return parse_scene(buffer.str(), path);
@@ -236,9 +244,12 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
   // Whole spacings per axis; the tank's max faces move in by less than one spacing.
   const double nxd = std::floor(extent.x / s + 1e-4), nyd = std::floor(extent.y / s + 1e-4),
                nzd = std::floor(extent.z / s + 1e-4);
-  if (nxd < 2 || nyd < 2 || nzd < 2)
-    throw SceneError("particle spacing " + fmt(s) + " m is too coarse for the tank (it needs at "
-                     "least two particles across every axis)");
+  if (nxd < 2 || nyd < 2 || nzd < 2) {
+    const double largest = std::min({extent.x, extent.y, extent.z}) / 2.0;
+    throw SceneError("particle spacing " + fmt(s) + " m is too coarse for the tank, which needs at "
+                     "least two particles across every axis: use at least about " +
+                     fmt(std::ceil(fluid_volume(scene) / (largest * largest * largest))) + " particles");
+  }
   const double fluid_estimate = fluid_volume(scene) / (double(s) * s * s);
   const double layers = 2.0;
   const double boundary_estimate = (nxd + 2 * layers) * (nyd + 2 * layers) * (nzd + 2 * layers) - nxd * nyd * nzd;
@@ -248,9 +259,13 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
                                                    uint64_t(std::min(cells, 1e18))));
   const std::string request = "about " + fmt(std::round(fluid_estimate)) + " particles at spacing " +
                               fmt(s) + " m would need " + fmt(std::ceil(need / 1e6)) + " MB of memory";
-  if (fluid_estimate > double(kMaxParticles) || cells > 1.5e9)
+  if (fluid_estimate > double(kMaxParticles))
     throw SceneError(request + ", more than Tidepool supports (" + fmt(double(kMaxParticles)) +
                      " particles); use fewer particles");
+  if (cells > 1.5e9)
+    throw SceneError("the tank is too large for particle spacing " + fmt(s) + " m: its neighbour grid "
+                     "would need " + fmt(cells) + " cells; use a larger spacing (fewer particles) or "
+                     "a smaller tank");
   const double available = memory_bytes ? double(memory_bytes)
                                         : double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
   if (available > 0 && need > 0.8 * available)

@@ -71,6 +71,7 @@ struct RunStats {
   double max_speed = 0.0;           ///< [m/s] over the run
   double last_max_speed = 0.0;      ///< [m/s] latest step
   double stiffness_in_use = 0.0;    ///< [Pa] WCSPH: the stiffness, raised if the flow needs it
+  uint64_t nonfinite_resets = 0;    ///< particles found with a NaN/inf state and reset (a bug)
   std::vector<PhaseTime> phases;
 };
 
@@ -98,7 +99,9 @@ class Simulation {
   virtual std::optional<Vec3> pick(const Ray& ray) const = 0;
 
   virtual void publish(PublishTarget& target, ColorField field) = 0;
-  virtual Snapshot snapshot() const = 0;
+  // The particles in id order, with densities of the current positions (computed if
+  // needed, which is why this is not const).
+  virtual Snapshot snapshot() = 0;
   virtual RunStats stats() = 0;
 
   virtual uint particle_count() const = 0;

@@ -32,10 +32,15 @@ float lattice_kernel_sum(const CubicKernel& kernel, float spacing);
 template <class Backend>
 class SimulationImpl;
 
-template <class Backend>
-struct Wcsph {
-  static double step(SimulationImpl<Backend>& sim);
-};
+// One struct per solver (kernels/solver_list.h), each with a step() that runs its phases
+// and returns the time step taken; defined in src/sim/<name>.h.
+#define TP_SOLVER_DECLARE(type, name, label)        \
+  template <class Backend>                          \
+  struct type {                                     \
+    static double step(SimulationImpl<Backend>& sim); \
+  };
+TP_SOLVERS(TP_SOLVER_DECLARE)
+#undef TP_SOLVER_DECLARE
 
 template <class Backend>
 class SimulationImpl final : public Simulation {
@@ -53,7 +58,7 @@ class SimulationImpl final : public Simulation {
   void set_mouse(const MouseForce& force) override { mouse_ = force; }
   std::optional<Vec3> pick(const Ray& ray) const override;
   void publish(PublishTarget& target, ColorField field) override;
-  Snapshot snapshot() const override;
+  Snapshot snapshot() override;
   RunStats stats() override;
   uint particle_count() const override { return fluid.n; }
   uint boundary_count() const override { return boundary_n_; }
@@ -81,6 +86,7 @@ class SimulationImpl final : public Simulation {
   }
 
   void sort_particles();   ///< grid build + reorder (skipped when already sorted)
+  void ensure_density();   ///< densities (and the pending error) for the current positions
   void compute_density();  ///< density at the current positions; records the error
   void integrate();        ///< symplectic Euler with constants().dt, then the tank clamp
   float max_speed();
@@ -107,6 +113,7 @@ class SimulationImpl final : public Simulation {
   NeighborGrid<Backend> grid_, boundary_grid_;
   Buffer<Vec4> boundary_, boundary_spare_;
   Buffer<float> boundary_pressure_;
+  Buffer<Vec4> staging_;  ///< publish() without interop (CUDA only)
   uint boundary_n_ = 0;
   float spacing_ = 0.0f, mass_ = 0.0f;
   // The rest density the solver uses: follows params_.rest_density by at most a factor
@@ -169,6 +176,16 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   std::vector<uint> ids(n);
   for (uint i = 0; i < n; ++i) ids[i] = i;
   B::copy_from_host(fluid.id.data(), ids.data(), n);
+  {
+    // Until the first step computes them: rest density and no pressure (what publish()
+    // shows when the colour is density or pressure right after a reset).
+    const FluidView f = fluid.view();
+    const float rho0 = params_.rest_density;
+    B::for_each(n, [=] TP_HD(uint i) {
+      f.density[i] = rho0;
+      f.pressure[i] = 0.0f;
+    });
+  }
 
   std::vector<Vec4> samples(s.boundary);
   for (Vec4& b : samples)
@@ -228,7 +245,15 @@ double SimulationImpl<B>::step() {
   const float rate = float(std::exp2(last_dt / kRestDensityDoublingTime));
   rest_density_ = clampf(params_.rest_density, rest_density_ / rate, rest_density_ * rate);
   refresh_constants();
-  const double dt = Wcsph<B>::step(*this);
+  double dt = 0.0;
+  switch (SolverKind(params_.solver)) {
+#define TP_SOLVER_STEP(type, name, label) \
+  case SolverKind::type:                  \
+    dt = type<B>::step(*this);            \
+    break;
+    TP_SOLVERS(TP_SOLVER_STEP)
+#undef TP_SOLVER_STEP
+  }
   stats_.steps++;
   stats_.simulated_time += dt;
   stats_.last_dt = dt;
@@ -298,9 +323,13 @@ template <class B>
 void SimulationImpl<B>::integrate() {
   const FluidView f = fluid.view();
   const StepConstants c = constants_;
+  // scratch is free here (the density error it held has been measured): it flags the
+  // particles whose state was not finite, which are counted, not hidden.
   B::for_each(f.n, [=] TP_HD(uint i) {
-    integrate_particle(i, f.position, f.velocity, f.acceleration, c);
+    f.scratch[i] = integrate_particle(i, f.position, f.velocity, f.acceleration, c) ? 1.0f : 0.0f;
   });
+  const float* flags = f.scratch;
+  stats_.nonfinite_resets += uint64_t(B::reduce_sum(f.n, [=] TP_HD(uint i) { return flags[i]; }));
   sorted_ = density_valid_ = false;
   pending_measure_ = true;
 }
@@ -331,7 +360,10 @@ template <class B>
 std::optional<Vec3> SimulationImpl<B>::pick(const Ray& ray) const {
   if (fluid.n == 0) return std::nullopt;
   const Vec4* x = fluid.position.data();
-  const float radius = spacing_;
+  // A little more than the drawn spheres (radius s/2), which leave gaps along the diagonals
+  // of a lattice (s/sqrt(2) from the nearest centre): no ray slips between particles, and
+  // the picked point stays within s/4 of the visible surface.
+  const float radius = 0.75f * spacing_;
   const Vec3 o = ray.origin, d = ray.direction;
   // max of -t over particles within `radius` of the ray, in front of its origin.
   const float best = B::reduce_max(fluid.n, -INFINITY, [=] TP_HD(uint i) {
@@ -369,9 +401,9 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
       target.unmap();
       return;
     }
-    // No interop: one copy through the host.
-    Buffer<Vec4> staged(n);
-    Vec4* s = staged.data();
+    // No interop: one copy through the host, from a staging buffer kept between frames.
+    staging_.resize(n);
+    Vec4* s = staging_.data();
     B::for_each(n, [=] TP_HD(uint i) { s[i] = value(i); });
     Vec4* out = target.map_host(n);
     if (!out) return;
@@ -386,7 +418,8 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
 }
 
 template <class B>
-Snapshot SimulationImpl<B>::snapshot() const {
+Snapshot SimulationImpl<B>::snapshot() {
+  ensure_density();
   const uint n = fluid.n;
   std::vector<uint> id(n);
   std::vector<Vec4> x(n), v(n);
@@ -399,24 +432,28 @@ Snapshot SimulationImpl<B>::snapshot() const {
   s.id.resize(n);
   s.position.resize(n);
   s.velocity.resize(n);
-  s.density.assign(n, density_valid_ ? 0.0f : std::numeric_limits<float>::quiet_NaN());
-  for (uint k = 0; k < n; ++k) {
-    const uint i = id[k] < n ? id[k] : k;
-    s.id[i] = id[k];
+  s.density.resize(n);
+  for (uint k = 0; k < n; ++k) {  // ids are a permutation of 0..n-1
+    const uint i = id[k];
+    s.id[i] = i;
     s.position[i] = x[k];
     s.velocity[i] = v[k];
-    s.density[i] = density_valid_ ? rho[k] : s.density[i];
+    s.density[i] = rho[k];
   }
   return s;
 }
 
 template <class B>
+void SimulationImpl<B>::ensure_density() {
+  if (density_valid_ || fluid.n == 0) return;
+  refresh_constants();
+  phase("grid", [&] { sort_particles(); });
+  phase("density", [&] { compute_density(); });
+}
+
+template <class B>
 RunStats SimulationImpl<B>::stats() {
-  if (!density_valid_ && fluid.n) {
-    refresh_constants();
-    phase("grid", [&] { sort_particles(); });
-    phase("density", [&] { compute_density(); });
-  }
+  ensure_density();
   RunStats s = stats_;
   s.phases = phases_;
   return s;

@@ -31,4 +31,16 @@ bool write_file_atomic(const std::string& path, const void* data, size_t size, s
   return true;
 }
 
+bool check_writable(const std::string& path, std::string* error) {
+  const std::string temp = path + ".part";
+  FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f) {
+    *error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::fclose(f);
+  std::remove(temp.c_str());
+  return true;
+}
+
 }  // namespace tp

@@ -14,4 +14,8 @@ inline bool write_file_atomic(const std::string& path, const std::string& text, 
   return write_file_atomic(path, text.data(), text.size(), error);
 }
 
+// Whether write_file_atomic(path, ...) could create its temporary file, checked without
+// touching `path` itself (for failing early, before a long computation).
+bool check_writable(const std::string& path, std::string* error);
+
 }  // namespace tp

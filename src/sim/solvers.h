@@ -1,0 +1,6 @@
+// Every solver's phases, for the two translation units that instantiate the driver.
+// A new method adds its line to kernels/solver_list.h and its header here.
+#pragma once
+
+#include "sim/simulation_impl.h"
+#include "sim/wcsph.h"
