@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "sim/params.h"
+
 namespace tp {
 
 std::string usage_text() {
@@ -11,7 +13,7 @@ std::string usage_text() {
 
 Scene and solver
   --scene NAME|FILE        scene name from assets/scenes (default dam_break) or a .json file
-  --solver wcsph           pressure solver (default wcsph)
+  --solver NAME            pressure solver: )" + solver_names_list() + R"( (default wcsph)
   --backend auto|cpu|cuda  where to simulate (default auto: CUDA when a device answers)
   --threads N              CPU backend: use N threads (default: all cores)
   --particles N            about N particles for the scene's water (changes the spacing)
@@ -94,6 +96,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     long long n = 0;
     double d = 0.0;
     std::string v;
+    o->given.insert(arg.rfind("--set", 0) == 0 ? "--set" : arg);
     if (arg == "--help" || arg == "-h") {
       o->help = true;
     } else if (arg == "--version") {
@@ -106,7 +109,9 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       if (!need(&o->scene)) return false;
     } else if (arg == "--solver") {
       if (!need(&v)) return false;
-      if (v != "wcsph") return fail("--solver must be wcsph, not '" + v + "'");
+      int kind = 0;
+      if (!parse_solver(v, &kind))
+        return fail("--solver must be one of " + solver_names_list() + ", not '" + v + "'");
       o->solver = v;
     } else if (arg == "--backend") {
       if (!need(&v)) return false;
@@ -143,7 +148,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       const size_t x = v.find('x');
       if (x == std::string::npos || !parse_int(v.substr(0, x), 64, 16384, &w) ||
           !parse_int(v.substr(x + 1), 64, 16384, &h))
-        return fail("--size must be WIDTHxHEIGHT, e.g. 1280x800");
+        return fail("--size must be WIDTHxHEIGHT from 64x64 to 16384x16384, e.g. 1280x800");
       o->width = int(w);
       o->height = int(h);
     } else if (arg == "--color") {
@@ -178,8 +183,18 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       return fail("unknown option '" + arg + "'");
     }
   }
-  if (o->headless && !o->screenshot.empty())
-    return fail("--screenshot needs a window; it cannot be used with --headless");
+  // Options that would be silently ignored in the chosen mode are errors instead.
+  const bool headless = o->headless || o->bench;
+  for (const char* window_only : {"--screenshot", "--frames", "--size", "--color", "--steps-per-frame"})
+    if (headless && o->given.count(window_only))
+      return fail(std::string(window_only) + " needs a window; it cannot be used with " +
+                  (o->bench ? "--bench" : "--headless"));
+  for (const char* headless_only : {"--time", "--steps", "--report", "--export"})
+    if (!headless && o->given.count(headless_only))
+      return fail(std::string(headless_only) + " works with --headless or --bench (the window "
+                  "runs until closed or --frames)");
+  if (o->given.count("--export-fps") && o->export_dir.empty())
+    return fail("--export-fps needs --export DIR");
   if (o->time > 0.0 && o->steps > 0) return fail("use --time or --steps, not both");
   return true;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,7 @@ struct Options {
   bool bench = false;
   bool version = false;
   bool help = false;
+  std::set<std::string> given;  ///< the options that appeared on the command line
 };
 
 // Parses argv. On failure returns false with a one-line message in *error.

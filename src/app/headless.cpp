@@ -12,6 +12,7 @@
 
 #include "app/setup.h"
 #include "sim/io.h"
+#include "sim/params.h"
 
 namespace tp {
 
@@ -47,8 +48,8 @@ std::string frame_name(const std::string& dir, int frame) {
 
 void print_bench(const SimSetup& s, const RunStats& st, double wall) {
   const Simulation& sim = *s.sim;
-  std::printf("tidepool bench: scene %s, solver wcsph, %s\n", s.scene.name.c_str(),
-              sim.backend().description.c_str());
+  std::printf("tidepool bench: scene %s, solver %s, %s\n", s.scene.name.c_str(),
+              solver_name(s.sim->params().solver), sim.backend().description.c_str());
   std::printf("particles %u (boundary samples %u), spacing %.5f m\n", sim.particle_count(),
               sim.boundary_count(), sim.spacing());
   const double steps = double(st.steps);
@@ -81,6 +82,11 @@ int run_headless(const Options& o) {
     std::fprintf(stderr, "tidepool: --export: %s\n", error.c_str());
     return 2;
   }
+  // Find out now, not after a long run, whether the report can be written.
+  if (!o.report.empty() && o.report != "-" && !check_writable(o.report, &error)) {
+    std::fprintf(stderr, "tidepool: --report: %s\n", error.c_str());
+    return 2;
+  }
   // How long: --steps, --time, or for a plain headless run one simulated second; a bench
   // without either runs 300 steps.
   int64_t max_steps = o.steps;
@@ -96,14 +102,22 @@ int run_headless(const Options& o) {
   int frame = 0;
   double next_export = 0.0;
   int status = 0;
+  int skipped_frames = 0;
   auto export_frame = [&]() {
-    if (!write_ply(frame_name(o.export_dir, frame), sim.snapshot(), &error)) {
+    const double t = sim.stats().simulated_time;
+    if (!write_ply(frame_name(o.export_dir, frame), sim.snapshot(), &error, t)) {
       std::fprintf(stderr, "tidepool: --export: %s\n", error.c_str());
       status = 1;
       return false;
     }
     ++frame;
+    // One frame per step at most: when a step is longer than a frame interval, the frames
+    // it spans are not invented; each file records its own time instead.
     next_export += 1.0 / o.export_fps;
+    while (next_export <= t) {
+      next_export += 1.0 / o.export_fps;
+      ++skipped_frames;
+    }
     return true;
   };
   if (!o.export_dir.empty() && !export_frame()) return status;
@@ -127,11 +141,15 @@ int run_headless(const Options& o) {
   if (g_stop)
     std::fprintf(stderr, "tidepool: interrupted at t = %.3f s after %llu steps; %d complete frames written\n",
                  stats.simulated_time, (unsigned long long)stats.steps, frame);
+  if (skipped_frames)
+    std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
+                 "times fell inside a step and were not written; each file's header records its "
+                 "time\n", o.export_fps, 1000.0 * stats.last_dt, skipped_frames);
   if (o.bench) print_bench(setup, stats, wall);
   if (!o.report.empty()) {
     RunReport r;
     r.backend = sim.backend().description;
-    r.solver = "wcsph";
+    r.solver = solver_name(sim.params().solver);
     r.scene = setup.scene.name;
     r.particles = sim.particle_count();
     r.wall_seconds = wall;

@@ -1,6 +1,10 @@
 // tidepool: the command-line entry point. Parses options, then runs the window, the
 // headless simulation or the benchmark.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <string>
 
 #include "app/cli.h"
@@ -8,7 +12,21 @@
 #include "app/window_app.h"
 #include "sim/simulation.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// The window shares the cores with the GL driver (llvmpipe renders on the CPU) and the
+// rest of the desktop. OpenMP's default busy-waiting at the end of each parallel region
+// then costs a scheduler time slice per region, and a step that takes 13 ms alone takes
+// 150. Passive waiting avoids that; libgomp reads the policy from the environment when it
+// loads, before main, so the window re-executes itself once with it set. A user's own
+// OMP_WAIT_POLICY is respected; headless runs and benchmarks keep the faster default.
+void prefer_passive_openmp_waits(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") != nullptr) return;
+  setenv("OMP_WAIT_POLICY", "passive", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: then run as we are
+}
+
+int run(int argc, char** argv) {
   tp::Options options;
   std::string error;
   if (!tp::parse_command_line(argc, argv, &options, &error)) {
@@ -26,5 +44,21 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (options.headless || options.bench) return tp::run_headless(options);
+  prefer_passive_openmp_waits(argv);
   return tp::run_window(options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Errors the program expects are values with their own messages; this catches what is
+  // left (a CUDA error mid-run, memory exhausted) so that it is a sentence, not an abort.
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tidepool: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "tidepool: error: an unknown exception stopped the program\n");
+  }
+  return 1;
 }
