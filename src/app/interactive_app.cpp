@@ -21,6 +21,10 @@ namespace {
 constexpr double kMaxFrameSeconds = 1.0 / 30.0;  // longer frames run in slow motion
 constexpr double kSimulationBudgetMs = 25.0;     // keeps the window responsive
 constexpr double kSingleStepSeconds = 1.0 / 60.0;
+// Frame periods while paused with nothing to do (see wait_while_idle).
+constexpr double kIdleFrameSeconds = 1.0 / 30.0;  // within kIdleInputSeconds of input
+constexpr double kRestFrameSeconds = 1.0 / 4.0;   // after that
+constexpr double kIdleInputSeconds = 1.0;
 
 glm::vec3 to_glm(const Vec3& v) { return glm::vec3(v.x, v.y, v.z); }
 
@@ -168,13 +172,49 @@ Marker InteractiveApp::marker() const {
   return m;
 }
 
+bool InteractiveApp::idle() const {
+  if (!controls_.paused || controls_.step_requested || controls_.reset_requested ||
+      controls_.reload_shaders_requested)
+    return false;
+  // A button held (a camera drag, a panel slider) wants every frame.
+  for (int button : {GLFW_MOUSE_BUTTON_LEFT, GLFW_MOUSE_BUTTON_RIGHT, GLFW_MOUSE_BUTTON_MIDDLE})
+    if (glfwGetMouseButton(window_, button) == GLFW_PRESS) return false;
+  return true;
+}
+
+void InteractiveApp::wait_while_idle(double frame_start) {
+  // Paused with nothing to do: rather than render flat out, sleep until the next frame is
+  // due, or until a key or a button wants a prompt answer. Frames come at 30 Hz for a
+  // second after the last input (the panel follows hovering and typing smoothly), then at
+  // 4 Hz (the statistics stay live). Other input (mouse motion, wheel) wakes the wait,
+  // which then goes on to the 30 Hz frame time.
+  for (;;) {
+    const double now = glfwGetTime();
+    if (!idle() || !input_.keys.empty() || glfwWindowShouldClose(window_)) {
+      last_input_time_ = now;
+      return;
+    }
+    const double period =
+        now - last_input_time_ < kIdleInputSeconds ? kIdleFrameSeconds : kRestFrameSeconds;
+    const double wait = frame_start + period - now;
+    if (wait <= 0.0) return;
+    glfwWaitEventsTimeout(wait);
+    const double woke = glfwGetTime();
+    if (woke < frame_start + period - 1e-3) last_input_time_ = woke;  // an event woke it
+  }
+}
+
 int InteractiveApp::run() {
-  GlPublishTarget target(renderer_.particles());
+  // Declared after the renderer's buffer and destroyed before it: the target unregisters
+  // the buffer from CUDA (interop) while it and the GL context still exist.
+  GlParticleBuffer particles(renderer_.particles());
+  GlPublishTarget target(particles, setup_.sim->backend().kind, cuda_runtime());
   int frames_drawn = 0;
   int exit_code = 0;
   double last_time = glfwGetTime();
   for (;;) {
     glfwPollEvents();
+    wait_while_idle(last_time);
     int fb_width = 0, fb_height = 0;
     glfwGetFramebufferSize(window_, &fb_width, &fb_height);
     if (glfwGetWindowAttrib(window_, GLFW_ICONIFIED) || fb_width <= 0 || fb_height <= 0) {

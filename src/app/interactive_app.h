@@ -29,6 +29,8 @@ class InteractiveApp {
  private:
   double last_simulated_seconds_ = 0.0;  ///< simulated time advanced by the last frame
   double previous_simulated_time_ = 0.0;
+  bool idle() const;  ///< paused, nothing requested, no button held: the loop may sleep
+  void wait_while_idle(double frame_start);  ///< sleeps while idle() and no frame is due
   void handle_keys(bool* quit);
   void apply_requests();
   void reset();
@@ -49,6 +51,7 @@ class InteractiveApp {
   AppControls controls_;
   RenderSettings render_;
   int last_reset_count_ = 0;  ///< particle count after the last reset
+  double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
 };
 
 }  // namespace tp

@@ -38,7 +38,35 @@ void tooltip(const char* text) {
   }
 }
 
-// One widget for one table entry. Returns true when the user changed the value.
+}  // namespace
+
+SliderSpec slider_spec(const ParamInfo& info) {
+  SliderSpec spec;
+  spec.min = float(info.min);
+  spec.max = float(info.max);
+  // "%g" with no precision for linear sliders: ImGui rounds slider values to a
+  // "%.Nf"/"%.Ng" precision, which would snap small values such as dt_min = 1e-6 to zero.
+  int digits = 0;
+  if (info.logarithmic && info.max > 0.0) {
+    // ImGui 1.86's logarithmic slider treats every magnitude below 0.1^N as zero, N being
+    // the format's precision, and reads "%g" as N = -1: below 10. A range under 10 then
+    // maps every drag to 10. So the format names its precision: six significant digits
+    // (what "%g" shows), more when the range starts lower.
+    double lowest = info.min;
+    if (info.min <= 0.0) {
+      // Min 0 cannot be on a log scale: the slider starts six decades below the maximum,
+      // a round power of ten, and its left end reads as 0.
+      lowest = std::pow(10.0, std::floor(std::log10(info.max)) - 6.0);
+      spec.min = float(lowest);
+      spec.zero_at_min = true;
+    }
+    digits = std::max(6, int(std::ceil(-std::log10(lowest) - 1e-9)));
+  }
+  spec.format = digits > 0 ? "%." + std::to_string(digits) + "g" : "%g";
+  if (info.unit[0]) spec.format += std::string(" ") + info.unit;
+  return spec;
+}
+
 bool param_widget(const ParamInfo& info, SimParams& p) {
   const std::string label = std::string(info.label) + "##" + info.name;
   bool changed = false;
@@ -60,22 +88,24 @@ bool param_widget(const ParamInfo& info, SimParams& p) {
       changed = ImGui::SliderInt(label.c_str(), &value, int(info.min), int(info.max));
     }
   } else {
-    // "%g" with no precision: ImGui rounds slider values to a "%.Nf"/"%.Ng" precision,
-    // which would snap small values such as dt_min = 1e-6 to zero.
-    std::string format = "%g";
-    if (info.unit[0]) format += std::string(" ") + info.unit;
+    const SliderSpec spec = slider_spec(info);
+    float& value = p.*info.real;
     const ImGuiSliderFlags flags = info.logarithmic ? ImGuiSliderFlags_Logarithmic : 0;
-    changed = ImGui::SliderFloat(label.c_str(), &(p.*info.real), float(info.min), float(info.max),
-                                 format.c_str(), flags);
+    changed = ImGui::SliderFloat(label.c_str(), &value, spec.min, spec.max, spec.format.c_str(),
+                                 flags);
+    // The floor is the slider's 0 (a value typed below it too); 0 shows as "0".
+    if (changed && spec.zero_at_min && value <= spec.min) value = 0.0f;
   }
   tooltip(info.help);
   return changed;
 }
 
+namespace {
+
 void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats& frame) {
   Simulation& sim = *setup.sim;
   ImGui::Text("%.1f FPS   %.2f ms per frame", frame.frames_per_second(), frame.ms_per_frame());
-  ImGui::Text("Simulation speed: %.2fx real time", frame.simulation_speed());
+  ImGui::Text("Simulation speed: %.3gx real time", frame.simulation_speed());
   ImGui::Text("Steps per frame: %.1f   dt: %.3g ms", frame.steps_per_frame(),
               stats.last_dt * 1000.0);
   ImGui::Text("Particles: %u fluid, %u boundary", sim.particle_count(), sim.boundary_count());
@@ -232,7 +262,8 @@ PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats&
     statistics_section(setup, stats, frame);
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
     simulation_section(setup, controls);
-  if (ImGui::CollapsingHeader("Parameters")) parameters_section(setup.sim->params(), controls);
+  if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
+    parameters_section(setup.sim->params(), controls);
   if (ImGui::CollapsingHeader("Render")) render_section(setup, render, controls);
   ImGui::PopItemWidth();
   ImGui::End();

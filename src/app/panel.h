@@ -11,6 +11,7 @@
 #include "app/frame_stats.h"
 #include "app/setup.h"
 #include "render/render_types.h"
+#include "sim/params.h"
 
 namespace tp {
 
@@ -25,6 +26,18 @@ struct AppControls {
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with
 };
+
+// How the panel's slider for a real parameter is set up.
+struct SliderSpec {
+  float min = 0.0f, max = 1.0f;  ///< the range the slider covers
+  std::string format;            ///< printf format, with the unit
+  bool zero_at_min = false;      ///< a logarithmic range from 0: its left end means 0
+};
+SliderSpec slider_spec(const ParamInfo& info);
+
+// One widget for one parameter table entry (combo, slider). Returns true when the user
+// changed the value. Needs an ImGui frame under way.
+bool param_widget(const ParamInfo& info, SimParams& p);
 
 // Typical pressure [Pa] of the scene: the hydrostatic pressure under its water at rest,
 // the top of the default pressure colour range.

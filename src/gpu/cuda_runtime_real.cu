@@ -90,10 +90,16 @@ class RealRuntime final : public CudaRuntime {
   void* map_gl_buffer(void* handle, size_t* bytes, std::string* error) override {
     auto* resource = static_cast<cudaGraphicsResource*>(handle);
     cudaError_t e = cudaGraphicsMapResources(1, &resource);
-    void* pointer = nullptr;
-    if (e == cudaSuccess) e = cudaGraphicsResourceGetMappedPointer(&pointer, bytes, resource);
     if (e != cudaSuccess) {
       cudaGetLastError();
+      *error = describe(e);
+      return nullptr;
+    }
+    void* pointer = nullptr;
+    e = cudaGraphicsResourceGetMappedPointer(&pointer, bytes, resource);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      cudaGraphicsUnmapResources(1, &resource);  // mapped above: give it back to GL
       *error = describe(e);
       return nullptr;
     }

@@ -15,14 +15,9 @@ Vec4* ParticleBuffer::map_for_write(size_t count) {
     count_ = 0;
     return nullptr;
   }
+  reserve(count);
   glBindBuffer(GL_ARRAY_BUFFER, vbo_);
   const GLsizeiptr bytes = GLsizeiptr(count * sizeof(Vec4));
-  if (count > capacity_) {
-    // Grow with headroom so that adding a few particles does not reallocate every frame.
-    const size_t capacity = count + count / 4;
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(capacity * sizeof(Vec4)), nullptr, GL_STREAM_DRAW);
-    capacity_ = capacity;
-  }
   // INVALIDATE_BUFFER lets the driver hand out fresh storage (orphaning) while the GPU may
   // still be drawing last frame's particles, so the map never waits for it.
   void* memory =
@@ -35,6 +30,22 @@ Vec4* ParticleBuffer::map_for_write(size_t count) {
   mapped_ = true;
   pending_ = count;
   return static_cast<Vec4*>(memory);
+}
+
+void ParticleBuffer::reserve(size_t count) {
+  if (count <= capacity_) return;
+  if (mapped_) unmap();
+  // Grow with headroom so that adding a few particles does not reallocate every frame.
+  const size_t capacity = count + count / 4;
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(capacity * sizeof(Vec4)), nullptr, GL_STREAM_DRAW);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  capacity_ = capacity;
+}
+
+void ParticleBuffer::set_count(size_t count) {
+  if (mapped_) return;
+  count_ = count < capacity_ ? count : capacity_;
 }
 
 void ParticleBuffer::unmap() {

@@ -14,6 +14,8 @@ Renderer::Renderer(const std::string& shader_dir)
   glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
+Renderer::~Renderer() { glDeleteBuffers(1, &marker_vbo_); }
+
 void Renderer::reload_shaders() {
   // Build both first so a failure leaves the running passes untouched.
   auto spheres = std::make_unique<SpherePass>(shader_dir_);

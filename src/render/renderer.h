@@ -19,6 +19,7 @@ class Renderer {
  public:
   // Loads the shaders from `shader_dir`. Throws RenderError naming the file and GLSL log.
   explicit Renderer(const std::string& shader_dir);
+  ~Renderer();  ///< deletes the GL objects it made (with the context still current)
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
@@ -31,6 +32,8 @@ class Renderer {
   void draw(const CameraView& camera, const RenderSettings& settings, const Marker& marker);
 
  private:
+  // Every GL object has an owner that deletes it: the passes own their programs, VAOs
+  // and VBOs, the ParticleBuffer its VBO, and the destructor marker_vbo_.
   std::string shader_dir_;
   std::unique_ptr<SpherePass> spheres_;
   std::unique_ptr<TankPass> tank_;

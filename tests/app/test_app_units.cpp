@@ -122,7 +122,7 @@ struct FakeSim : Simulation {
   void set_mouse(const MouseForce&) override {}
   std::optional<Vec3> pick(const Ray&) const override { return hit; }
   void publish(PublishTarget&, ColorField) override {}
-  Snapshot snapshot() const override { return {}; }
+  Snapshot snapshot() override { return {}; }
   RunStats stats() override { return {}; }
   uint particle_count() const override { return 0; }
   uint boundary_count() const override { return 0; }
