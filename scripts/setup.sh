@@ -31,13 +31,24 @@ if ((${#missing[@]})); then
     command -v sudo >/dev/null || { echo "tidepool: need root or sudo to install packages" >&2; exit 1; }
     sudo=(sudo)
   fi
+  # The variable goes after sudo: sudo resets the environment.
   "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 build=${TIDEPOOL_BUILD_DIR:-build}
 jobs=${TIDEPOOL_JOBS:-$(nproc)}
-args=(-DCMAKE_BUILD_TYPE=Release -DTIDEPOOL_CUDA="${TIDEPOOL_CUDA:-AUTO}")
+# A local build for this machine: -march=native (an installable, portable build leaves
+# TIDEPOOL_NATIVE at its default, OFF).
+args=(-DCMAKE_BUILD_TYPE=Release -DTIDEPOOL_CUDA="${TIDEPOOL_CUDA:-AUTO}" -DTIDEPOOL_NATIVE=ON)
 [[ -n ${TIDEPOOL_CUDA_ARCHITECTURES:-} ]] && args+=(-DTIDEPOOL_CUDA_ARCHITECTURES="$TIDEPOOL_CUDA_ARCHITECTURES")
-cmake -S . -B "$build" "${args[@]}" >/dev/null
-cmake --build "$build" -j "$jobs"
+targets=()
+if [[ $mode == test ]]; then
+  args+=(-DTIDEPOOL_BUILD_TESTS=ON)
+else
+  args+=(-DTIDEPOOL_BUILD_TESTS=OFF)  # the app alone builds much faster
+  targets=(--target tidepool tp_data)
+fi
+# Configure quietly but keep Tidepool's own lines (which backends, how to get CUDA).
+cmake -S . -B "$build" "${args[@]}" | grep "Tidepool:" || true
+cmake --build "$build" -j "$jobs" "${targets[@]}"
