@@ -113,6 +113,18 @@ void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats
               stats.density_error_mean * 100.0);
   ImGui::Text("Max speed: %.2f m/s now, %.2f m/s since reset", stats.last_max_speed,
               stats.max_speed);
+  if (stats.stiffness_in_use > 1.001 * double(sim.params().stiffness)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
+    ImGui::TextWrapped("Stiffness in use: %.3g Pa (raised to keep the flow subsonic)",
+                       stats.stiffness_in_use);
+    ImGui::PopStyleColor();
+  }
+  if (stats.nonfinite_resets) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    ImGui::TextWrapped("%llu NaN/inf particles were reset (a bug: please report it)",
+                       static_cast<unsigned long long>(stats.nonfinite_resets));
+    ImGui::PopStyleColor();
+  }
   ImGui::TextWrapped("%s", setup.backend_message.c_str());
   ImGui::TextWrapped("Device: %s", sim.backend().description.c_str());
   if (!frame.phase_ms().empty() && ImGui::TreeNodeEx("Phases", ImGuiTreeNodeFlags_DefaultOpen)) {
