@@ -46,4 +46,20 @@ TP_HD TP_INLINE bool integrate_particle(uint i, Vec4* position, Vec4* velocity,
   return reset;
 }
 
+// The end of a position-based step (PBF): the particle moves to its corrected predicted
+// position x*, with the velocity the solver computed, then the speed limit and the tank
+// clamp as above. Returns true when the state was not finite (and has been reset).
+// in/out: position, velocity of particle i; in: the new position.
+TP_HD TP_INLINE bool commit_particle(uint i, Vec4* position, Vec4* velocity,
+                                     const Vec4* new_position, const StepConstants& c) {
+  Vec3 v = xyz(velocity[i]);
+  const float speed2 = dot(v, v);
+  if (speed2 > c.p.speed_limit * c.p.speed_limit) v = v * (c.p.speed_limit / sqrtf(speed2));
+  Vec3 x = xyz(new_position[i]);
+  const bool reset = clamp_to_tank(x, v, c);
+  position[i] = make_vec4(x, position[i].w);
+  velocity[i] = make_vec4(v, velocity[i].w);
+  return reset;
+}
+
 }  // namespace tp

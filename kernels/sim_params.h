@@ -26,6 +26,15 @@ struct SimParams {
   float stiffness;       ///< [Pa] WCSPH Tait stiffness B, p = B((rho/rho0)^gamma - 1)
   float exponent;        ///< [1] WCSPH Tait exponent gamma
   float alpha;           ///< [1] WCSPH artificial viscosity (Monaghan 1992), numerical damping
+  float pcisph_tolerance;     ///< [%] PCISPH: stop when the mean predicted compression is below
+  int pcisph_max_iterations;  ///< [1] PCISPH: iteration cap per step
+  int pbf_iterations;         ///< [1] PBF: constraint iterations per step
+  float pbf_relaxation;       ///< [1] PBF: constraint softening eps, relative to a full neighbourhood
+  float pbf_scorr_k;          ///< [1] PBF: tensile-instability correction strength k
+  float pbf_scorr_n;          ///< [1] PBF: its exponent n
+  float pbf_scorr_dq;         ///< [1] PBF: its reference distance, as a fraction of h
+  float pbf_vorticity;        ///< [m/s] PBF: vorticity confinement epsilon
+  float pbf_xsph;             ///< [1] PBF: XSPH velocity smoothing c
   float cfl;             ///< [1] CFL number: dt <= cfl * s / (c + |v|max)
   float dt_max;          ///< [s] largest time step
   float dt_min;          ///< [s] smallest time step; below it the simulation slows down
@@ -49,6 +58,7 @@ struct StepConstants {
   CubicKernel kernel;  ///< support h = 2 * spacing
   float spacing;       ///< [m] initial particle spacing s
   float mass;          ///< [kg] fluid particle mass, fixed at reset (rho0 / lattice sum of W)
+  float lattice_grad2; ///< [1/m^8] sum of |grad W|^2 over a full initial lattice (PCISPH, PBF)
   float dt;            ///< [s] this step's time step
   float sound_speed;   ///< [m/s] c = sqrt(B gamma / rho0)
   Vec3 tank_lo;        ///< [m] inner faces of the tank: particles stay in [tank_lo, tank_hi]

@@ -4,4 +4,7 @@
 // files (kernels/<name>.h, src/sim/<name>.h).
 #pragma once
 
-#define TP_SOLVERS(X) X(Wcsph, "wcsph", "WCSPH")
+#define TP_SOLVERS(X)       \
+  X(Wcsph, "wcsph", "WCSPH")   \
+  X(Pcisph, "pcisph", "PCISPH") \
+  X(Pbf, "pbf", "PBF")

@@ -4,6 +4,7 @@
 
 #include "density.h"
 #include "particles.h"
+#include "sph_terms.h"
 #include "sim_params.h"
 
 namespace tp {
@@ -44,14 +45,10 @@ TP_HD TP_INLINE float boundary_pressure(uint b, const FluidView& f, const GridVi
   return fmaxf((sum_p + dot(gravity, sum_rho_x)) / sum_w, 0.0f);
 }
 
-// Pressure and viscous acceleration of particle i.
-// Pressure: the symmetric form that conserves momentum [BT07, Sec. 3],
-//   a_i = -sum_j m (p_i/rho_i^2 + p_j/rho_j^2) grad W_ij;
-// boundary samples take part as fluid of mass psi_b = rho0 V_b [Akinci et al. 2012, Eq. 10]
-// at rest density with the extrapolated pressure p_b of boundary_pressure() [Adami 2012].
-// Viscosity: the Laplacian approximation of Monaghan 2005 / Koschier et al. 2019, Eq. 23,
-//   a_i = 2 (d + 2) nu sum_j (m / rho_j) (v_ij . x_ij) / (|x_ij|^2 + 0.01 h^2) grad W_ij,
-// with d = 3; the walls take part with zero velocity (no-slip).
+// Pressure and viscous acceleration of particle i in one neighbour loop: the pair terms of
+// sph_terms.h (symmetric pressure force, boundary samples with the pressure of
+// boundary_pressure(), Laplacian viscosity with no-slip walls) plus WCSPH's artificial
+// viscosity.
 // in: fluid position/velocity/density/pressure, boundary samples; out: returned value.
 TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridView& g,
                                         const BoundaryView& b, const StepConstants& c) {
@@ -60,7 +57,7 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridVi
   const Vec3 vi = xyz(f.velocity[i]);
   const float pi_term = f.pressure_term[i];
   const float eps = 0.01f * W.h * W.h;
-  const float visc = 10.0f * c.p.viscosity;
+  const float nu = c.p.viscosity;
   // Artificial viscosity between approaching particles [BT07, Eq. 11]:
   //   Pi_ij = -nu_a (v_ij . x_ij) / (|x_ij|^2 + eps h^2), nu_a = 2 alpha s c / (rho_i + rho_j),
   // with rho_i + rho_j taken as 2 rho0 (they differ by the compression, ~1 %), which saves
@@ -74,18 +71,17 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridVi
     const Vec3 vij = vi - xyz(f.velocity[j]);
     const float vx = dot(vij, xij);
     const float inv_r2 = 1.0f / (r * r + eps);
-    const float damping = (vx < 0.0f ? art : 0.0f) + visc * f.inv_density[j];
-    const float s = c.mass * (damping * vx * inv_r2 - (pi_term + f.pressure_term[j]));
+    const float artificial = vx < 0.0f ? c.mass * art * vx * inv_r2 : 0.0f;
+    const float s = pressure_pair(c.mass, pi_term, f.pressure_term[j]) + artificial +
+                    viscosity_pair(nu, c.mass * f.inv_density[j], vx, inv_r2);
     a += grad * s;
   });
-  const float psi_scale = c.p.rest_density;
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
   for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
-    const Vec3 grad = W.grad(xik, r);
-    const float psi = psi_scale * b.sample[k].w;
-    const float s = -psi * (pi_term + b.pressure[k] * inv_rho0_2) +
-                    visc * b.sample[k].w * dot(vi, xik) / (r * r + eps);
-    a += grad * s;
+    const float psi = c.p.rest_density * b.sample[k].w;
+    const float s = boundary_pressure_pair(psi, pi_term, b.pressure[k], inv_rho0_2) +
+                    viscosity_pair(nu, b.sample[k].w, dot(vi, xik), 1.0f / (r * r + eps));
+    a += W.grad(xik, r) * s;
   });
   return a;
 }

@@ -14,16 +14,19 @@ struct FluidState {
   Buffer<Vec4> position;
   Buffer<Vec4> velocity;
   Buffer<uint> id;  ///< the particle's index at reset; export writes rows in this order
+  Buffer<float> pressure;  ///< reordered too: PCISPH starts each step from the last pressures
   // Recomputed every step.
   Buffer<Vec4> acceleration;
   Buffer<float> density;
-  Buffer<float> pressure;
   Buffer<float> pressure_term;
   Buffer<float> inv_density;
   Buffer<float> scratch;
+  Buffer<Vec4> predicted;  ///< PCISPH/PBF: predicted positions (PBF sorts by them)
+  Buffer<Vec4> aux;        ///< per-step vectors: PCISPH pressure acceleration, PBF corrections
   // Gather targets for the reorder.
   Buffer<Vec4> spare4;
   Buffer<uint> spare_id;
+  Buffer<float> spare_f;
   uint n = 0;
 
   void resize(uint count) {
@@ -37,8 +40,11 @@ struct FluidState {
     pressure_term.resize(count);
     inv_density.resize(count);
     scratch.resize(count);
+    predicted.resize(count);
+    aux.resize(count);
     spare4.resize(count);
     spare_id.resize(count);
+    spare_f.resize(count);
   }
 
   FluidView view() {

@@ -13,6 +13,17 @@ ParamInfo real(const char* name, const char* label, const char* unit, RealField 
   return ParamInfo{name, label, unit, help, field, nullptr, min, max, fallback, log, {}};
 }
 
+ParamInfo whole(const char* name, const char* label, IntField field, double min, double max,
+                double fallback, const char* help) {
+  return ParamInfo{name, label, "", help, nullptr, field, min, max, fallback, false, {}};
+}
+
+// Marks a parameter as belonging to one solver (the panel shows it only for that one).
+ParamInfo only(SolverKind solver, ParamInfo info) {
+  info.solver = int(solver);
+  return info;
+}
+
 ParamInfo choice(const char* name, const char* label, IntField field, double fallback,
                  std::vector<const char*> choices, const char* help) {
   const double max = double(choices.size()) - 1.0;
@@ -23,7 +34,11 @@ std::vector<ParamInfo> make_table() {
   using P = SimParams;
   return {
       choice("solver", "Solver", &P::solver, 0, solver_names(),
-             "Pressure solver. WCSPH: weakly compressible SPH (Becker & Teschner 2007)."),
+             "Pressure solver. WCSPH: weakly compressible SPH (Becker & Teschner 2007), "
+             "explicit, small time steps. PCISPH: predictive-corrective (Solenthaler & "
+             "Pajarola 2009), iterates pressure to a density tolerance. PBF: position based "
+             "fluids (Macklin & Mueller 2013), a few constraint iterations, large steps. "
+             "Switching keeps the water where it is."),
       real("gravity_x", "Gravity x", "m/s^2", &P::gravity_x, -100, 100, 0, false,
            "Gravity along x."),
       real("gravity_y", "Gravity y", "m/s^2", &P::gravity_y, -100, 100, -9.81, false,
@@ -36,15 +51,55 @@ std::vector<ParamInfo> make_table() {
       real("viscosity", "Viscosity", "m^2/s", &P::viscosity, 0, 0.1, 0.001, true,
            "Kinematic viscosity nu. Water 1e-6 (below what the particle resolution shows), "
            "oil ~1e-4, honey ~5e-3 to 1e-2."),
-      real("stiffness", "Stiffness", "Pa", &P::stiffness, 1e3, 1e7, 5e4, true,
-           "WCSPH: Tait stiffness B in p = B((rho/rho0)^gamma - 1). Higher is less "
-           "compressible but needs smaller time steps (speed of sound sqrt(B gamma / rho0))."),
-      real("exponent", "Tait exponent", "", &P::exponent, 1, 10, 7, false,
-           "WCSPH: exponent gamma of the Tait equation (7 for water)."),
-      real("alpha", "Artificial viscosity", "", &P::alpha, 0, 1, 0.02, false,
-           "WCSPH: Monaghan's artificial viscosity alpha, damping the noise of the weakly "
-           "compressible solver between approaching particles (Becker & Teschner use up to "
-           "0.08). 0 leaves only the physical viscosity."),
+      only(SolverKind::Wcsph,
+           real("stiffness", "Stiffness", "Pa", &P::stiffness, 1e3, 1e7, 5e4, true,
+                "WCSPH: Tait stiffness B in p = B((rho/rho0)^gamma - 1). Higher is less "
+                "compressible but needs smaller time steps (speed of sound sqrt(B gamma / "
+                "rho0)).")),
+      only(SolverKind::Wcsph, real("exponent", "Tait exponent", "", &P::exponent, 1, 10, 7, false,
+                                   "WCSPH: exponent gamma of the Tait equation (7 for water).")),
+      only(SolverKind::Wcsph,
+           real("alpha", "Artificial viscosity", "", &P::alpha, 0, 1, 0.02, false,
+                "WCSPH: Monaghan's artificial viscosity alpha, damping the noise of the weakly "
+                "compressible solver between approaching particles (Becker & Teschner use up "
+                "to 0.08). 0 leaves only the physical viscosity.")),
+      only(SolverKind::Pcisph,
+           real("pcisph_tolerance", "Density tolerance", "%", &P::pcisph_tolerance, 0.01, 10, 1,
+                true,
+                "PCISPH: the pressure loop stops when the mean predicted compression of the "
+                "particles is below this (Solenthaler & Pajarola use 1 %).")),
+      only(SolverKind::Pcisph,
+           whole("pcisph_max_iterations", "Max iterations", &P::pcisph_max_iterations, 1, 200, 50,
+                 "PCISPH: the most predict-correct iterations per step. A step that does not "
+                 "reach the tolerance within them is redone at half the time step.")),
+      only(SolverKind::Pbf,
+           whole("pbf_iterations", "Iterations", &P::pbf_iterations, 1, 100, 10,
+                 "PBF: density-constraint iterations per step. More is stiffer (less "
+                 "compression) and slower. Real-time demos use 2 to 5 and accept a few per cent "
+                 "of compression; 10 keeps a 30-particle column within 1 %.")),
+      only(SolverKind::Pbf,
+           real("pbf_relaxation", "Relaxation", "", &P::pbf_relaxation, 1e-4, 10, 0.01, true,
+                "PBF: constraint softening (the eps of lambda = -C / (|grad C|^2 + eps)), "
+                "relative to a particle with a full neighbourhood. Larger is softer and "
+                "steadier.")),
+      only(SolverKind::Pbf,
+           real("pbf_scorr_k", "Tensile correction k", "", &P::pbf_scorr_k, 0, 1, 0.1, false,
+                "PBF: strength of the artificial pressure s_corr = -k (W(r)/W(dq))^n that keeps "
+                "particles from clumping at the surface.")),
+      only(SolverKind::Pbf, real("pbf_scorr_n", "Tensile correction n", "", &P::pbf_scorr_n, 1, 8,
+                                 4, false, "PBF: exponent n of s_corr.")),
+      only(SolverKind::Pbf,
+           real("pbf_scorr_dq", "Tensile correction dq", "h", &P::pbf_scorr_dq, 0.05, 0.5, 0.2,
+                false, "PBF: reference distance dq of s_corr, as a fraction of the support h.")),
+      only(SolverKind::Pbf,
+           real("pbf_vorticity", "Vorticity confinement", "m/s", &P::pbf_vorticity, 0, 1, 0.01,
+                false,
+                "PBF: puts back the swirl that the position solver damps (eps of Macklin & "
+                "Mueller's Eq. 16).")),
+      only(SolverKind::Pbf,
+           real("pbf_xsph", "XSPH smoothing", "", &P::pbf_xsph, 0, 1, 0.01, false,
+                "PBF: XSPH velocity smoothing c, the solver's own artificial viscosity "
+                "(separate from the physical viscosity above).")),
       real("cfl", "CFL number", "", &P::cfl, 0.05, 1.0, 0.4, false,
            "Time step = CFL * spacing / (sound speed + max speed), also limited by forces "
            "and viscosity. Smaller is more stable and slower."),

@@ -23,6 +23,7 @@ struct ParamInfo {
   double min, max, fallback;  ///< valid range and default
   bool logarithmic;           ///< panel slider scale
   std::vector<const char*> choices;  ///< enum names for int fields, in value order
+  int solver = -1;  ///< the SolverKind this parameter belongs to; -1: shared by all
 
   double get(const SimParams& p) const { return real ? double(p.*real) : double(p.*integer); }
   void set(SimParams& p, double v) const {

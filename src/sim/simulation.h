@@ -72,6 +72,9 @@ struct RunStats {
   double last_max_speed = 0.0;      ///< [m/s] latest step
   double stiffness_in_use = 0.0;    ///< [Pa] WCSPH: the stiffness, raised if the flow needs it
   uint64_t nonfinite_resets = 0;    ///< particles found with a NaN/inf state and reset (a bug)
+  int last_iterations = 0;          ///< PCISPH/PBF: solver iterations of the latest step
+  double last_solver_error = 0.0;   ///< PCISPH/PBF: mean predicted compression reached
+  double mean_iterations = 0.0;     ///< PCISPH/PBF: over the steps they ran
   std::vector<PhaseTime> phases;
 };
 

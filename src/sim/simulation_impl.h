@@ -28,6 +28,8 @@ namespace tp {
 // The fluid mass is rho0 / this sum, so that a particle inside a block at the initial
 // spacing sits exactly at rest density; boundary samples get volume 1 / this sum.
 float lattice_kernel_sum(const CubicKernel& kernel, float spacing);
+// Sum of |grad W|^2 over the same lattice (PCISPH's delta, PBF's relaxation scale).
+float lattice_gradient_sum(const CubicKernel& kernel, float spacing);
 
 template <class Backend>
 class SimulationImpl;
@@ -89,6 +91,18 @@ class SimulationImpl final : public Simulation {
   void ensure_density();   ///< densities (and the pending error) for the current positions
   void compute_density();  ///< density at the current positions; records the error
   void integrate();        ///< symplectic Euler with constants().dt, then the tank clamp
+  // PBF's end of step: positions become fluid.predicted, velocities as the solver left
+  // them; speed limit, tank clamp and NaN count as in integrate().
+  void commit_predicted();
+  void sort_by_predicted();  ///< grid build on fluid.predicted, every array reordered
+  // An iterative solver's work this step: iterations used, mean compression reached.
+  void record_iterations(int iterations, double error);
+  // The solver of the previous step (-1 after a reset): PCISPH warm-starts its pressure
+  // only from its own.
+  int previous_solver() const { return previous_solver_; }
+  // An iterative solver's own cap on the time step, learnt from its convergence (PCISPH).
+  float solver_dt_limit() const { return solver_dt_limit_; }
+  void set_solver_dt_limit(float dt) { solver_dt_limit_ = clampf(dt, params_.dt_min, params_.dt_max); }
   float max_speed();
   float max_acceleration();
   float max_density_ratio();  ///< largest rho / rho0 of the current densities
@@ -115,7 +129,7 @@ class SimulationImpl final : public Simulation {
   Buffer<float> boundary_pressure_;
   Buffer<Vec4> staging_;  ///< publish() without interop (CUDA only)
   uint boundary_n_ = 0;
-  float spacing_ = 0.0f, mass_ = 0.0f;
+  float spacing_ = 0.0f, mass_ = 0.0f, lattice_grad2_ = 0.0f;
   // The rest density the solver uses: follows params_.rest_density by at most a factor
   // of two per simulated second, so that a slider moved from 1000 to 100 lets the fluid
   // swell over a few seconds instead of releasing a 10x pressure in one step.
@@ -133,6 +147,9 @@ class SimulationImpl final : public Simulation {
   RunStats stats_;
   double error_sum_ = 0.0;  // sum over measured states of the per-state mean error
   uint64_t measured_ = 0;
+  uint64_t iteration_sum_ = 0, iteration_steps_ = 0;
+  int previous_solver_ = -1;  ///< the solver of the last step (-1 after a reset)
+  float solver_dt_limit_ = 1e-3f;
   std::vector<PhaseTime> phases_;
 };
 
@@ -157,6 +174,7 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   const CubicKernel kernel = CubicKernel::make(2.0f * spacing_);
   const float lattice_sum = lattice_kernel_sum(kernel, spacing_);
   mass_ = params_.rest_density / lattice_sum;
+  lattice_grad2_ = lattice_gradient_sum(kernel, spacing_);
   rest_density_ = params_.rest_density;
 
   // The grids cover the tank plus one kernel support of boundary samples around it.
@@ -202,6 +220,9 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   stats_ = RunStats{};
   error_sum_ = 0.0;
   measured_ = 0;
+  iteration_sum_ = iteration_steps_ = 0;
+  previous_solver_ = -1;
+  solver_dt_limit_ = 1e-3f;
   phases_.clear();
   mouse_ = MouseForce{};
   refresh_constants();
@@ -215,6 +236,7 @@ void SimulationImpl<B>::refresh_constants() {
   constants_.kernel = CubicKernel::make(2.0f * spacing_);
   constants_.spacing = spacing_;
   constants_.mass = mass_;
+  constants_.lattice_grad2 = lattice_grad2_;
   // The Tait equation must stay subsonic: with the speed of sound below the flow's (strong
   // gravity, a low stiffness, a flung mouse), WCSPH forms shocks and throws particles at
   // several times the physical speed. The stiffness in use is raised, when needed, so that
@@ -246,7 +268,8 @@ double SimulationImpl<B>::step() {
   rest_density_ = clampf(params_.rest_density, rest_density_ / rate, rest_density_ * rate);
   refresh_constants();
   double dt = 0.0;
-  switch (SolverKind(params_.solver)) {
+  const int solver = params_.solver;
+  switch (SolverKind(solver)) {
 #define TP_SOLVER_STEP(type, name, label) \
   case SolverKind::type:                  \
     dt = type<B>::step(*this);            \
@@ -254,6 +277,7 @@ double SimulationImpl<B>::step() {
     TP_SOLVERS(TP_SOLVER_STEP)
 #undef TP_SOLVER_STEP
   }
+  previous_solver_ = solver;
   stats_.steps++;
   stats_.simulated_time += dt;
   stats_.last_dt = dt;
@@ -285,6 +309,7 @@ void SimulationImpl<B>::sort_particles() {
   grid_.reorder(fluid.position, fluid.spare4);
   grid_.reorder(fluid.velocity, fluid.spare4);
   grid_.reorder(fluid.id, fluid.spare_id);
+  grid_.reorder(fluid.pressure, fluid.spare_f);
   sorted_ = true;
 }
 
@@ -332,6 +357,40 @@ void SimulationImpl<B>::integrate() {
   stats_.nonfinite_resets += uint64_t(B::reduce_sum(f.n, [=] TP_HD(uint i) { return flags[i]; }));
   sorted_ = density_valid_ = false;
   pending_measure_ = true;
+}
+
+template <class B>
+void SimulationImpl<B>::commit_predicted() {
+  const FluidView f = fluid.view();
+  const Vec4* target = fluid.predicted.data();
+  const StepConstants c = constants_;
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    f.scratch[i] = commit_particle(i, f.position, f.velocity, target, c) ? 1.0f : 0.0f;
+  });
+  const float* flags = f.scratch;
+  stats_.nonfinite_resets += uint64_t(B::reduce_sum(f.n, [=] TP_HD(uint i) { return flags[i]; }));
+  sorted_ = density_valid_ = false;
+  pending_measure_ = true;
+}
+
+template <class B>
+void SimulationImpl<B>::sort_by_predicted() {
+  grid_.build(fluid.predicted.data(), fluid.n);
+  grid_.reorder(fluid.position, fluid.spare4);
+  grid_.reorder(fluid.velocity, fluid.spare4);
+  grid_.reorder(fluid.predicted, fluid.spare4);
+  grid_.reorder(fluid.id, fluid.spare_id);
+  grid_.reorder(fluid.pressure, fluid.spare_f);
+  sorted_ = density_valid_ = false;  // sorted for the predicted positions, not the current
+}
+
+template <class B>
+void SimulationImpl<B>::record_iterations(int iterations, double error) {
+  stats_.last_iterations = iterations;
+  stats_.last_solver_error = error;
+  iteration_sum_ += iterations;
+  iteration_steps_++;
+  stats_.mean_iterations = double(iteration_sum_) / double(iteration_steps_);
 }
 
 template <class B>

@@ -1,0 +1,126 @@
+// Position based fluids: Macklin & Mueller 2013, "Position based fluids" (SIGGRAPH 2013)
+// [MM13]. Each step: predict positions from the external forces, then a few Jacobi
+// iterations that move particles to satisfy the density constraint C_i = rho_i/rho0 - 1 = 0,
+// then velocities from the displacement, vorticity confinement and XSPH viscosity.
+// Masses are written out (all equal here), as in the mass-weighted form of Koschier et al.
+// 2019, Sec. 5.3; boundary samples enter the density and the constraint gradient with
+// their mass psi_b = rho0 V_b (Akinci et al. 2012).
+#pragma once
+
+#include "density.h"
+#include "particles.h"
+#include "sph_terms.h"
+#ifndef OMEGA
+#define OMEGA 1.5f
+#endif
+
+namespace tp {
+
+// lambda_i = -C_i / (sum_k |grad_k C_i|^2 + eps) [MM13, Eq. 11], with the constraint
+// one-sided (C_i = max(rho_i/rho0 - 1, 0)) so that the free surface does not clump; the
+// s_corr term handles the rest of the tensile instability. eps (constraint force mixing)
+// is `pbf_relaxation` times the sum for a particle inside the initial lattice, so that it
+// means the same at every spacing.
+// in: predicted positions; out: *density (rho_i at x*); returns lambda_i.
+TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const GridView& g,
+                                 const BoundaryView& b, const StepConstants& c, float* density) {
+  const CubicKernel& W = c.kernel;
+  const Vec3 xi = xyz(predicted[i]);
+  const float inv_rho0 = 1.0f / c.p.rest_density;
+  float rho = 0.0f, sum_grad2 = 0.0f;
+  Vec3 grad_i{0.0f, 0.0f, 0.0f};
+  for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+    rho += c.mass * W.w(r);
+    if (j == i) return;
+    const Vec3 grad_j = W.grad(xij, r) * (c.mass * inv_rho0);  // -grad_{x_j} C_i
+    sum_grad2 += dot(grad_j, grad_j);
+    grad_i += grad_j;
+  });
+  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
+    const float psi = c.p.rest_density * b.sample[k].w;
+    rho += psi * W.w(r);
+    grad_i += W.grad(xik, r) * (psi * inv_rho0);  // samples do not move: only grad_i
+  });
+  *density = rho;
+  const float C = fmaxf(rho * inv_rho0 - 1.0f, 0.0f);
+  const float eps = c.p.pbf_relaxation * (c.mass * inv_rho0) * (c.mass * inv_rho0) * c.lattice_grad2;
+  return -C / (sum_grad2 + dot(grad_i, grad_i) + eps);
+}
+
+// Position correction [MM13, Eq. 12, 14]:
+//   dx_i = 1/rho0 sum_j m_j (lambda_i + lambda_j + s_corr) grad W_ij + 1/rho0 sum_b psi_b lambda_i grad W_ib,
+//   s_corr = -k (W(r) / W(dq h))^n * lambda_1.
+// [MM13] adds s_corr to the lambdas in the paper's own kernel units; in SI units lambda is
+// of order 1e-6 m^2, and k = 0.1 unscaled would be 1e5 times too strong. s_corr is
+// therefore measured in lambda_1 = 1 / ((m/rho0)^2 sum |grad W|^2), the lambda of a
+// particle with a full neighbourhood compressed by 100 %.
+// in: predicted positions, lambdas; returns dx_i.
+TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* lambda,
+                                    const GridView& g, const BoundaryView& b,
+                                    const StepConstants& c) {
+  const CubicKernel& W = c.kernel;
+  const Vec3 xi = xyz(predicted[i]);
+  const float inv_rho0 = 1.0f / c.p.rest_density;
+  const float li = lambda[i];
+  const float inv_w_dq = 1.0f / W.w(c.p.pbf_scorr_dq * W.h);
+  const float volume = c.mass * inv_rho0;
+  const float k = c.p.pbf_scorr_k / (volume * volume * c.lattice_grad2), n = c.p.pbf_scorr_n;
+  Vec3 dx{0.0f, 0.0f, 0.0f};
+  for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+    if (j == i) return;
+    float s_corr = 0.0f;
+    if (k > 0.0f) {
+      const float t = W.w(r) * inv_w_dq;
+      s_corr = -k * (n == 4.0f ? (t * t) * (t * t) : powf(t, n));  // n = 4 is the default
+    }
+    dx += W.grad(xij, r) * (c.mass * (li + lambda[j] + s_corr));
+  });
+  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint s, Vec3 xis, float r) {
+    dx += W.grad(xis, r) * (c.p.rest_density * b.sample[s].w * li);
+  });
+  return dx * inv_rho0;
+}
+
+// Vorticity, the SPH curl omega_i = sum_j V_j grad_i W_ij x (v_j - v_i), V_j = m / rho_j
+// ([MM13, Eq. 15] writes the same with the gradient taken with respect to x_j).
+// in: predicted positions, velocities, 1/rho; returns omega_i.
+TP_HD TP_INLINE Vec3 pbf_vorticity(uint i, const Vec4* predicted, const Vec4* velocity,
+                                   const float* inv_density, const GridView& g,
+                                   const StepConstants& c) {
+  const CubicKernel& W = c.kernel;
+  const Vec3 xi = xyz(predicted[i]);
+  const Vec3 vi = xyz(velocity[i]);
+  Vec3 omega{0.0f, 0.0f, 0.0f};
+  for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+    if (j == i) return;
+    omega += cross(W.grad(xij, r), xyz(velocity[j]) - vi) * (c.mass * inv_density[j]);
+  });
+  return omega;
+}
+
+// The velocity after vorticity confinement [MM13, Eq. 16] and XSPH viscosity [MM13, Eq. 17]:
+//   f_vort = eps_v (N x omega_i), N = eta / |eta|, eta = grad |omega| = sum_j V_j (|omega_j| - |omega_i|) grad W_ij;
+//   v_i += dt f_vort + c_xsph sum_j V_j (v_j - v_i) W_ij.
+// in: predicted positions, velocities, vorticities (xyz of `omega`), 1/rho; returns v_i.
+TP_HD TP_INLINE Vec3 pbf_confined_velocity(uint i, const Vec4* predicted, const Vec4* velocity,
+                                           const Vec4* omega, const float* inv_density,
+                                           const GridView& g, const StepConstants& c) {
+  const CubicKernel& W = c.kernel;
+  const Vec3 xi = xyz(predicted[i]);
+  const Vec3 vi = xyz(velocity[i]);
+  const float omega_i = length(xyz(omega[i]));
+  Vec3 eta{0.0f, 0.0f, 0.0f}, smooth{0.0f, 0.0f, 0.0f};
+  for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+    if (j == i) return;
+    const float volume = c.mass * inv_density[j];
+    eta += W.grad(xij, r) * (volume * (length(xyz(omega[j])) - omega_i));
+    smooth += (xyz(velocity[j]) - vi) * (volume * W.w(r));
+  });
+  Vec3 v = vi + smooth * c.p.pbf_xsph;
+  const float eta_len = length(eta);
+  if (eta_len > 1e-12f && c.p.pbf_vorticity > 0.0f)
+    v += cross(eta / eta_len, xyz(omega[i])) * (c.p.pbf_vorticity * c.dt);
+  return v;
+}
+
+}  // namespace tp

@@ -1,0 +1,84 @@
+// The pairwise SPH terms the solvers share: the symmetric pressure force, the Laplacian
+// viscosity, and loops that sum them over a particle's fluid and boundary neighbours.
+// WCSPH fuses both into one loop (wcsph.h); PCISPH and PBF call them separately.
+#pragma once
+
+#include "particles.h"
+#include "sim_params.h"
+
+namespace tp {
+
+// Symmetric pressure force per unit grad W between fluid particles i and j
+// [Becker & Teschner 2007, Sec. 3]: -m (p_i/rho_i^2 + p_j/rho_j^2), from p/rho^2 terms.
+TP_HD TP_INLINE float pressure_pair(float mass, float pi_term, float pj_term) {
+  return -mass * (pi_term + pj_term);
+}
+
+// The same against a boundary sample of mass psi_b = rho0 V_b carrying the pressure p_b
+// extrapolated from the fluid [Akinci et al. 2012, Eq. 10; Adami et al. 2012, Eq. 27].
+TP_HD TP_INLINE float boundary_pressure_pair(float psi, float pi_term, float pb, float inv_rho0_2) {
+  return -psi * (pi_term + pb * inv_rho0_2);
+}
+
+// Laplacian viscosity per unit grad W [Monaghan 2005; Koschier et al. 2019, Eq. 23]:
+//   2 (d + 2) nu V_j (v_ij . x_ij) / (|x_ij|^2 + 0.01 h^2), d = 3, V_j = m_j / rho_j.
+TP_HD TP_INLINE float viscosity_pair(float nu, float volume_j, float vx, float inv_r2) {
+  return 10.0f * nu * volume_j * vx * inv_r2;
+}
+
+// Pressure acceleration of particle i at its current position, from per-particle p/rho^2
+// terms (`pressure_term`) and the boundary samples' pressures.
+// in: positions, pressure terms, boundary pressures; returns a_p.
+TP_HD TP_INLINE Vec3 pressure_acceleration(uint i, const Vec4* position, const float* pressure_term,
+                                           const GridView& g, const BoundaryView& b,
+                                           const StepConstants& c) {
+  const CubicKernel& W = c.kernel;
+  const Vec3 xi = xyz(position[i]);
+  const float pi_term = pressure_term[i];
+  Vec3 a{0.0f, 0.0f, 0.0f};
+  for_each_neighbor(g, position, xi, W.h, [&](uint j, Vec3 xij, float r) {
+    if (j != i) a += W.grad(xij, r) * pressure_pair(c.mass, pi_term, pressure_term[j]);
+  });
+  const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
+  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
+    const float psi = c.p.rest_density * b.sample[k].w;
+    a += W.grad(xik, r) * boundary_pressure_pair(psi, pi_term, b.pressure[k], inv_rho0_2);
+  });
+  return a;
+}
+
+// Viscous acceleration of particle i (the walls take part at rest: no-slip).
+// in: positions, velocities, 1/rho; returns a_visc.
+TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const GridView& g,
+                                          const BoundaryView& b, const StepConstants& c) {
+  const float nu = c.p.viscosity;
+  if (nu <= 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
+  const CubicKernel& W = c.kernel;
+  const Vec3 xi = xyz(f.position[i]);
+  const Vec3 vi = xyz(f.velocity[i]);
+  const float eps = 0.01f * W.h * W.h;
+  Vec3 a{0.0f, 0.0f, 0.0f};
+  for_each_neighbor(g, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
+    if (j == i) return;
+    const float vx = dot(vi - xyz(f.velocity[j]), xij);
+    a += W.grad(xij, r) * viscosity_pair(nu, c.mass * f.inv_density[j], vx, 1.0f / (r * r + eps));
+  });
+  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
+    a += W.grad(xik, r) * viscosity_pair(nu, b.sample[k].w, dot(vi, xik), 1.0f / (r * r + eps));
+  });
+  return a;
+}
+
+// The time step of the incompressible solvers (PCISPH, PBF), which have no speed of sound
+// to respect: CFL on the flow, dt <= cfl s / |v|max; the force condition
+// dt <= 0.25 sqrt(s / |a|max); the viscous limit dt <= 0.125 s^2 / nu; within [dt_min, dt_max].
+TP_HD TP_INLINE float flow_time_step(float max_speed, float max_accel, const StepConstants& c) {
+  const float s = c.spacing;
+  float dt = c.p.dt_max;
+  if (max_speed > 0.0f) dt = fminf(dt, c.p.cfl * s / max_speed);
+  if (max_accel > 0.0f) dt = fminf(dt, 0.25f * sqrtf(s / max_accel));
+  if (c.p.viscosity > 0.0f) dt = fminf(dt, 0.125f * s * s / c.p.viscosity);
+  return clampf(dt, c.p.dt_min, c.p.dt_max);
+}
+
+}  // namespace tp

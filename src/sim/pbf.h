@@ -1,0 +1,116 @@
+// PBF (Macklin & Mueller 2013) as a list of phases; the per-particle physics is in
+// kernels/pbf.h and kernels/sph_terms.h.
+#pragma once
+
+#include "kernels/boundary.h"
+#include "kernels/forces.h"
+#include "kernels/pbf.h"
+#include "sim/simulation_impl.h"
+
+namespace tp {
+
+// External forces (viscosity, gravity, the mouse), the time step, and the predicted
+// positions x* = x + dt (v + dt a), projected into the tank [MM13, Alg. 1, lines 1-4].
+template <class B>
+void pbf_predict(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  const GridView g = sim.grid_view();
+  const BoundaryView b = sim.boundary_view();
+  B::for_each(f.n, [=] TP_HD(uint i) { f.inv_density[i] = 1.0f / f.density[i]; });
+  {
+    const StepConstants k = sim.constants();
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      const Vec3 a = viscous_acceleration(i, f, g, b, k) +
+                     body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k);
+      f.acceleration[i] = make_vec4(a, 0.0f);
+    });
+  }
+  StepConstants& c = sim.constants();
+  c.dt = flow_time_step(sim.max_speed(), sim.max_acceleration(), c);
+  const StepConstants k = c;
+  Vec4* predicted = sim.fluid.predicted.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    Vec3 v = xyz(f.velocity[i]) + xyz(f.acceleration[i]) * k.dt;
+    Vec3 x = xyz(f.position[i]) + v * k.dt;
+    clamp_to_tank(x, v, k);
+    predicted[i] = make_vec4(x, 0.0f);
+  });
+}
+
+// The density constraint, pbf_iterations Jacobi iterations [MM13, Alg. 1, lines 7-19]:
+// lambda, then the corrections, then the move and the tank projection.
+template <class B>
+void pbf_solve(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  const GridView g = sim.grid_view();
+  const BoundaryView b = sim.boundary_view();
+  const StepConstants k = sim.constants();
+  Vec4* predicted = sim.fluid.predicted.data();
+  Vec4* dx = sim.fluid.aux.data();
+  float* lambda = f.pressure;  // PBF has no pressure; its lambdas take the array
+  double error = 0.0;
+  const int iterations = k.p.pbf_iterations;
+  for (int it = 0; it < iterations; ++it) {
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      float rho;
+      lambda[i] = pbf_lambda(i, predicted, g, b, k, &rho);
+      f.density[i] = rho;
+      f.inv_density[i] = 1.0f / rho;
+      f.scratch[i] = compression(rho, k);
+    });
+    if (it == 0) {  // the compression the prediction had, before any correction
+      const float* err = f.scratch;
+      error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
+    }
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      dx[i] = make_vec4(pbf_correction(i, predicted, lambda, g, b, k), 0.0f);
+    });
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      Vec3 x = xyz(predicted[i]) + xyz(dx[i]);
+      Vec3 unused{0.0f, 0.0f, 0.0f};
+      clamp_to_tank(x, unused, k);
+      predicted[i] = make_vec4(x, 0.0f);
+    });
+  }
+  sim.record_iterations(iterations, error);
+}
+
+// Velocities from the displacement, vorticity confinement and XSPH, then the move
+// [MM13, Alg. 1, lines 21-24].
+template <class B>
+void pbf_update_velocity(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  const GridView g = sim.grid_view();
+  const StepConstants k = sim.constants();
+  const Vec4* predicted = sim.fluid.predicted.data();
+  Vec4* omega = sim.fluid.aux.data();
+  const float inv_dt = 1.0f / k.dt;
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    f.velocity[i] = make_vec4((xyz(predicted[i]) - xyz(f.position[i])) * inv_dt, 0.0f);
+  });
+  if (k.p.pbf_vorticity > 0.0f || k.p.pbf_xsph > 0.0f) {
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      omega[i] = make_vec4(pbf_vorticity(i, predicted, f.velocity, f.inv_density, g, k), 0.0f);
+    });
+    Vec4* out = sim.fluid.spare4.data();
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      out[i] = make_vec4(
+          pbf_confined_velocity(i, predicted, f.velocity, omega, f.inv_density, g, k), 0.0f);
+    });
+    sim.fluid.velocity.swap(sim.fluid.spare4);
+  }
+  sim.commit_predicted();
+}
+
+template <class B>
+double Pbf<B>::step(SimulationImpl<B>& sim) {
+  sim.phase("grid", [&] { sim.sort_particles(); });
+  sim.phase("density", [&] { sim.compute_density(); });
+  sim.phase("forces", [&] { pbf_predict(sim); });
+  sim.phase("grid", [&] { sim.sort_by_predicted(); });
+  sim.phase("constraints", [&] { pbf_solve(sim); });
+  sim.phase("velocity", [&] { pbf_update_velocity(sim); });
+  return sim.constants().dt;
+}
+
+}  // namespace tp
