@@ -20,6 +20,41 @@ TP_HD TP_INLINE float pcisph_delta(const StepConstants& c) {
   return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * c.lattice_grad2);
 }
 
+// delta of [SP09, Eq. 8] for particle i's actual neighbourhood (fluid and boundary samples,
+// the boundary standing in for fluid as its pressure mirrors the fluid's), never above the
+// full lattice's: in a neighbourhood denser than the lattice (a compressed pocket, the
+// packing PBF's s_corr leaves) the lattice's delta over-corrects, and the loop diverges.
+TP_HD TP_INLINE float pcisph_particle_delta(uint i, const FluidView& f, const GridView& g,
+                                            const BoundaryView& b, const StepConstants& c) {
+  const Vec3 xi = xyz(f.position[i]);
+  Vec3 sum{0.0f, 0.0f, 0.0f};
+  float sum2 = 0.0f;
+  auto add = [&](Vec3 d, float r) {
+    const Vec3 gw = c.kernel.grad(d, r);
+    sum = sum + gw;
+    sum2 += dot(gw, gw);
+  };
+  for_each_neighbor(g, f.position, xi, c.kernel.h, [&](uint j, Vec3 d, float r) {
+    if (j != i) add(d, r);
+  });
+  for_each_neighbor(b.grid, b.sample, xi, c.kernel.h, [&](uint, Vec3 d, float r) { add(d, r); });
+  const float m = c.mass, rho0 = c.p.rest_density;
+  const float denominator = fmaxf(dot(sum, sum) + sum2, c.lattice_grad2);
+  return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * denominator);
+}
+
+// The time step at which the loop holds up water `depth` deep under gravity g: after N
+// corrections at a compression e, the pressure is about N delta rho0 e, and it must reach
+// rho0 g depth with e at the tolerance, so dt^2 = N rho0^2 e / (2 m^2 sum|grad W|^2 g depth).
+// A larger step lets the water sag (more compression, more iterations) until it holds;
+// a smaller one makes the loop undo any compression it finds within that short step.
+TP_HD TP_INLINE float pcisph_holding_step(const StepConstants& c, float depth, float g) {
+  constexpr float kCorrections = 5.0f;
+  const float m = c.mass, rho0 = c.p.rest_density, e = 0.01f * c.p.pcisph_tolerance;
+  return sqrtf(kCorrections * rho0 * rho0 * e /
+               (2.0f * m * m * c.lattice_grad2 * fmaxf(g * depth, 1e-6f)));
+}
+
 // Predicted position [SP09, Alg. 2]: v* = v + dt (a_nonpressure + a_pressure), x* = x + dt v*.
 // in: position, velocity, a_nonpressure (acceleration), a_pressure; out: returned x*.
 TP_HD TP_INLINE Vec3 pcisph_predict(uint i, const FluidView& f, const Vec4* a_pressure,

@@ -214,51 +214,6 @@ TEST(Wcsph, PickFindsTheFirstFluidAlongTheRay) {
   EXPECT_FALSE(sim->pick(Ray{Vec3{-1.0f, 0.4f, 0.25f}, Vec3{1, 0, 0}}).has_value());
 }
 
-TEST(Wcsph, ExtremeParameterChangesWhileRunningStayBounded) {
-  // The panel's sliders at their ends, moved while the default dam break runs: the water
-  // may be violent, but values stay finite, inside the tank, and the bulk's speed stays
-  // within what the new forces can give it (a fall across the tank), with no particle
-  // beyond the speed limit.
-  const struct {
-    const char* key;
-    const char* value;
-  } changes[] = {{"rest_density", "100"},   {"rest_density", "10000"}, {"stiffness", "1000"},
-                 {"stiffness", "10000000"}, {"gravity_x", "100"},      {"gravity_y", "-100"},
-                 {"viscosity", "0.1"},      {"alpha", "0"},            {"alpha", "1"},
-                 {"cfl", "1"},              {"dt_max", "0.02"},        {"exponent", "1"},
-                 {"exponent", "10"},        {"speed_limit", "1000"}};
-  const Scene scene = load_scene_file(TIDEPOOL_SOURCE_DIR "/assets/scenes/dam_break.json");
-  const float s = spacing_for_count(scene, 1500);
-  for (const auto& change : changes) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto sim = cpu_sim(scene, s);
-    while (sim->stats().simulated_time < 0.15) sim->step();
-    std::string error;
-    ASSERT_TRUE(set_param_from_text(sim->params(), change.key, change.value, &error)) << error;
-    const SimParams& p = sim->params();
-    const float g = length(Vec3{p.gravity_x, p.gravity_y, p.gravity_z});
-    const float diagonal = length(sim->tank_hi() - sim->tank_lo());
-    const double bulk_bound = std::sqrt(2.0 * std::max(g, 9.81f) * diagonal) + 2.0;
-    const double start = sim->stats().simulated_time;
-    double worst_rms = 0.0;
-    for (int steps = 0; sim->stats().simulated_time < start + 0.3 && steps < 8000; ++steps) {
-      sim->step();
-      if (steps % 50 == 0) {
-        const Snapshot snap = sim->snapshot();
-        worst_rms = std::max(worst_rms, std::sqrt(2.0 * kinetic_energy(snap, 1.0f) / snap.velocity.size()));
-      }
-    }
-    const ParticleCheck c = check(*sim);
-    EXPECT_EQ(c.nonfinite + sim->stats().nonfinite_resets, 0u) << change.key << " = " << change.value;
-    EXPECT_EQ(c.outside, 0u) << change.key << " = " << change.value;
-    EXPECT_LE(sim->stats().max_speed, p.speed_limit * 1.001) << change.key << " = " << change.value;
-    EXPECT_LT(worst_rms, bulk_bound) << change.key << " = " << change.value << ": rms speed, m/s";
-    std::printf("%s=%s: %.2f s, %llu steps, rms %.2f (bound %.1f), max %.1f m/s\n", change.key, change.value,
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
-                (unsigned long long)sim->stats().steps, worst_rms, bulk_bound, sim->stats().max_speed);
-  }
-}
-
 TEST(Wcsph, NonFiniteParticlesAreResetInsideAndCounted) {
   StepConstants c{};
   c.p = default_params();

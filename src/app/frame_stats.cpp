@@ -28,8 +28,16 @@ void FrameStats::recompute() {
   ms_per_step_ = 0.0;
   for (const PhaseTime& phase : b.phases) {
     double before = 0.0;
-    for (const PhaseTime& old : a.phases)
-      if (old.name == phase.name) before = old.total_ms;
+    bool ran_before = false;
+    for (const PhaseTime& old : a.phases) {
+      if (old.name == phase.name) {
+        before = old.total_ms;
+        ran_before = true;
+      }
+    }
+    // The simulation keeps every phase it has ever timed; after a solver switch those of
+    // the previous solver stop growing. They are not part of a step now: leave them out.
+    if (ran_before && phase.total_ms <= before) continue;
     const double ms = (phase.total_ms - before) / steps;
     phase_ms_.emplace_back(phase.name, ms);
     ms_per_step_ += ms;

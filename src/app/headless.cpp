@@ -61,6 +61,11 @@ void print_bench(const SimSetup& s, const RunStats& st, double wall) {
     std::printf("  %-10s %8.3f ms\n", p.name.c_str(), p.total_ms / steps);
   std::printf("density error mean %.3f %%, max %.3f %%; max speed %.2f m/s\n",
               100.0 * st.density_error_mean, 100.0 * st.density_error_max, st.max_speed);
+  // The iterative solvers' cost per step is their iteration count: the figure that their
+  // tolerance and iteration parameters trade against speed.
+  if (s.sim->params().solver != int(SolverKind::Wcsph))
+    std::printf("solver iterations: mean %.2f per step; last step %d, error %.3f %%\n",
+                st.mean_iterations, st.last_iterations, 100.0 * st.last_solver_error);
 }
 
 }  // namespace

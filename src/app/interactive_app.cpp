@@ -13,6 +13,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "render/screenshot.h"
+#include "sim/params.h"
 
 namespace tp {
 
@@ -62,19 +63,26 @@ void InteractiveApp::handle_keys(bool* quit) {
       case GLFW_KEY_R:
         controls_.reset_requested = true;
         break;
-      case GLFW_KEY_1:
-      case GLFW_KEY_KP_1:
-        setup_.sim->params().solver = int(SolverKind::Wcsph);
-        break;
       case GLFW_KEY_F5:
         controls_.reload_shaders_requested = true;
         break;
       default:
+        select_solver_by_key(key);
         break;
     }
   }
   // Single stepping only makes sense from a paused state; S pauses a running simulation.
   if (controls_.step_requested) controls_.paused = true;
+}
+
+void InteractiveApp::select_solver_by_key(int key) {
+  // 1, 2, 3 (or the keypad's) pick the solvers in kernels/solver_list.h order: WCSPH,
+  // PCISPH, PBF. Only the parameter changes: the solvers share the particle state, so the
+  // next step continues the same water with the other method, no reset.
+  int digit = -1;
+  if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) digit = key - GLFW_KEY_1;
+  if (key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9) digit = key - GLFW_KEY_KP_1;
+  if (digit >= 0 && digit < int(solver_names().size())) setup_.sim->params().solver = digit;
 }
 
 void InteractiveApp::reset() {

@@ -32,6 +32,7 @@ class InteractiveApp {
   bool idle() const;  ///< paused, nothing requested, no button held: the loop may sleep
   void wait_while_idle(double frame_start);  ///< sleeps while idle() and no frame is due
   void handle_keys(bool* quit);
+  void select_solver_by_key(int key);  ///< 1, 2, 3: a solver; other keys: nothing
   void apply_requests();
   void reset();
   void simulate(double frame_seconds);

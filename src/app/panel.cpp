@@ -16,16 +16,27 @@ namespace {
 const ImVec4 kErrorColor(1.0f, 0.35f, 0.3f, 1.0f);
 const ImVec4 kNoteColor(1.0f, 0.8f, 0.3f, 1.0f);
 
-// Panel section of a parameter, by name only, so that a new field shows up on its own
-// (in "Other" until it is given a group here).
-const char* group_of(const std::string& name) {
-  if (name == "solver") return "";  // the solver combo lives in the Simulation section
+// Panel section of a shared parameter, by name only, so that a new field shows up on its
+// own (in "Other" until it is given a group here). Per-solver parameters go by their
+// table tag instead (see param_section).
+const char* shared_group_of(const std::string& name) {
+  if (name == "solver") return nullptr;  // the solver combo lives in the Simulation section
   if (name.rfind("gravity", 0) == 0 || name == "rest_density" || name == "viscosity")
     return "Fluid";
-  if (name == "stiffness" || name == "exponent" || name == "alpha") return "WCSPH";
   if (name == "cfl" || name.rfind("dt_", 0) == 0) return "Time step";
   if (name.rfind("mouse_", 0) == 0) return "Mouse";
   return "Other";
+}
+
+// "1/2/3: WCSPH/PCISPH/PBF": the number keys pick the solvers in their list's order.
+std::string solver_keys_help() {
+  std::string numbers, labels;
+  const int count = std::min(int(solver_names().size()), 9);
+  for (int k = 0; k < count; ++k) {
+    numbers += (k ? "/" : "") + std::to_string(k + 1);
+    labels += std::string(k ? "/" : "") + solver_label(k);
+  }
+  return numbers + ": " + labels;
 }
 
 void tooltip(const char* text) {
@@ -39,6 +50,23 @@ void tooltip(const char* text) {
 }
 
 }  // namespace
+
+const char* solver_label(int kind) {
+  static const char* const labels[] = {
+#define TP_SOLVER_LABEL(type, name, label) label,
+      TP_SOLVERS(TP_SOLVER_LABEL)
+#undef TP_SOLVER_LABEL
+  };
+  constexpr int count = int(sizeof(labels) / sizeof(labels[0]));
+  return kind >= 0 && kind < count ? labels[kind] : "?";
+}
+
+const char* param_section(const ParamInfo& info, int active_solver) {
+  // A solver's own parameters mean nothing to the others: they are shown only while it
+  // runs, under its name, so the panel never offers a knob that does nothing.
+  if (info.solver >= 0) return info.solver == active_solver ? solver_label(info.solver) : nullptr;
+  return shared_group_of(info.name);
+}
 
 SliderSpec slider_spec(const ParamInfo& info) {
   SliderSpec spec;
@@ -63,7 +91,9 @@ SliderSpec slider_spec(const ParamInfo& info) {
     digits = std::max(6, int(std::ceil(-std::log10(lowest) - 1e-9)));
   }
   spec.format = digits > 0 ? "%." + std::to_string(digits) + "g" : "%g";
-  if (info.unit[0]) spec.format += std::string(" ") + info.unit;
+  // The unit is printf text too: "%" (the PCISPH tolerance) must be written "%%".
+  if (info.unit[0]) spec.format += " ";
+  for (const char* c = info.unit; *c; ++c) spec.format += *c == '%' ? "%%" : std::string(1, *c);
   return spec;
 }
 
@@ -113,11 +143,24 @@ void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats
               stats.density_error_mean * 100.0);
   ImGui::Text("Max speed: %.2f m/s now, %.2f m/s since reset", stats.last_max_speed,
               stats.max_speed);
-  if (stats.stiffness_in_use > 1.001 * double(sim.params().stiffness)) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
-    ImGui::TextWrapped("Stiffness in use: %.3g Pa (raised to keep the flow subsonic)",
-                       stats.stiffness_in_use);
-    ImGui::PopStyleColor();
+  // What the active solver is doing to hold the density: WCSPH only says when it had to
+  // raise its stiffness (the statistic is stale under the other solvers); the iterative
+  // solvers show their work per step, which is what their parameters trade against.
+  const int solver = sim.params().solver;
+  if (solver == int(SolverKind::Wcsph)) {
+    if (stats.stiffness_in_use > 1.001 * double(sim.params().stiffness)) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
+      ImGui::TextWrapped("Stiffness in use: %.3g Pa (raised to keep the flow subsonic)",
+                         stats.stiffness_in_use);
+      ImGui::PopStyleColor();
+    }
+  } else {
+    ImGui::Text("Iterations: %d (error %.2f %%), mean %.1f", stats.last_iterations,
+                stats.last_solver_error * 100.0, stats.mean_iterations);
+    tooltip(
+        "Iterations of the last step (PCISPH: pressure corrections, PBF: constraint "
+        "projections) and the mean predicted compression they reached; the mean is over "
+        "the PCISPH and PBF steps since the last reset.");
   }
   if (stats.nonfinite_resets) {
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
@@ -172,22 +215,31 @@ void simulation_section(SimSetup& setup, AppControls& controls) {
 }
 
 void parameters_section(SimParams& p, AppControls& controls) {
-  const char* groups[] = {"Fluid", "WCSPH", "Time step", "Mouse", "Other"};
+  // The active solver's section sits between the fluid and the time step, where the
+  // WCSPH constants always were.
+  const int solver = p.solver;
+  const char* groups[] = {"Fluid", solver_label(solver), "Time step", "Mouse", "Other"};
   bool changed = false;
   for (const char* group : groups) {
+    const auto in_group = [&](const ParamInfo& info) {
+      const char* section = param_section(info, solver);
+      return section && std::strcmp(section, group) == 0;
+    };
     bool any = false;
-    for (const ParamInfo& info : param_table()) any |= std::strcmp(group_of(info.name), group) == 0;
+    for (const ParamInfo& info : param_table()) any |= in_group(info);
     if (!any) continue;
     ImGui::Separator();
     ImGui::TextDisabled("%s", group);
     for (const ParamInfo& info : param_table())
-      if (std::strcmp(group_of(info.name), group) == 0) changed |= param_widget(info, p);
+      if (in_group(info)) changed |= param_widget(info, p);
   }
   if (changed) controls.param_notes = clamp_params(p);
   if (ImGui::Button("Restore start values")) {
-    // Keep the mouse settings: they are the user's tool, not the fluid's.
+    // Keep the mouse settings and the solver: they are the user's choices, not the
+    // fluid's, and the values restored include the active solver's own.
     const SimParams old = p;
     p = controls.start_params;
+    p.solver = old.solver;
     p.mouse_mode = old.mouse_mode;
     p.mouse_radius = old.mouse_radius;
     p.mouse_strength = old.mouse_strength;
@@ -195,7 +247,7 @@ void parameters_section(SimParams& p, AppControls& controls) {
   }
   tooltip(
       "Every fluid parameter back to its value at start (defaults, then the scene's "
-      "values, then --set).");
+      "values, then --set). The solver and the mouse settings stay as they are.");
   for (const std::string& note : controls.param_notes) {
     ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
     ImGui::TextWrapped("%s", note.c_str());
@@ -263,7 +315,11 @@ PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats&
   ImGui::SetNextWindowSizeConstraints(
       ImVec2(em * 26.0f, 0.0f), ImVec2(em * 26.0f, max_height > 100.0f ? max_height : 100.0f));
   ImGui::SetNextWindowBgAlpha(0.85f);
-  if (!ImGui::Begin("Tidepool", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+  // The title names the active solver, so it shows even with the panel collapsed or
+  // scrolled; "###" keeps the window's identity (position, size) across the switch.
+  const std::string title =
+      std::string("Tidepool: ") + solver_label(setup.sim->params().solver) + "###Tidepool";
+  if (!ImGui::Begin(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::End();  // collapsed to its title bar
     return PanelExtent{};
   }
@@ -300,7 +356,8 @@ void draw_help_overlay(const AppControls& controls, const SimParams& params) {
                   "%sLeft drag: %s water   Right drag: orbit   Middle drag: pan   Wheel: zoom",
                   controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move");
     std::snprintf(keys, sizeof(keys),
-                  "Space: pause   S: step   R: reset   1: WCSPH   F5: shaders   Esc: quit");
+                  "Space: pause   S: step   R: reset   %s   F5: shaders   Esc: quit",
+                  solver_keys_help().c_str());
     // One line when it fits, else mouse and keys on a line each.
     const float width =
         ImGui::CalcTextSize(mouse).x + ImGui::CalcTextSize(keys).x + ImGui::CalcTextSize("   ").x;

@@ -35,6 +35,15 @@ struct SliderSpec {
 };
 SliderSpec slider_spec(const ParamInfo& info);
 
+// A solver's display name, "WCSPH" (kernels/solver_list.h); "?" when out of range.
+const char* solver_label(int kind);
+
+// The Parameters section that shows a table entry while `active_solver` runs: "Fluid",
+// "Time step", ..., or the solver's label for a parameter tagged with that solver.
+// nullptr when it is not shown there: another solver's parameter, or the solver choice
+// itself (which sits in the Simulation section).
+const char* param_section(const ParamInfo& info, int active_solver);
+
 // One widget for one parameter table entry (combo, slider). Returns true when the user
 // changed the value. Needs an ImGui frame under way.
 bool param_widget(const ParamInfo& info, SimParams& p);

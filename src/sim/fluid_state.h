@@ -14,7 +14,7 @@ struct FluidState {
   Buffer<Vec4> position;
   Buffer<Vec4> velocity;
   Buffer<uint> id;  ///< the particle's index at reset; export writes rows in this order
-  Buffer<float> pressure;  ///< reordered too: PCISPH starts each step from the last pressures
+  Buffer<float> pressure;  ///< reordered too, so that a snapshot shows the last step's
   // Recomputed every step.
   Buffer<Vec4> acceleration;
   Buffer<float> density;
@@ -27,6 +27,7 @@ struct FluidState {
   Buffer<Vec4> spare4;
   Buffer<uint> spare_id;
   Buffer<float> spare_f;
+  Buffer<float> best_pressure;  ///< PCISPH: the pressures of the loop's best iteration
   uint n = 0;
 
   void resize(uint count) {
@@ -45,6 +46,7 @@ struct FluidState {
     spare4.resize(count);
     spare_id.resize(count);
     spare_f.resize(count);
+    best_pressure.resize(count);
   }
 
   FluidView view() {

@@ -68,6 +68,7 @@ std::string report_json(const RunReport& r) {
   j["density_error_mean"] = r.stats.density_error_mean;
   j["density_error_max"] = r.stats.density_error_max;
   j["max_speed"] = r.stats.max_speed;
+  j["mean_iterations"] = r.stats.mean_iterations;  // PCISPH/PBF; 0 for WCSPH
   j["outside_tank"] = r.check.outside;
   // Non-finite particles now plus those the integrator found and reset during the run.
   j["nan_count"] = r.check.nonfinite + r.stats.nonfinite_resets;

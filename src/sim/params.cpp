@@ -86,10 +86,10 @@ std::vector<ParamInfo> make_table() {
            real("pbf_scorr_k", "Tensile correction k", "", &P::pbf_scorr_k, 0, 1, 0.1, false,
                 "PBF: strength of the artificial pressure s_corr = -k (W(r)/W(dq))^n that keeps "
                 "particles from clumping at the surface.")),
-      only(SolverKind::Pbf, real("pbf_scorr_n", "Tensile correction n", "", &P::pbf_scorr_n, 1, 8,
+      only(SolverKind::Pbf, real("pbf_scorr_n", "Tensile correction n", "", &P::pbf_scorr_n, 2, 8,
                                  4, false, "PBF: exponent n of s_corr.")),
       only(SolverKind::Pbf,
-           real("pbf_scorr_dq", "Tensile correction dq", "h", &P::pbf_scorr_dq, 0.05, 0.5, 0.2,
+           real("pbf_scorr_dq", "Tensile correction dq", "h", &P::pbf_scorr_dq, 0.05, 0.3, 0.2,
                 false, "PBF: reference distance dq of s_corr, as a fraction of the support h.")),
       only(SolverKind::Pbf,
            real("pbf_vorticity", "Vorticity confinement", "m/s", &P::pbf_vorticity, 0, 1, 0.01,

@@ -24,26 +24,63 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
     f.acceleration[i] = make_vec4(a, 0.0f);
   });
   StepConstants& c = sim.constants();
+  // The loop works best near the step at which its pressure holds the water up
+  // (pcisph_holding_step, from the water's depth along gravity). Coming from another
+  // solver (or a reset) the step starts there; afterwards the loop's convergence moves it
+  // (pcisph_pressure_solve), within half and one and a half times it. Beyond that the
+  // loop falls off a cliff: it converges in four iterations and then, 10 % further, not in
+  // fifty, and splashes the top of a resting column 20 cm high. Below: from a step too small the loop
+  // undoes whatever compression it finds within that short step, a burst of speed
+  // (measured: 0.16 -> 0.9 m/s in a resting column, PBF -> PCISPH at 1 ms), and a loop that
+  // stalls would otherwise shrink the step to nothing and freeze the water.
+  const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
+  const float g_abs = length(gravity);
+  const Vec3 down = g_abs > 0.0f ? gravity * (1.0f / g_abs) : Vec3{0.0f, -1.0f, 0.0f};
+  const Vec4* x = f.position;
+  const float deepest = B::reduce_max(f.n, -1e30f, [=] TP_HD(uint i) { return dot(xyz(x[i]), down); });
+  const float highest = B::reduce_max(f.n, -1e30f, [=] TP_HD(uint i) { return -dot(xyz(x[i]), down); });
+  const float holding = pcisph_holding_step(c, deepest + highest + c.spacing, g_abs);
+  if (sim.previous_solver() != int(SolverKind::Pcisph)) sim.set_solver_dt_limit(holding);
+  else sim.set_solver_dt_limit(fminf(fmaxf(sim.solver_dt_limit(), 0.5f * holding), 1.2f * holding));
   c.dt = fminf(flow_time_step(sim.max_speed(), sim.max_acceleration(), c), sim.solver_dt_limit());
   c.dt = fmaxf(c.dt, c.p.dt_min);
 }
 
-// One run of the predict-correct loop [SP09, Alg. 2] at the time step in sim.constants(),
-// starting from the pressures in the fluid (the previous step's, or zero). Each iteration
-// predicts the positions under the current pressure force and measures their density;
-// if the compression is within bounds the loop ends there, so the force the integration
-// uses is the one whose outcome was checked. Otherwise the pressures rise by delta times
-// the density error and the force is recomputed. Leaves the pressure acceleration in
-// fluid.aux. Returns true when the bounds were met; *iterations counts the predictions.
+// The predict-correct loop [SP09, Alg. 2] at the time step in sim.constants(), from zero
+// pressure. Each iteration predicts the positions under the current pressure force and
+// measures their density; once the compression is within bounds (after at least three
+// corrections) the loop ends there, so the force the integration uses is the one whose
+// outcome was checked. Otherwise the pressures rise by delta times the density error and
+// the force is recomputed. A loop that reaches the cap without converging keeps the
+// pressures of its best iteration. Leaves the pressure acceleration in fluid.aux.
+//
+// Zero start, as in [SP09]: starting from the previous step's pressures (a warm start)
+// saves iterations in deep water but turns the loop into an integrator of the density
+// error with no damping: a resting 32-particle column then rang up until its top was
+// thrown off (kinetic energy 0.1 J -> 40 J in 0.1 s); half the previous pressure (IISPH's
+// choice) still threw 50 J in the first 0.3 s. From zero, pressure is built within the
+// step from the predicted compression, so deep water settles with its mean compression
+// just under the tolerance.
+struct PcisphOutcome {
+  int iterations = 0;
+  double error = 0.0;  // the mean predicted compression reached
+  bool converged = false;
+};
+
 template <class B>
-bool pcisph_iterate(SimulationImpl<B>& sim, int* iterations, double* error, float* worst) {
+PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
   const GridView g = sim.grid_view();
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
   Vec4* a_p = sim.fluid.aux.data();
   Vec4* predicted = sim.fluid.predicted.data();
-  const float delta = pcisph_delta(k);
+  float* best = sim.fluid.best_pressure.data();
+  float* delta = sim.fluid.spare_f.data();  // free between grid builds
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    delta[i] = pcisph_particle_delta(i, f, g, b, k);
+    f.pressure[i] = 0.0f;
+  });
   const float inv_rho0 = 1.0f / k.p.rest_density;
   auto pressure_force = [&] {
     B::for_each(f.n, [=] TP_HD(uint i) { f.pressure_term[i] = f.pressure[i] * inv_rho0 * inv_rho0; });
@@ -56,10 +93,16 @@ bool pcisph_iterate(SimulationImpl<B>& sim, int* iterations, double* error, floa
   const double tolerance = 0.01 * k.p.pcisph_tolerance;
   // The mean may hide a pocket about to burst: no particle may be far beyond the bound.
   const float worst_allowed = float(fmax(5.0 * tolerance, 0.02));
+  // [SP09] always corrects at least three times: stopping as soon as the error is within
+  // the bound lets a resting column fall freely until it is compressed by the bound, and
+  // the loop must then stop the whole column at once, which throws the top off.
   constexpr int kMinIterations = 3;
   const float* err = f.scratch;
   float* predicted_density = f.density;
-  for (*iterations = 1;; ++*iterations) {
+  PcisphOutcome out;
+  double best_error = 1e30;
+  int best_iteration = 0;
+  for (out.iterations = 1;; ++out.iterations) {
     B::for_each(f.n, [=] TP_HD(uint i) {
       predicted[i] = make_vec4(pcisph_predict(i, f, a_p, k), 0.0f);
     });
@@ -68,57 +111,53 @@ bool pcisph_iterate(SimulationImpl<B>& sim, int* iterations, double* error, floa
       predicted_density[i] = rho;
       f.scratch[i] = compression(rho, k);
     });
-    *error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
-    *worst = B::reduce_max(f.n, 0.0f, [=] TP_HD(uint i) { return err[i]; });
-    // [SP09] always corrects at least three times: stopping as soon as the error is within
-    // the bound lets a resting column fall freely until it is compressed by the bound, and
-    // the loop must then stop the whole column at once, which throws the top off.
-    if (*iterations >= kMinIterations && *error <= tolerance && *worst <= worst_allowed)
-      return true;
-    if (*iterations >= k.p.pcisph_max_iterations) return false;
+    out.error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
+    const float worst = B::reduce_max(f.n, 0.0f, [=] TP_HD(uint i) { return err[i]; });
+    if (out.iterations >= kMinIterations && out.error <= tolerance && worst <= worst_allowed) {
+      out.converged = true;
+      return out;
+    }
+    if (out.error < best_error) {
+      best_error = out.error;
+      best_iteration = out.iterations;
+      B::for_each(f.n, [=] TP_HD(uint i) { best[i] = f.pressure[i]; });
+    }
+    if (out.iterations >= k.p.pcisph_max_iterations) break;
     B::for_each(f.n, [=] TP_HD(uint i) {
-      f.pressure[i] = pcisph_pressure(f.pressure[i], predicted_density[i], delta, k);
+      f.pressure[i] = pcisph_pressure(f.pressure[i], predicted_density[i], delta[i], k);
     });
     pressure_force();
   }
+  if (best_iteration != out.iterations) {
+    B::for_each(f.n, [=] TP_HD(uint i) { f.pressure[i] = best[i]; });
+    pressure_force();
+    out.error = best_error;
+  }
+  return out;
 }
 
-// The pressure solve with an adaptive step (after Ihmsen et al. 2010, "Boundary handling
-// and adaptive time-stepping for PCISPH"): PCISPH's delta shrinks as 1/dt^2, so at a
-// large step the loop builds pressure too slowly to hold a deep fluid up, and can diverge.
-// A step whose loop does not reach the tolerance is redone at half the time step (the
-// particles have not moved yet); a limit on the step follows how hard the loop had to
-// work, growing by 5 % when it converged in four iterations or fewer and shrinking by 20 %
-// when it needed more than ten.
-//
-// Each step's pressures start from zero, as in [SP09]. Starting from the previous step's
-// pressures (a warm start) saves iterations in deep water but turns the loop into an
-// integrator of the density error with no damping: a resting 32-particle column then
-// rings up until its top is thrown off (measured: kinetic energy 0.1 J -> 40 J in 0.1 s).
+// The pressure solve and the adaptive step (after Ihmsen et al. 2010, "Boundary handling
+// and adaptive time-stepping for PCISPH"). The loop's delta shrinks as 1/dt^2: at a large
+// step it builds pressure too slowly to hold deep water up, and diverges (a resting
+// 32-particle column: 5 ms). But a small step is no cure for a compression that is already
+// there: the loop undoes it within the step, and the shorter the step the faster the
+// particles must move (halving the step on failure turned a 3 % pocket into 50 m/s). So
+// the limit on the step follows the loop's work from step to step: up 5 % after a step
+// converged in four iterations or fewer, down 20 % after one that needed more than ten
+// or did not converge.
 template <class B>
 void pcisph_pressure_solve(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
-  B::for_each(f.n, [=] TP_HD(uint i) { f.pressure[i] = 0.0f; });
-  StepConstants& c = sim.constants();
-  int iterations = 0, total = 0;
-  double error = 0.0;
-  float worst = 0.0f;
-  bool converged = pcisph_iterate(sim, &iterations, &error, &worst);
-  total += iterations;
-  for (int retry = 0; !converged && retry < 6 && c.dt > 2.0f * c.p.dt_min; ++retry) {
-    c.dt = fmaxf(0.5f * c.dt, c.p.dt_min);
-    B::for_each(f.n, [=] TP_HD(uint i) { f.pressure[i] = 0.0f; });
-    converged = pcisph_iterate(sim, &iterations, &error, &worst);
-    total += iterations;
-  }
-  if (!converged || iterations > 10) sim.set_solver_dt_limit(0.8f * c.dt);
-  else if (iterations <= 4) sim.set_solver_dt_limit(1.05f * c.dt);
+  const StepConstants& c = sim.constants();
+  const PcisphOutcome out = pcisph_loop(sim);
+  if (!out.converged || out.iterations > 10) sim.set_solver_dt_limit(0.8f * c.dt);
+  else if (out.iterations <= 4) sim.set_solver_dt_limit(1.05f * c.dt);
   else sim.set_solver_dt_limit(c.dt);
   const Vec4* a_p = sim.fluid.aux.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.acceleration[i] = make_vec4(xyz(f.acceleration[i]) + xyz(a_p[i]), 0.0f);
   });
-  sim.record_iterations(total, error);
+  sim.record_iterations(out.iterations, out.error);
 }
 
 template <class B>

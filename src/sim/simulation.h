@@ -51,6 +51,9 @@ struct Snapshot {
   std::vector<Vec4> position;
   std::vector<Vec4> velocity;
   std::vector<float> density;
+  /// [Pa] the pressure the latest step applied (WCSPH: the Tait equation's; PCISPH: the
+  /// one its loop converged to). PBF has no pressure (its multipliers are not one): zeros.
+  std::vector<float> pressure;
 };
 
 struct PhaseTime {

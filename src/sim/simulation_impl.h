@@ -482,8 +482,10 @@ Snapshot SimulationImpl<B>::snapshot() {
   const uint n = fluid.n;
   std::vector<uint> id(n);
   std::vector<Vec4> x(n), v(n);
-  std::vector<float> rho(n);
+  std::vector<float> rho(n), pressure(n, 0.0f);
   B::copy_to_host(id.data(), fluid.id.data(), n);
+  if (previous_solver_ == int(SolverKind::Wcsph) || previous_solver_ == int(SolverKind::Pcisph))
+    B::copy_to_host(pressure.data(), fluid.pressure.data(), n);
   B::copy_to_host(x.data(), fluid.position.data(), n);
   B::copy_to_host(v.data(), fluid.velocity.data(), n);
   B::copy_to_host(rho.data(), fluid.density.data(), n);
@@ -492,12 +494,14 @@ Snapshot SimulationImpl<B>::snapshot() {
   s.position.resize(n);
   s.velocity.resize(n);
   s.density.resize(n);
+  s.pressure.resize(n);
   for (uint k = 0; k < n; ++k) {  // ids are a permutation of 0..n-1
     const uint i = id[k];
     s.id[i] = i;
     s.position[i] = x[k];
     s.velocity[i] = v[k];
     s.density[i] = rho[k];
+    s.pressure[i] = pressure[k];
   }
   return s;
 }

@@ -109,6 +109,26 @@ TEST(FrameStats, AResetGivesNoNonsense) {
   EXPECT_TRUE(std::isfinite(stats.ms_per_step()));
 }
 
+// After a solver switch the simulation still lists the old solver's phases, no longer
+// growing: the panel shows only the phases a step runs now.
+TEST(FrameStats, PhasesThatStoppedRunningAreLeftOut) {
+  RunStats r;
+  FrameStats stats = steady_frames(&r);
+  r.phases.push_back({"c", 0.0});  // a new solver's phase; "b" stops
+  for (int i = 1; i <= 40; ++i) {
+    r.steps += 2;
+    r.simulated_time += 0.002;
+    r.phases[0].total_ms += 2.0;
+    r.phases[2].total_ms += 4.0;
+    stats.add(5.0 + 0.05 * i, r);
+  }
+  ASSERT_EQ(stats.phase_ms().size(), 2u);
+  EXPECT_EQ(stats.phase_ms()[0].first, "a");
+  EXPECT_EQ(stats.phase_ms()[1].first, "c");
+  EXPECT_NEAR(stats.phase_ms()[1].second, 2.0, 1e-9);
+  EXPECT_NEAR(stats.ms_per_step(), 3.0, 1e-9);
+}
+
 namespace {
 
 // A simulation that answers pick() with whatever the test says.

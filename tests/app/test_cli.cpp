@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -35,6 +36,32 @@ TEST(Cli, HeadlessRunsWithoutADisplayAndReports) {
   EXPECT_TRUE(j["ms_per_phase"].contains("grid"));
   EXPECT_TRUE(j["ms_per_phase"].contains("forces"));
   EXPECT_NE(r.output.find("backend: CPU"), std::string::npos) << "says which backend and why";
+}
+
+// The iterative solvers from the command line: the report names the solver that ran and
+// its figures are numbers (nlohmann writes a NaN as null, so is_number() catches one).
+TEST(Cli, HeadlessIterativeSolversReportTheirName) {
+  for (const char* solver : {"pcisph", "pbf"}) {
+    SCOPED_TRACE(solver);
+    const std::string args = std::string(" --solver ") + solver +
+                             " --headless --scene dam_break --particles 2000 --steps 40 --report -";
+    const ProcessResult r = run_command(tidepool() + args);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const size_t brace = r.output.find('{');
+    ASSERT_NE(brace, std::string::npos) << r.output;
+    const auto j = nlohmann::json::parse(r.output.substr(brace, r.output.rfind('}') - brace + 1));
+    EXPECT_EQ(j["solver"].get<std::string>(), solver);
+    EXPECT_EQ(j["steps"].get<int>(), 40);
+    EXPECT_EQ(j["nan_count"].get<int>(), 0);
+    EXPECT_EQ(j["outside_tank"].get<int>(), 0);
+    for (const char* key :
+         {"density_error_mean", "density_error_max", "max_speed", "simulated_time_s"}) {
+      ASSERT_TRUE(j[key].is_number()) << key << " is " << j[key].dump();
+      EXPECT_TRUE(std::isfinite(j[key].get<double>())) << key;
+    }
+    EXPECT_GE(j["density_error_mean"].get<double>(), 0.0);
+    EXPECT_GT(j["simulated_time_s"].get<double>(), 0.0);
+  }
 }
 
 TEST(Cli, TimeAndStepsStopWhereAsked) {
@@ -84,6 +111,22 @@ TEST(Cli, BenchPrintsFigures) {
   EXPECT_NE(r.output.find("particles"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("steps/s"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("forces"), std::string::npos) << r.output;
+}
+
+TEST(Cli, BenchOfAnIterativeSolverPrintsItsIterations) {
+  for (const char* solver : {"pcisph", "pbf"}) {
+    const std::string args =
+        std::string(" --bench --scene pool --particles 2000 --steps 10 --solver ") + solver;
+    const ProcessResult r = run_command(tidepool() + args);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(std::string("solver ") + solver), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("solver iterations: mean"), std::string::npos) << r.output;
+  }
+  // WCSPH does not iterate: no such line.
+  const ProcessResult r =
+      run_command(tidepool() + " --bench --scene pool --particles 2000 --steps 10");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("solver iterations"), std::string::npos) << r.output;
 }
 
 TEST(Cli, VersionListsCompiledBackends) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -131,4 +132,49 @@ TEST(SliderSpec, NamesItsPrecisionForLogarithmicRanges) {
   EXPECT_FLOAT_EQ(viscosity.min, 1e-7f) << "six decades below the maximum 0.1";
   EXPECT_EQ(viscosity.format, "%.7g m^2/s");
   EXPECT_EQ(slider_spec(*find_param("gravity_y")).format, "%g m/s^2") << "linear: as before";
+}
+
+// A unit with a "%" (the PCISPH tolerance) is printf text: written "%%", or ImGui drops it.
+TEST(SliderSpec, PercentUnitIsEscaped) {
+  const SliderSpec tolerance = slider_spec(*find_param("pcisph_tolerance"));
+  EXPECT_NE(tolerance.format.find(" %%"), std::string::npos) << tolerance.format;
+  char shown[64];
+  std::snprintf(shown, sizeof(shown), tolerance.format.c_str(), 1.0);
+  EXPECT_STREQ(shown, "1 %");
+}
+
+// Per-solver parameters are shown only while their solver runs, in a section named after
+// it; the shared ones always, in their own sections.
+TEST(PanelSections, SolverParametersFollowTheActiveSolver) {
+  const int solvers = int(solver_names().size());
+  ASSERT_EQ(solvers, 3);
+  EXPECT_STREQ(solver_label(int(SolverKind::Wcsph)), "WCSPH");
+  EXPECT_STREQ(solver_label(int(SolverKind::Pcisph)), "PCISPH");
+  EXPECT_STREQ(solver_label(int(SolverKind::Pbf)), "PBF");
+  for (int active = 0; active < solvers; ++active) {
+    SCOPED_TRACE(solver_label(active));
+    int own = 0;
+    for (const ParamInfo& info : param_table()) {
+      SCOPED_TRACE(info.name);
+      const char* section = param_section(info, active);
+      if (std::string(info.name) == "solver") {
+        EXPECT_EQ(section, nullptr) << "the solver combo sits in the Simulation section";
+      } else if (info.solver < 0) {
+        ASSERT_NE(section, nullptr) << "a shared parameter is always shown";
+        for (int k = 0; k < solvers; ++k) EXPECT_STRNE(section, solver_label(k));
+      } else if (info.solver == active) {
+        ASSERT_NE(section, nullptr);
+        EXPECT_STREQ(section, solver_label(active));
+        ++own;
+      } else {
+        EXPECT_EQ(section, nullptr) << "another solver's parameter is hidden";
+      }
+    }
+    EXPECT_GT(own, 0) << "each solver has parameters of its own";
+  }
+  const ParamInfo& stiffness = *find_param("stiffness");
+  EXPECT_STREQ(param_section(stiffness, int(SolverKind::Wcsph)), "WCSPH");
+  EXPECT_EQ(param_section(stiffness, int(SolverKind::Pbf)), nullptr);
+  EXPECT_STREQ(param_section(*find_param("pbf_iterations"), int(SolverKind::Pbf)), "PBF");
+  EXPECT_STREQ(param_section(*find_param("viscosity"), int(SolverKind::Pbf)), "Fluid");
 }

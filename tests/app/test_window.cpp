@@ -21,6 +21,8 @@
 #include <sstream>
 #include <thread>
 
+#include <stb_image_write.h>
+
 #include "image.h"
 #include "process.h"
 #include "x11_frames.h"
@@ -522,4 +524,118 @@ TEST(Window, KeysPauseAndQuit) {
   const int paused_edge = help_right_edge(paused), running_edge = help_right_edge(running.shot);
   std::printf("help line ends at x = %d paused, %d running\n", paused_edge, running_edge);
   EXPECT_NEAR(paused_edge - running_edge, 63, 14) << "the help line says PAUSED";
+}
+
+// ---- switching solvers with the number keys -------------------------------------------------
+namespace {
+
+// The panel's title bar names the active solver ("Tidepool: PCISPH"), in ImGui's 7 px wide
+// font, light on the title bar's blue: the length of its text tells the solvers apart.
+const Rect kPanelTitle{10, 10, 348, 29};
+constexpr int kCharWidth = 7;
+
+int title_right_edge(const Image& img) {
+  return find_pixels(img, kPanelTitle, [](const uint8_t* p) { return luminance(p) > 150; }).box.x1;
+}
+
+// The whole window as it is on screen now, read through the X server.
+Image grab_window(FrameWatcher& watcher) {
+  Image img;
+  const std::vector<uint32_t> pixels = watcher.grab(WindowRect{0, 0, kWidth, kHeight});
+  if (pixels.empty()) {
+    img.error = "could not read the window";
+    return img;
+  }
+  img.width = kWidth;
+  img.height = kHeight;
+  img.rgb.resize(pixels.size() * 3);
+  for (size_t i = 0; i < pixels.size(); ++i) {
+    img.rgb[3 * i] = uint8_t(pixels[i] >> 16);
+    img.rgb[3 * i + 1] = uint8_t(pixels[i] >> 8);
+    img.rgb[3 * i + 2] = uint8_t(pixels[i]);
+  }
+  return img;
+}
+
+// Kept beside the test's other files, for a look at what each check saw.
+void save_png(const Image& img, const std::string& path) {
+  if (!stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3))
+    std::printf("could not write %s\n", path.c_str());
+}
+
+// The pool is still drawn as water beside the panel, not a blank or black window.
+void expect_water(const Image& img, const char* when) {
+  const Blob water = find_water(img, kScene);
+  const LuminanceStats lum = luminance_stats(img, kScene);
+  std::printf("%s: title ends at x = %d, %ld water pixels, box x %d..%d y %d..%d\n", when,
+              title_right_edge(img), water.count, water.box.x0, water.box.x1, water.box.y0,
+              water.box.y1);
+  EXPECT_GT(lum.max - lum.min, 150.0) << when << ": the scene is not blank";
+  EXPECT_GT(water.count, 40000) << when << ": the water is drawn";
+  EXPECT_GT(water.box.width(), int(0.6 * kScene.width())) << when << ": wall to wall, as a pool";
+}
+
+}  // namespace
+
+// Keys 1, 2, 3 pick WCSPH, PCISPH, PBF while the simulation runs: the panel follows, the
+// water keeps being drawn, and nothing resets (the solvers share the particles).
+TEST(Window, SolverKeysSwitchWithoutReset) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string png = dir + "/exit_wcsph.png";
+  // Three steps per frame, each of the size the running solver chooses: a reset would
+  // restart the step count, so at the end steps = 3 x frames says there was none.
+  const std::string args =
+      "--scene pool --particles 4000 --size 1280x800 --steps-per-frame 3 --frames 1000000";
+  RunningApp app(args + " --screenshot " + quoted(png), dir + "/solvers.log");
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start_and_find_window(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  wait_frames(*watcher, 5);
+  if (HasFatalFailure()) return;
+  const Image start = grab_window(*watcher);
+  ASSERT_TRUE(start.ok()) << start.error;
+  save_png(start, dir + "/0_wcsph.png");
+  const int wcsph_edge = title_right_edge(start);
+  expect_water(start, "wcsph at start");
+
+  // Title lengths against "WCSPH": "PCISPH" one character more, "PBF" two fewer.
+  struct Switch {
+    const char* key;
+    const char* solver;
+    int extra_chars;
+  } switches[] = {{"2", "pcisph", 1}, {"3", "pbf", -2}, {"1", "wcsph", 0}};
+  int stage = 1;
+  for (const Switch& s : switches) {
+    send("windowfocus --sync " + std::to_string(w) + " key " + s.key);
+    // The key is read at the next frame; a few more let the new solver take some steps.
+    wait_frames(*watcher, 6);
+    if (HasFatalFailure()) return;
+    ASSERT_TRUE(app.running()) << "the app exited after key " << s.key << ":\n" << app.output();
+    const Image shot = grab_window(*watcher);
+    ASSERT_TRUE(shot.ok()) << shot.error;
+    const std::string when = std::string("key ") + s.key + ", " + s.solver;
+    save_png(shot, dir + "/" + std::to_string(stage++) + "_" + s.solver + ".png");
+    // Within 2 px: the edge is where the last letter's ink ends ("F" a pixel short of "H").
+    EXPECT_NEAR(title_right_edge(shot) - wcsph_edge, s.extra_chars * kCharWidth, 2)
+        << when << ": the panel's title names the solver";
+    expect_water(shot, when.c_str());
+  }
+
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  const ExitLine e = parse_exit_line(app.output());
+  ASSERT_TRUE(e.found) << app.output();
+  std::printf("solver keys: %ld frames, %ld steps, %.4g s simulated, max speed %.3g m/s\n",
+              e.frames, e.steps, e.simulated, e.max_speed);
+  EXPECT_EQ(e.steps, 3 * e.frames) << "the step count restarted: the keys reset the simulation";
+  EXPECT_GT(e.simulated, 0.0);
+  // The app's own screenshot on quit: WCSPH again, and the water still there.
+  const Image last = load_png(png);
+  ASSERT_TRUE(last.ok()) << last.error;
+  EXPECT_EQ(title_right_edge(last), wcsph_edge) << "the title says WCSPH again";
+  expect_water(last, "on quit");
 }
