@@ -12,9 +12,8 @@ namespace tp {
 // tank's centre with zero velocity, so that a NaN can never escape; the function then
 // returns true so that the caller counts it (a NaN is a bug to report, not to hide).
 // in/out: x, v.
-TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c,
-                                   float margin_spacings = 0.01f) {
-  const float margin = margin_spacings * c.spacing;
+TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
+  const float margin = 0.01f * c.spacing;
   const Vec3 lo = c.tank_lo + Vec3{margin, margin, margin};
   const Vec3 hi = c.tank_hi - Vec3{margin, margin, margin};
   if (!is_finite(x) || !is_finite(v)) {

@@ -10,11 +10,29 @@
 #include "density.h"
 #include "particles.h"
 #include "sph_terms.h"
-#ifndef OMEGA
-#define OMEGA 1.5f
-#endif
 
 namespace tp {
+
+// PBF's collision projection [MM13, Sec. 4]: x may come no closer to a wall than half a
+// spacing (the particle's radius: where the lattice puts it and where the other solvers'
+// wall pressure holds it), or than `start` already was, whichever is closer. Projected
+// onto the wall itself, particles crowd against it (in a resting column, 728 of 2048 sat
+// closer than 0.4 spacings, one at 0.03), which PBF's density constraint tolerates but
+// which PCISPH, switched to, finds compressed and blows apart. Pushing a particle that
+// another solver left closer out to half a spacing at once would fling it (1.3 m/s after
+// a switch from PCISPH): it leaves at the pace the density constraint sets.
+TP_HD TP_INLINE Vec3 pbf_project_to_walls(Vec3 x, Vec3 start, const StepConstants& c) {
+  const float lo_limit = 0.01f * c.spacing, hi_limit = 0.5f * c.spacing;
+  auto axis = [&](float& xa, float sa, float lo, float hi) {
+    const float d_lo = fminf(fmaxf(sa - lo, lo_limit), hi_limit);
+    const float d_hi = fminf(fmaxf(hi - sa, lo_limit), hi_limit);
+    xa = fminf(fmaxf(xa, lo + d_lo), hi - d_hi);
+  };
+  axis(x.x, start.x, c.tank_lo.x, c.tank_hi.x);
+  axis(x.y, start.y, c.tank_lo.y, c.tank_hi.y);
+  axis(x.z, start.z, c.tank_lo.z, c.tank_hi.z);
+  return x;
+}
 
 // lambda_i = -C_i / (sum_k |grad_k C_i|^2 + eps) [MM13, Eq. 11], with the constraint
 // one-sided (C_i = max(rho_i/rho0 - 1, 0)) so that the free surface does not clump; the
@@ -53,7 +71,10 @@ TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const GridView& 
 // [MM13] adds s_corr to the lambdas in the paper's own kernel units; in SI units lambda is
 // of order 1e-6 m^2, and k = 0.1 unscaled would be 1e5 times too strong. s_corr is
 // therefore measured in lambda_1 = 1 / ((m/rho0)^2 sum |grad W|^2), the lambda of a
-// particle with a full neighbourhood compressed by 100 %.
+// particle with a full neighbourhood compressed by 100 %. k is the strength at a 5 ms step
+// (PBF's usual step here) and scales with (dt / 5 ms)^2, so that s_corr acts as the
+// artificial pressure it stands for, a force: as a fixed displacement per step it turns
+// into speed as 1/dt, and a resting pool at a fixed 0.5 ms step reached 8 m/s.
 // in: predicted positions, lambdas; returns dx_i.
 TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* lambda,
                                     const GridView& g, const BoundaryView& b,
@@ -64,7 +85,10 @@ TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* 
   const float li = lambda[i];
   const float inv_w_dq = 1.0f / W.w(c.p.pbf_scorr_dq * W.h);
   const float volume = c.mass * inv_rho0;
-  const float k = c.p.pbf_scorr_k / (volume * volume * c.lattice_grad2), n = c.p.pbf_scorr_n;
+  constexpr float kReferenceStep = 0.005f;  // [s]
+  const float step_scale = (c.dt * c.dt) / (kReferenceStep * kReferenceStep);
+  const float k = c.p.pbf_scorr_k * step_scale / (volume * volume * c.lattice_grad2);
+  const float n = c.p.pbf_scorr_n;
   Vec3 dx{0.0f, 0.0f, 0.0f};
   for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
     if (j == i) return;

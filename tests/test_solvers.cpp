@@ -212,9 +212,11 @@ SwitchRecord switch_storm(Simulation& sim, int steps_per_solver, double speed_fl
 
 // Switching while the water settles: the column of the test above, let go, then switched
 // every 40 steps through all pairs. A switch keeps the particles and continues: nothing
-// lost, no compression, speeds far below a splash. (Measured: the top speed after a
-// switch into PBF or WCSPH from PCISPH's state reaches 1.0-1.3 m/s for a few particles at
-// the walls for a few steps, from 0.2-0.3 m/s before; the other pairs stay within 2x.)
+// lost, no compression, speeds far below a splash. (Measured: after most switches the top
+// speed stays within 2.5x of before, 0.1-0.5 m/s. The exception: PCISPH entered from PBF's
+// state in deep water stalls above its tolerance for some steps (its mean error grows with
+// each iteration there, a known open problem), and the next solver pushes out what it
+// left compressed at 1.2 m/s.)
 TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsStaysCalm) {
   const float s = 0.02f;
   auto sim = cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{8 * s, 44 * s, 8 * s}, Vec3{0, 0, 0},
@@ -321,4 +323,25 @@ TEST_P(EachSolver, ExtremeParameterChangesWhileRunningStayBounded) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                 (unsigned long long)sim->stats().steps, worst_rms, bulk_bound, sim->stats().max_speed);
   }
+}
+
+// PBF's tensile correction acts as a force (scaled with dt^2), not as a displacement per
+// step: at a small fixed step a resting column stays at rest. (As a displacement it turned
+// into speed as 1/dt: a resting pool reached 8 m/s at a fixed 0.5 ms step.)
+TEST(Pbf, SmallFixedTimeStepKeepsARestingColumnCalm) {
+  const float s = 0.02f;
+  auto sim = cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{8 * s, 44 * s, 8 * s}, Vec3{0, 0, 0},
+                               Vec3{8 * s, 32 * s, 8 * s}, s),
+                     s);
+  sim->params().solver = int(SolverKind::Pbf);
+  sim->params().dt_min = sim->params().dt_max = 0.0005f;
+  double late_max = 0.0;
+  while (sim->stats().simulated_time < 0.4) {
+    sim->step();
+    if (sim->stats().simulated_time > 0.2) late_max = std::max(late_max, sim->stats().last_max_speed);
+  }
+  std::printf("pbf at 0.5 ms: top speed %.3f m/s over 0.2-0.4 s, mean density error %.3f %%\n",
+              late_max, 100.0 * sim->stats().density_error_mean);
+  EXPECT_LT(late_max, 0.3) << "m/s";
+  EXPECT_LT(sim->stats().density_error_mean, 0.01);
 }

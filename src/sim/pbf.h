@@ -9,13 +9,6 @@
 
 namespace tp {
 
-// PBF's collision projection keeps a particle's centre half a spacing (its radius) from
-// the walls, where the lattice puts it and where the other solvers' wall pressure holds
-// it. Projected onto the wall itself, particles crowd against it (in a resting column,
-// 728 of 2048 sat closer than 0.4 spacings, one at 0.03), which PBF's density constraint
-// tolerates but which another solver, switched to, finds compressed and blows apart.
-constexpr float kPbfWallDistance = 0.5f;
-
 // External forces (viscosity, gravity, the mouse), the time step, and the predicted
 // positions x* = x + dt (v + dt a), projected into the tank [MM13, Alg. 1, lines 1-4].
 template <class B>
@@ -38,9 +31,8 @@ void pbf_predict(SimulationImpl<B>& sim) {
   Vec4* predicted = sim.fluid.predicted.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
     Vec3 v = xyz(f.velocity[i]) + xyz(f.acceleration[i]) * k.dt;
-    Vec3 x = xyz(f.position[i]) + v * k.dt;
-    clamp_to_tank(x, v, k, kPbfWallDistance);
-    predicted[i] = make_vec4(x, 0.0f);
+    const Vec3 x = xyz(f.position[i]) + v * k.dt;
+    predicted[i] = make_vec4(pbf_project_to_walls(x, xyz(f.position[i]), k), 0.0f);
   });
 }
 
@@ -73,10 +65,8 @@ void pbf_solve(SimulationImpl<B>& sim) {
       dx[i] = make_vec4(pbf_correction(i, predicted, lambda, g, b, k), 0.0f);
     });
     B::for_each(f.n, [=] TP_HD(uint i) {
-      Vec3 x = xyz(predicted[i]) + xyz(dx[i]);
-      Vec3 unused{0.0f, 0.0f, 0.0f};
-      clamp_to_tank(x, unused, k, kPbfWallDistance);
-      predicted[i] = make_vec4(x, 0.0f);
+      const Vec3 x = xyz(predicted[i]) + xyz(dx[i]);
+      predicted[i] = make_vec4(pbf_project_to_walls(x, xyz(f.position[i]), k), 0.0f);
     });
   }
   sim.record_iterations(iterations, error);
