@@ -45,12 +45,16 @@ TP_HD TP_INLINE float pcisph_particle_delta(uint i, const FluidView& f, const Gr
 
 // The time step at which the loop holds up water `depth` deep under gravity g: after N
 // corrections at a compression e, the pressure is about N delta rho0 e, and it must reach
-// rho0 g depth with e at the tolerance, so dt^2 = N rho0^2 e / (2 m^2 sum|grad W|^2 g depth).
-// A larger step lets the water sag (more compression, more iterations) until it holds;
-// a smaller one makes the loop undo any compression it finds within that short step.
+// rho0 g depth, so dt^2 = N rho0^2 e / (2 m^2 sum|grad W|^2 g depth). Pressure starts from
+// zero every step, so the water rests with that compression: e is half the tolerance, so
+// that a settling or sloshing transient fits under the tolerance. (With e at the
+// tolerance, water left evenly compressed by PBF sagged past it after a switch, the loop
+// stalled at its iteration cap for dozens of steps, and the next solver pushed the
+// compression out at 1.2 m/s.) A larger step lets the water sag until it holds; a smaller
+// one makes the loop undo any compression it finds within that short step.
 TP_HD TP_INLINE float pcisph_holding_step(const StepConstants& c, float depth, float g) {
   constexpr float kCorrections = 5.0f;
-  const float m = c.mass, rho0 = c.p.rest_density, e = 0.01f * c.p.pcisph_tolerance;
+  const float m = c.mass, rho0 = c.p.rest_density, e = 0.5f * 0.01f * c.p.pcisph_tolerance;
   return sqrtf(kCorrections * rho0 * rho0 * e /
                (2.0f * m * m * c.lattice_grad2 * fmaxf(g * depth, 1e-6f)));
 }

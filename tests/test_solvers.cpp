@@ -212,11 +212,9 @@ SwitchRecord switch_storm(Simulation& sim, int steps_per_solver, double speed_fl
 
 // Switching while the water settles: the column of the test above, let go, then switched
 // every 40 steps through all pairs. A switch keeps the particles and continues: nothing
-// lost, no compression, speeds far below a splash. (Measured: after most switches the top
-// speed stays within 2.5x of before, 0.1-0.5 m/s. The exception: PCISPH entered from PBF's
-// state in deep water stalls above its tolerance for some steps (its mean error grows with
-// each iteration there, a known open problem), and the next solver pushes out what it
-// left compressed at 1.2 m/s.)
+// lost, no compression beyond the tolerances, no burst of speed. (Measured: the top speed
+// after a switch 0.19-0.53 m/s, the largest being WCSPH's own settling, 1.07 % worst mean
+// compression.)
 TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsStaysCalm) {
   const float s = 0.02f;
   auto sim = cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{8 * s, 44 * s, 8 * s}, Vec3{0, 0, 0},
@@ -226,8 +224,8 @@ TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsStaysCalm) {
   const SwitchRecord r = switch_storm(*sim, 40, 0.1);
   std::printf("settling: worst jump x%.2f, max speed %.3f m/s, max density error %.2f %%\n",
               r.worst_jump, r.max_speed, 100.0 * r.max_error);
-  EXPECT_LT(r.max_speed, 2.0) << "m/s: a 0.64 m column at rest";
-  EXPECT_LT(r.max_error, 0.03);
+  EXPECT_LT(r.max_speed, 0.8) << "m/s: a 0.64 m column settling";
+  EXPECT_LT(r.max_error, 0.02);
   const ParticleCheck c = check(*sim);
   EXPECT_EQ(c.nonfinite + sim->stats().nonfinite_resets, 0u);
   EXPECT_EQ(c.outside, 0u);
