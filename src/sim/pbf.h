@@ -14,17 +14,7 @@ namespace tp {
 template <class B>
 void pbf_predict(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
-  const GridView g = sim.grid_view();
-  const BoundaryView b = sim.boundary_view();
-  B::for_each(f.n, [=] TP_HD(uint i) { f.inv_density[i] = 1.0f / f.density[i]; });
-  {
-    const StepConstants k = sim.constants();
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      const Vec3 a = viscous_acceleration(i, f, g, b, k) +
-                     body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k);
-      f.acceleration[i] = make_vec4(a, 0.0f);
-    });
-  }
+  sim.nonpressure_accelerations();
   StepConstants& c = sim.constants();
   c.dt = flow_time_step(sim.max_speed(), sim.max_acceleration(), c);
   const StepConstants k = c;

@@ -14,15 +14,7 @@ namespace tp {
 template <class B>
 void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
-  const GridView g = sim.grid_view();
-  const BoundaryView b = sim.boundary_view();
-  const StepConstants k = sim.constants();
-  B::for_each(f.n, [=] TP_HD(uint i) { f.inv_density[i] = 1.0f / f.density[i]; });
-  B::for_each(f.n, [=] TP_HD(uint i) {
-    const Vec3 a = viscous_acceleration(i, f, g, b, k) +
-                   body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k);
-    f.acceleration[i] = make_vec4(a, 0.0f);
-  });
+  sim.nonpressure_accelerations();
   StepConstants& c = sim.constants();
   // The loop works best near the step at which its pressure holds the water up
   // (pcisph_holding_step, from the water's depth along gravity). Coming from another

@@ -91,6 +91,9 @@ class SimulationImpl final : public Simulation {
   void ensure_density();   ///< densities (and the pending error) for the current positions
   void compute_density();  ///< density at the current positions; records the error
   void integrate();        ///< symplectic Euler with constants().dt, then the tank clamp
+  /// PCISPH, PBF: viscosity, gravity and the mouse into fluid.acceleration (and
+  /// inv_density from the density), before their pressure solves.
+  void nonpressure_accelerations();
   // PBF's end of step: positions become fluid.predicted, velocities as the solver left
   // them; speed limit, tank clamp and NaN count as in integrate().
   void commit_predicted();
@@ -342,6 +345,20 @@ void SimulationImpl<B>::measure_pending() {
   stats_.density_error_max = std::max(stats_.density_error_max, double(max));
   stats_.density_error_mean = error_sum_ / double(measured_);
   pending_measure_ = false;
+}
+
+template <class B>
+void SimulationImpl<B>::nonpressure_accelerations() {
+  const FluidView f = fluid.view();
+  const GridView g = grid_view();
+  const BoundaryView b = boundary_view();
+  const StepConstants k = constants_;
+  B::for_each(f.n, [=] TP_HD(uint i) { f.inv_density[i] = 1.0f / f.density[i]; });
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    const Vec3 a = viscous_acceleration(i, f, g, b, k) +
+                   body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k);
+    f.acceleration[i] = make_vec4(a, 0.0f);
+  });
 }
 
 template <class B>
