@@ -24,6 +24,8 @@ Window
   --screenshot PNG         save the last frame as PNG (needs a window)
   --size WxH               window size in pixels (default 1280x800)
   --color MODE             water | speed | density | pressure | flat
+  --render MODE            spheres (default) | surface (screen-space water surface)
+  --gl-check               check for OpenGL errors after every render pass; exit 1 on any
   --steps-per-frame N      exactly N steps per frame instead of following the clock
 
 Headless (no window, no OpenGL)
@@ -156,6 +158,13 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       if (v != "water" && v != "speed" && v != "density" && v != "pressure" && v != "flat")
         return fail("--color must be water, speed, density, pressure or flat");
       o->color = v;
+    } else if (arg == "--render") {
+      if (!need(&v)) return false;
+      if (v != "spheres" && v != "surface")
+        return fail("--render must be spheres or surface, not '" + v + "'");
+      o->render = v;
+    } else if (arg == "--gl-check") {
+      o->gl_check = true;
     } else if (arg == "--steps-per-frame") {
       if (!need(&v)) return false;
       if (!parse_int(v, 1, 100000, &n)) return fail("--steps-per-frame must be from 1 to 100000");
@@ -185,7 +194,8 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   }
   // Options that would be silently ignored in the chosen mode are errors instead.
   const bool headless = o->headless || o->bench;
-  for (const char* window_only : {"--screenshot", "--frames", "--size", "--color", "--steps-per-frame"})
+  for (const char* window_only : {"--screenshot", "--frames", "--size", "--color", "--render",
+                                  "--gl-check", "--steps-per-frame"})
     if (headless && o->given.count(window_only))
       return fail(std::string(window_only) + " needs a window; it cannot be used with " +
                   (o->bench ? "--bench" : "--headless"));

@@ -32,15 +32,18 @@ glm::vec3 to_glm(const Vec3& v) { return glm::vec3(v.x, v.y, v.z); }
 }  // namespace
 
 InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup,
-                               const Options& options, ColorMode color_mode)
+                               const Options& options, ColorMode color_mode,
+                               RenderMode render_mode)
     : window_(window),
       input_(input),
       setup_(setup),
       options_(options),
-      renderer_(shader_dir()),
+      renderer_(shader_dir(), data_dir() + "/assets/textures/sky.png"),
       camera_(setup.scene.camera) {
   renderer_.set_tank(to_glm(setup_.sim->tank_lo()), to_glm(setup_.sim->tank_hi()));
   render_.color_mode = color_mode;
+  render_.mode = render_mode;
+  renderer_.set_error_check(options.gl_check);
   render_.color_range = default_color_range(color_mode, pressure_scale(setup_));
   render_.particle_radius = 0.5f * setup_.spacing;
   last_reset_count_ = int(setup_.sim->particle_count());
@@ -268,6 +271,13 @@ int InteractiveApp::run() {
 
     renderer_.draw(camera_view(fb_width, fb_height), render_, marker());
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    controls_.render_pass_ms = renderer_.pass_ms();
+    if (options_.gl_check) {
+      for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
+        std::fprintf(stderr, "tidepool: GL error 0x%04x after the panel\n", unsigned(e));
+        panel_gl_errors_ = true;
+      }
+    }
     ++frames_drawn;
 
     const bool last = quit || (options_.frames > 0 && frames_drawn >= options_.frames);
@@ -287,6 +297,23 @@ int InteractiveApp::run() {
   }
   // One line for scripts driving the window (did the drag move the water?).
   const RunStats stats = setup_.sim->stats();
+  // GPU time per render pass (recent means), for comparing modes and sizes.
+  std::string passes;
+  for (const auto& [name, ms] : renderer_.pass_ms()) {
+    char item[96];
+    std::snprintf(item, sizeof(item), "%s%s %.2f", passes.empty() ? "" : ", ", name.c_str(), ms);
+    passes += item;
+  }
+  if (!passes.empty()) std::printf("tidepool: GPU ms per pass: %s\n", passes.c_str());
+  if (options_.gl_check) {
+    const size_t errors = renderer_.gl_errors().size() + (panel_gl_errors_ ? 1 : 0);
+    if (errors > 0) {
+      std::fprintf(stderr, "tidepool: --gl-check: %zu OpenGL error(s), see above\n", errors);
+      exit_code = 1;
+    } else {
+      std::printf("tidepool: --gl-check: no OpenGL errors\n");
+    }
+  }
   std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s\n",
               frames_drawn, static_cast<unsigned long long>(stats.steps), stats.simulated_time,
               stats.max_speed);

@@ -22,7 +22,7 @@ class InteractiveApp {
  public:
   // Throws RenderError when the shaders cannot be loaded.
   InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup, const Options& options,
-                 ColorMode color_mode);
+                 ColorMode color_mode, RenderMode render_mode);
 
   int run();  ///< the frame loop; returns the exit code
 
@@ -52,6 +52,7 @@ class InteractiveApp {
   AppControls controls_;
   RenderSettings render_;
   int last_reset_count_ = 0;  ///< particle count after the last reset
+  bool panel_gl_errors_ = false;  ///< --gl-check saw an error after the panel's drawing
   double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
 };
 

@@ -255,7 +255,64 @@ void parameters_section(SimParams& p, AppControls& controls) {
   }
 }
 
+void render_colour_settings(SimSetup& setup, RenderSettings& render);
+
+void surface_settings(SurfaceSettings& surface) {
+  ImGui::SliderFloat("Filter size", &surface.filter_size, 0.5f, 12.0f, "%.1f radii");
+  tooltip("Radius of the depth smoothing on the water, in particle radii; it shrinks on "
+          "screen with distance. Larger: smoother, rounder water.");
+  ImGui::SliderFloat("Thickness scale", &surface.thickness_scale, 0.1f, 4.0f, "%.2f x");
+  tooltip("Multiplies the water's thickness for absorption and refraction.");
+  ImGui::DragFloat3("Absorption", &surface.absorption.x, 0.02f, 0.0f, 20.0f, "%.2f");
+  tooltip("Beer-Lambert absorption per metre of water, red, green, blue: the colour it "
+          "takes away. The default absorbs red most, so deep water looks blue-green.");
+  ImGui::SliderFloat("Reflectivity", &surface.reflectivity, 0.0f, 3.0f, "%.2f x");
+  tooltip("Multiplies the Fresnel reflection of the sky.");
+  ImGui::SliderFloat("Refraction", &surface.refraction, 0.0f, 3.0f, "%.2f");
+  tooltip("How strongly the water bends the view of what lies behind it: 0 not at all, 1 as "
+          "water does (index 1.33), more exaggerates it.");
+}
+
 void render_section(SimSetup& setup, RenderSettings& render, AppControls& controls) {
+  if (ImGui::BeginCombo("Draw as", render_mode_name(render.mode))) {
+    for (int k = 0; k < kRenderModeCount; ++k)
+      if (ImGui::Selectable(render_mode_name(RenderMode(k)), k == int(render.mode)))
+        render.mode = RenderMode(k);
+    ImGui::EndCombo();
+  }
+  tooltip("spheres: one ball per particle, coloured by a quantity. surface: the water's "
+          "surface, smoothed from the particles, with refraction and reflection.");
+  if (render.mode == RenderMode::Surface) {
+    surface_settings(render.surface);
+  }
+  if (render.mode == RenderMode::Spheres) render_colour_settings(setup, render);
+  ImGui::SliderFloat("Particle size", &render.size_scale, 0.2f, 2.0f, "%.2f x");
+  tooltip("Drawn sphere radius as a multiple of half the particle spacing.");
+  ImGui::ColorEdit3("Background", &render.background.x);
+  ImGui::Checkbox("Tank walls", &render.show_walls);
+  if (ImGui::Button("Reload shaders (F5)")) controls.reload_shaders_requested = true;
+  if (!controls.shader_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    ImGui::TextWrapped("%s", controls.shader_error.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!controls.render_pass_ms.empty() &&
+      ImGui::TreeNodeEx("GPU time per pass", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (ImGui::BeginTable("passes", 2, ImGuiTableFlags_SizingStretchProp)) {
+      for (const auto& [name, ms] : controls.render_pass_ms) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(name.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.2f ms", ms);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TreePop();
+  }
+}
+
+void render_colour_settings(SimSetup& setup, RenderSettings& render) {
   int mode = int(render.color_mode);
   if (ImGui::BeginCombo("Colour by", color_mode_name(render.color_mode))) {
     for (int k = 0; k < kColorModeCount; ++k) {
@@ -276,16 +333,6 @@ void render_section(SimSetup& setup, RenderSettings& render, AppControls& contro
       render.color_range = default_color_range(render.color_mode, pressure_scale(setup));
   } else {
     ImGui::ColorEdit3("Colour", &render.flat_color.x);
-  }
-  ImGui::SliderFloat("Particle size", &render.size_scale, 0.2f, 2.0f, "%.2f x");
-  tooltip("Drawn sphere radius as a multiple of half the particle spacing.");
-  ImGui::ColorEdit3("Background", &render.background.x);
-  ImGui::Checkbox("Tank walls", &render.show_walls);
-  if (ImGui::Button("Reload shaders (F5)")) controls.reload_shaders_requested = true;
-  if (!controls.shader_error.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
-    ImGui::TextWrapped("%s", controls.shader_error.c_str());
-    ImGui::PopStyleColor();
   }
 }
 

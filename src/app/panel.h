@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/frame_stats.h"
@@ -25,6 +26,8 @@ struct AppControls {
   std::string shader_error;              ///< last failed shader reload
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with
+  /// GPU milliseconds per render pass (recent mean), filled by the frame loop.
+  std::vector<std::pair<std::string, double>> render_pass_ms;
 };
 
 // How the panel's slider for a real parameter is set up.

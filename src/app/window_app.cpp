@@ -68,6 +68,12 @@ int run_window(const Options& options) {
                  color_mode_names().c_str(), options.color.c_str());
     return 2;
   }
+  RenderMode render_mode = RenderMode::Spheres;
+  if (!parse_render_mode(options.render, &render_mode)) {
+    std::fprintf(stderr, "tidepool: --render must be spheres or surface, not '%s'\n",
+                 options.render.c_str());
+    return 2;
+  }
   SimSetup setup;
   try {
     setup = make_setup(options);
@@ -129,7 +135,7 @@ int run_window(const Options& options) {
   }
 
   try {
-    InteractiveApp app(window.handle, input, setup, options, color_mode);
+    InteractiveApp app(window.handle, input, setup, options, color_mode, render_mode);
     return app.run();
   } catch (const RenderError& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());

@@ -27,6 +27,20 @@ std::string color_mode_names() {
   return names;
 }
 
+const char* render_mode_name(RenderMode mode) {
+  return mode == RenderMode::Surface ? "surface" : "spheres";
+}
+
+bool parse_render_mode(const std::string& text, RenderMode* mode) {
+  for (int i = 0; i < kRenderModeCount; ++i) {
+    if (text == render_mode_name(RenderMode(i))) {
+      *mode = RenderMode(i);
+      return true;
+    }
+  }
+  return false;
+}
+
 glm::vec2 default_color_range(ColorMode mode, float pressure_scale) {
   switch (mode) {
     case ColorMode::Density:

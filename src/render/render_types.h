@@ -22,7 +22,29 @@ const char* color_mode_name(ColorMode mode);  ///< "water", "speed", ...
 bool parse_color_mode(const std::string& text, ColorMode* mode);
 std::string color_mode_names();  ///< "water, speed, density, pressure, flat"
 
+// What the fluid is drawn as.
+enum class RenderMode {
+  Spheres = 0,  ///< one shaded sphere per particle, coloured by ColorMode
+  Surface = 1,  ///< screen-space fluid surface (refraction, absorption, reflection)
+};
+constexpr int kRenderModeCount = 2;
+const char* render_mode_name(RenderMode mode);  ///< "spheres", "surface"
+bool parse_render_mode(const std::string& text, RenderMode* mode);
+
+// The screen-space surface's look (see SurfaceRenderer). Edited live in the panel.
+struct SurfaceSettings {
+  float filter_size = 6.0f;      ///< smoothing radius in particle radii (world space)
+  float thickness_scale = 1.0f;  ///< multiplies the summed sphere thickness
+  /// Beer-Lambert absorption per metre of thickness, per channel: red goes first, so
+  /// thick water turns blue-green.
+  glm::vec3 absorption{3.2f, 1.3f, 0.45f};
+  float reflectivity = 1.0f;  ///< multiplies the Fresnel (Schlick) reflection
+  float refraction = 1.0f;    ///< bends the view ray (1 = water's index, 1.33)
+};
+
 struct RenderSettings {
+  RenderMode mode = RenderMode::Spheres;
+  SurfaceSettings surface;
   ColorMode color_mode = ColorMode::Water;
   glm::vec2 color_range{0.0f, 2.5f};  ///< values mapped to the two ends of the colour map
   float particle_radius = 0.02f;      ///< [m] drawn radius before size_scale

@@ -4,10 +4,11 @@
 
 namespace tp {
 
-Renderer::Renderer(const std::string& shader_dir)
+Renderer::Renderer(const std::string& shader_dir, const std::string& environment_path)
     : shader_dir_(shader_dir),
       spheres_(std::make_unique<SpherePass>(shader_dir)),
-      tank_(std::make_unique<TankPass>(shader_dir)) {
+      tank_(std::make_unique<TankPass>(shader_dir)),
+      surface_(std::make_unique<SurfaceRenderer>(shader_dir, environment_path)) {
   glGenBuffers(1, &marker_vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
   glBufferData(GL_ARRAY_BUFFER, sizeof(Vec4), nullptr, GL_DYNAMIC_DRAW);
@@ -20,6 +21,7 @@ void Renderer::reload_shaders() {
   // Build both first so a failure leaves the running passes untouched.
   auto spheres = std::make_unique<SpherePass>(shader_dir_);
   auto tank = std::make_unique<TankPass>(shader_dir_);
+  surface_->reload_shaders(shader_dir_);  // keeps its old programs when this throws
   spheres_ = std::move(spheres);
   tank_ = std::move(tank);
   if (have_tank_) tank_->set_box(tank_lo_, tank_hi_);
@@ -34,6 +36,23 @@ void Renderer::set_tank(const glm::vec3& lo, const glm::vec3& hi) {
 
 void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
                     const Marker& marker) {
+  probe_.begin_frame();
+  const bool surface = settings.mode == RenderMode::Surface;
+  if (surface) {
+    // The scene behind the water, into a texture the water refracts.
+    probe_.begin("scene to texture");
+    surface_->begin_scene(camera.framebuffer_width, camera.framebuffer_height,
+                          settings.background);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDisable(GL_BLEND);
+    glDisable(GL_CULL_FACE);
+    tank_->draw_floor(camera);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    probe_.end();
+  }
+
+  probe_.begin("floor");
   glViewport(0, 0, camera.framebuffer_width, camera.framebuffer_height);
   glClearColor(settings.background.r, settings.background.g, settings.background.b, 1.0f);
   glClearDepth(1.0);
@@ -45,7 +64,28 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
   glDisable(GL_CULL_FACE);
 
   tank_->draw_floor(camera);
+  probe_.end();
 
+  if (surface) {
+    FluidDraw fluid;
+    fluid.vbo = particles_.vbo();
+    fluid.count = particles_.count();
+    fluid.radius = settings.particle_radius * settings.size_scale;
+    fluid.spacing = 2.0f * settings.particle_radius;
+    if (fluid.count > 0) surface_->draw(camera, fluid, settings.surface, probe_);
+    glViewport(0, 0, camera.framebuffer_width, camera.framebuffer_height);
+  } else {
+    probe_.begin("spheres");
+    draw_spheres(camera, settings);
+    probe_.end();
+  }
+
+  probe_.begin("walls and marker");
+  draw_overlays(camera, settings, marker);
+  probe_.end();
+}
+
+void Renderer::draw_spheres(const CameraView& camera, const RenderSettings& settings) const {
   SphereDraw fluid;
   fluid.vbo = particles_.vbo();
   fluid.count = particles_.count();
@@ -54,7 +94,12 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
   fluid.range = settings.color_range;
   fluid.flat_color = settings.flat_color;
   spheres_->draw(camera, fluid);
+}
 
+void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& settings,
+                             const Marker& marker) {
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
   // Translucent things last, depth-tested against the opaque scene but not writing depth.
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);

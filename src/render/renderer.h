@@ -1,5 +1,5 @@
-// The frame's 3D drawing, in order: clear, tank floor, fluid spheres, translucent walls and
-// edges, mouse marker. The app draws its panel afterwards. Holds every GL resource of the
+// The frame's 3D drawing, in order: clear, tank floor, fluid (spheres, or the screen-space
+// surface: see SurfaceRenderer), translucent walls and edges, mouse marker. The app draws its panel afterwards. Holds every GL resource of the
 // scene; construct it with a current GL 3.3 context.
 #pragma once
 
@@ -9,8 +9,10 @@
 #include <string>
 
 #include "render/particle_buffer.h"
+#include "render/pass_probe.h"
 #include "render/render_types.h"
 #include "render/sphere_pass.h"
+#include "render/surface_renderer.h"
 #include "render/tank_pass.h"
 
 namespace tp {
@@ -18,7 +20,9 @@ namespace tp {
 class Renderer {
  public:
   // Loads the shaders from `shader_dir`. Throws RenderError naming the file and GLSL log.
-  explicit Renderer(const std::string& shader_dir);
+  // `environment_path`: the image the surface mode's water reflects (a missing one is a
+  // message and a plain colour).
+  Renderer(const std::string& shader_dir, const std::string& environment_path);
   ~Renderer();  ///< deletes the GL objects it made (with the context still current)
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
@@ -31,12 +35,24 @@ class Renderer {
 
   void draw(const CameraView& camera, const RenderSettings& settings, const Marker& marker);
 
+  // glGetError after every pass, each error reported once on stderr and kept (tests).
+  void set_error_check(bool on) { probe_.set_error_check(on); }
+  const std::vector<std::string>& gl_errors() const { return probe_.errors(); }
+  // GPU milliseconds per pass, recent mean, in drawing order.
+  const std::vector<std::pair<std::string, double>>& pass_ms() const { return probe_.pass_ms(); }
+
  private:
+  void draw_spheres(const CameraView& camera, const RenderSettings& settings) const;
+  void draw_overlays(const CameraView& camera, const RenderSettings& settings,
+                     const Marker& marker);
+
   // Every GL object has an owner that deletes it: the passes own their programs, VAOs
   // and VBOs, the ParticleBuffer its VBO, and the destructor marker_vbo_.
   std::string shader_dir_;
   std::unique_ptr<SpherePass> spheres_;
   std::unique_ptr<TankPass> tank_;
+  std::unique_ptr<SurfaceRenderer> surface_;
+  PassProbe probe_;
   glm::vec3 tank_lo_{0.0f}, tank_hi_{0.0f};
   bool have_tank_ = false;
   ParticleBuffer particles_;

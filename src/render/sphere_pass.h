@@ -9,6 +9,7 @@
 
 #include "render/gl_program.h"
 #include "render/render_types.h"
+#include "render/sphere_instances.h"
 
 namespace tp {
 
@@ -25,16 +26,12 @@ struct SphereDraw {
 class SpherePass {
  public:
   explicit SpherePass(const std::string& shader_dir);  ///< throws RenderError
-  ~SpherePass();
-  SpherePass(const SpherePass&) = delete;
-  SpherePass& operator=(const SpherePass&) = delete;
 
   void draw(const CameraView& camera, const SphereDraw& spheres) const;
 
  private:
   GlProgram program_;
-  GLuint vao_ = 0;
-  GLuint corners_ = 0;  ///< the quad's 4 corners in [-1, 1]^2
+  SphereInstances quads_;
 };
 
 }  // namespace tp

@@ -8,6 +8,7 @@
 #include "app/camera.h"
 #include "app/frame_stats.h"
 #include "app/mouse_tool.h"
+#include "render/render_types.h"
 
 using namespace tp;
 
@@ -221,4 +222,16 @@ TEST(MouseTool, DragMissWithoutAGrabGivesNoForce) {
   EXPECT_FALSE(tool.update(sim, false, kEye, kForward, kEye, kForward, 0.016).active);
   sim.hit.reset();
   EXPECT_FALSE(tool.update(sim, true, kEye, kForward, kEye, kForward, 0.016).active);
+}
+
+TEST(RenderMode, NamesRoundTripAndSpheresIsTheDefault) {
+  EXPECT_EQ(tp::RenderSettings{}.mode, tp::RenderMode::Spheres);
+  for (int k = 0; k < tp::kRenderModeCount; ++k) {
+    tp::RenderMode mode = tp::RenderMode::Spheres;
+    ASSERT_TRUE(tp::parse_render_mode(tp::render_mode_name(tp::RenderMode(k)), &mode));
+    EXPECT_EQ(int(mode), k);
+  }
+  tp::RenderMode mode = tp::RenderMode::Surface;
+  EXPECT_FALSE(tp::parse_render_mode("water", &mode));
+  EXPECT_EQ(mode, tp::RenderMode::Surface) << "left alone on failure";
 }

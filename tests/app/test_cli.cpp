@@ -140,7 +140,7 @@ TEST(Cli, HelpListsEveryOption) {
   EXPECT_EQ(r.exit_code, 0);
   for (const char* option : {"--scene", "--solver", "--backend", "--particles", "--set", "--frames",
                              "--screenshot", "--headless", "--time", "--steps", "--report", "--export",
-                             "--export-fps", "--bench", "--version", "--threads"})
+                             "--export-fps", "--bench", "--version", "--threads", "--render", "--gl-check"})
     EXPECT_NE(r.output.find(option), std::string::npos) << option;
 }
 
@@ -160,6 +160,8 @@ TEST(Cli, BadInputIsAOneLineErrorWithExitCode2) {
       {"--headless --steps 5 --particles 900000000", "MB of memory"},
       {"--headless --steps 5 --backend gpu", "--backend must be"},
       {"--headless --steps 5 --solver sph", "--solver must be"},
+      {"--render water", "--render must be spheres or surface, not 'water'"},
+      {"--headless --steps 5 --render surface", "--render needs a window"},
   };
   for (const Case& c : cases) {
     const ProcessResult r = run_command(tidepool() + " " + c.args);

@@ -1,0 +1,29 @@
+#version 330 core
+// Surface mode, pass 1: the particles' sphere depth. Same impostor as sphere.frag (the
+// vertex stage is sphere.vert): the ray-sphere hit's true depth goes to the depth buffer,
+// and its linear eye depth [m] (positive, 0 = no fluid) to the colour target.
+#extension GL_ARB_conservative_depth : enable
+#ifdef GL_ARB_conservative_depth
+layout(depth_greater) out float gl_FragDepth;
+#endif
+
+in vec3 v_view_position;
+flat in vec3 v_center;
+flat in vec3 v_color;
+
+uniform mat4 u_projection;
+uniform float u_radius;
+
+out float eye_depth;
+
+void main() {
+  vec3 dir = normalize(v_view_position);
+  float b = dot(dir, v_center);
+  float c = dot(v_center, v_center) - u_radius * u_radius;
+  float disc = b * b - c;
+  if (disc < 0.0) discard;
+  vec3 hit = dir * (b - sqrt(disc));
+  vec4 clip = u_projection * vec4(hit, 1.0);
+  gl_FragDepth = 0.5 * (gl_DepthRange.diff * clip.z / clip.w + gl_DepthRange.near + gl_DepthRange.far);
+  eye_depth = -hit.z;
+}

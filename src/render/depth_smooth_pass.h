@@ -1,0 +1,25 @@
+// Surface mode, pass 2: a separable bilateral filter of the eye depth, x then y
+// (depth_raw -> depth_temp -> depth_smooth). Why this filter: see shaders/depth_smooth.frag.
+#pragma once
+
+#include <string>
+
+#include "render/gl_program.h"
+#include "render/render_types.h"
+#include "render/surface_targets.h"
+
+namespace tp {
+
+class DepthSmoothPass {
+ public:
+  explicit DepthSmoothPass(const std::string& shader_dir);  ///< throws RenderError
+  // `world_radius` [m]: the filter's radius on the water, projected per pixel;
+  // `depth_falloff` [m]: depth differences much larger than this are not averaged.
+  void draw_axis(const CameraView& camera, const SurfaceTargets& targets, int axis,
+                 float world_radius, float depth_falloff) const;
+
+ private:
+  GlProgram program_;
+};
+
+}  // namespace tp

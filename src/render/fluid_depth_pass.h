@@ -1,0 +1,24 @@
+// Surface mode, pass 1: the particles' sphere depth into SurfaceTargets::depth_raw (linear
+// eye depth), depth-tested against the scene (shaders/sphere.vert + fluid_depth.frag).
+#pragma once
+
+#include <string>
+
+#include "render/gl_program.h"
+#include "render/render_types.h"
+#include "render/sphere_instances.h"
+#include "render/surface_targets.h"
+
+namespace tp {
+
+class FluidDepthPass {
+ public:
+  explicit FluidDepthPass(const std::string& shader_dir);  ///< throws RenderError
+  void draw(const CameraView& camera, const SurfaceTargets& targets, const SphereInstances& spheres,
+            GLuint vbo, size_t count, float radius) const;
+
+ private:
+  GlProgram program_;
+};
+
+}  // namespace tp

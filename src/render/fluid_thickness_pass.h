@@ -1,0 +1,25 @@
+// Surface mode, thickness pass: the summed length of the eye ray inside the particles'
+// spheres into SurfaceTargets::thickness (half resolution), by additive blending, without
+// a depth test (shaders/sphere.vert + fluid_thickness.frag).
+#pragma once
+
+#include <string>
+
+#include "render/gl_program.h"
+#include "render/render_types.h"
+#include "render/sphere_instances.h"
+#include "render/surface_targets.h"
+
+namespace tp {
+
+class FluidThicknessPass {
+ public:
+  explicit FluidThicknessPass(const std::string& shader_dir);  ///< throws RenderError
+  void draw(const CameraView& camera, const SurfaceTargets& targets, const SphereInstances& spheres,
+            GLuint vbo, size_t count, float radius) const;
+
+ private:
+  GlProgram program_;
+};
+
+}  // namespace tp

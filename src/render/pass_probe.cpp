@@ -1,0 +1,71 @@
+#include "render/pass_probe.h"
+
+#include <cstdio>
+#include <utility>
+
+namespace tp {
+
+PassProbe::~PassProbe() {
+  for (auto& frame : frames_)
+    for (Query& q : frame) glDeleteQueries(1, &q.id);
+}
+
+void PassProbe::set_error_check(bool on) {
+  check_errors_ = on;
+  if (!on) return;
+  current_ = "start-up, before any pass";
+  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) record(e);
+  current_ = nullptr;
+}
+
+void PassProbe::record(GLenum error) {
+  char text[160];
+  std::snprintf(text, sizeof(text), "GL error 0x%04x after pass '%s'", unsigned(error),
+                current_ ? current_ : "?");
+  errors_.emplace_back(text);
+  std::fprintf(stderr, "tidepool: %s\n", text);
+}
+
+void PassProbe::begin_frame() {
+  // The set about to be reused was issued kFrames - 1 frames ago: read what has finished.
+  frame_ = (frame_ + 1) % kFrames;
+  // The list follows the passes of that frame, in their order: a pass that no longer runs
+  // (the other render mode's) drops out, a new one comes in with its first time.
+  std::vector<std::pair<std::string, double>> updated;
+  for (size_t k = 0; k < used_[frame_]; ++k) {
+    const Query& q = frames_[frame_][k];
+    GLint ready = 0;
+    glGetQueryObjectiv(q.id, GL_QUERY_RESULT_AVAILABLE, &ready);
+    if (!ready) continue;
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(q.id, GL_QUERY_RESULT, &ns);
+    double mean = double(ns) * 1e-6;
+    for (const auto& [name, old_mean] : ms_)
+      if (name == q.pass) mean = old_mean + 0.1 * (mean - old_mean);  // over about 10 frames
+    updated.emplace_back(q.pass, mean);
+  }
+  if (!updated.empty()) ms_ = std::move(updated);
+  next_ = 0;
+  used_[frame_] = 0;
+}
+
+void PassProbe::begin(const char* pass) {
+  std::vector<Query>& frame = frames_[frame_];
+  if (next_ == frame.size()) {
+    frame.push_back(Query{});
+    glGenQueries(1, &frame.back().id);
+  }
+  Query& q = frame[next_++];
+  used_[frame_] = next_;
+  q.pass = pass;
+  current_ = pass;
+  glBeginQuery(GL_TIME_ELAPSED, q.id);
+}
+
+void PassProbe::end() {
+  glEndQuery(GL_TIME_ELAPSED);
+  if (!check_errors_) return;
+  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) record(e);
+}
+
+}  // namespace tp

@@ -1,0 +1,27 @@
+// The instanced quads of the sphere impostors (shaders/sphere.vert), shared by every pass
+// that draws particles as spheres with its own fragment stage (spheres, surface depth,
+// thickness): one 4-corner quad in [-1, 1]^2 per particle.
+#pragma once
+
+#include <glad/gl.h>
+
+#include <cstddef>
+
+namespace tp {
+
+class SphereInstances {
+ public:
+  SphereInstances();
+  ~SphereInstances();
+  SphereInstances(const SphereInstances&) = delete;
+  SphereInstances& operator=(const SphereInstances&) = delete;
+
+  // One quad per Vec4 of `vbo`; the caller has bound the program and set its uniforms.
+  void draw(GLuint vbo, size_t count) const;
+
+ private:
+  GLuint vao_ = 0;
+  GLuint corners_ = 0;
+};
+
+}  // namespace tp

@@ -1,0 +1,70 @@
+#include "render/surface_renderer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tp {
+
+namespace {
+// The surface's spheres are larger than the spheres mode's, so that neighbours overlap and
+// the depth has no pits between particles for the filter to fill (the water grows by
+// about half a spacing at its edges, the usual price).
+constexpr float kSurfaceSphereScale = 1.5f;
+}  // namespace
+
+SurfaceRenderer::SurfaceRenderer(const std::string& shader_dir, const std::string& environment_path)
+    : passes_(std::make_unique<Passes>(shader_dir)), environment_(environment_path) {}
+
+void SurfaceRenderer::reload_shaders(const std::string& shader_dir) {
+  passes_ = std::make_unique<Passes>(shader_dir);
+}
+
+void SurfaceRenderer::begin_scene(int width, int height, const glm::vec3& background) {
+  targets_.resize(width, height);
+  glBindFramebuffer(GL_FRAMEBUFFER, targets_.scene_fbo);
+  glViewport(0, 0, width, height);
+  glClearColor(background.r, background.g, background.b, 1.0f);
+  glClearDepth(1.0);
+  glDepthMask(GL_TRUE);
+  glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+}
+
+void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
+                           const SurfaceSettings& settings, PassProbe& probe) const {
+  const Passes& p = *passes_;
+  const float radius = kSurfaceSphereScale * fluid.radius;
+  probe.begin("surface thickness");
+  p.thickness.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
+  probe.end();
+  probe.begin("surface depth");
+  p.depth.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
+  probe.end();
+  // The filter reaches `filter_size` particle radii. Its depth term must let a slanted
+  // surface through (seen at a grazing angle, its depth changes by more than the filter's
+  // radius across it), so it falls off at the filter's radius; steps well beyond that (a
+  // splash in front of the pool) stay apart.
+  const float world_radius = settings.filter_size * fluid.radius;
+  const float falloff = std::max(2.0f * radius, world_radius);
+  probe.begin("surface smooth");
+  p.smooth.draw_axis(camera, targets_, 0, world_radius, falloff);
+  p.smooth.draw_axis(camera, targets_, 1, world_radius, falloff);
+  probe.end();
+  probe.begin("surface normals");
+  p.normals.draw(camera, targets_);
+  probe.end();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  probe.begin("surface shade");
+  // The summed chords count each sphere's volume, which overlaps its neighbours: divided by
+  // the share of space the spheres fill, the thickness is the water's, in metres.
+  const float sphere_volume = 4.18879f * radius * radius * radius;
+  const float fill =
+      std::max(sphere_volume / std::pow(std::max(fluid.spacing, 1e-6f), 3.0f), 0.05f);
+  p.shade.draw(camera, targets_, environment_.id(), settings, 1.0f / fill);
+  probe.end();
+  for (int unit = 4; unit >= 0; --unit) {
+    glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+    glBindTexture(GL_TEXTURE_2D, 0);
+  }
+}
+
+}  // namespace tp

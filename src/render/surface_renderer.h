@@ -1,0 +1,66 @@
+// The screen-space fluid surface, pass by pass (one file per pass beside this one):
+//   thickness   summed sphere thickness          fluid_thickness_pass
+//   depth       sphere eye depth                 fluid_depth_pass
+//   smooth x/y  separable bilateral filter       depth_smooth_pass
+//   normals     from the smoothed depth          surface_normal_pass
+//   shade       refraction, absorption, Fresnel  surface_shade_pass
+// The scene behind the water (the tank floor) is drawn into SurfaceTargets first, by the
+// caller, through scene_target().
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "render/depth_smooth_pass.h"
+#include "render/environment_texture.h"
+#include "render/fluid_depth_pass.h"
+#include "render/fluid_thickness_pass.h"
+#include "render/pass_probe.h"
+#include "render/sphere_instances.h"
+#include "render/surface_normal_pass.h"
+#include "render/surface_shade_pass.h"
+#include "render/surface_targets.h"
+
+namespace tp {
+
+struct FluidDraw {
+  GLuint vbo = 0;
+  size_t count = 0;
+  float radius = 0.02f;   ///< [m] the spheres mode's radius (half a spacing at size 1)
+  float spacing = 0.04f;  ///< [m] particle spacing
+};
+
+class SurfaceRenderer {
+ public:
+  // Loads the shaders (throws RenderError) and the environment image (never throws).
+  SurfaceRenderer(const std::string& shader_dir, const std::string& environment_path);
+
+  // Rebuilds the programs; on failure keeps the old ones and throws RenderError.
+  void reload_shaders(const std::string& shader_dir);
+
+  // Resizes the targets and binds the framebuffer the scene behind the water goes into,
+  // cleared to `background`. The caller draws the scene, then calls draw().
+  void begin_scene(int width, int height, const glm::vec3& background);
+
+  // Every pass up to the shading, which draws into framebuffer 0 (depth-tested against
+  // what is there). Leaves framebuffer 0 bound.
+  void draw(const CameraView& camera, const FluidDraw& fluid, const SurfaceSettings& settings,
+            PassProbe& probe) const;
+
+ private:
+  struct Passes {
+    FluidThicknessPass thickness;
+    FluidDepthPass depth;
+    DepthSmoothPass smooth;
+    SurfaceNormalPass normals;
+    SurfaceShadePass shade;
+    explicit Passes(const std::string& dir)
+        : thickness(dir), depth(dir), smooth(dir), normals(dir), shade(dir) {}
+  };
+  std::unique_ptr<Passes> passes_;
+  SurfaceTargets targets_;
+  SphereInstances spheres_;
+  EnvironmentTexture environment_;
+};
+
+}  // namespace tp

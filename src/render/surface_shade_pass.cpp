@@ -1,0 +1,54 @@
+#include "render/surface_shade_pass.h"
+
+#include <glm/gtc/type_ptr.hpp>
+
+#include <cstdlib>
+
+namespace tp {
+
+SurfaceShadePass::SurfaceShadePass(const std::string& shader_dir)
+    : program_(GlProgram::load(shader_dir, "fullscreen.vert", "surface_shade.frag")) {}
+
+void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targets,
+                            GLuint environment, const SurfaceSettings& settings,
+                            float thickness_per_chord) const {
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+  program_.use();
+  const GLuint textures[] = {targets.depth_smooth, targets.normal, targets.thickness,
+                             targets.scene_color, environment};
+  const char* names[] = {"u_depth", "u_normal", "u_thickness", "u_scene", "u_environment"};
+  for (int unit = 0; unit < 5; ++unit) {
+    glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+    glBindTexture(GL_TEXTURE_2D, textures[unit]);
+    glUniform1i(program_.uniform(names[unit]), unit);
+  }
+  glActiveTexture(GL_TEXTURE0);
+  glUniformMatrix4fv(program_.uniform("u_projection"), 1, GL_FALSE,
+                     glm::value_ptr(camera.projection));
+  const glm::mat3 view_to_world = glm::transpose(glm::mat3(camera.view));  // a rotation
+  glUniformMatrix3fv(program_.uniform("u_view_to_world"), 1, GL_FALSE,
+                     glm::value_ptr(view_to_world));
+  // The key light of the other passes, which is also the sun of assets/textures/sky.png.
+  const glm::vec3 light_world = glm::normalize(glm::vec3(-0.4f, 1.0f, 0.55f));
+  const glm::vec3 light_view = glm::normalize(glm::mat3(camera.view) * light_world);
+  glUniform3fv(program_.uniform("u_light_dir"), 1, glm::value_ptr(light_view));
+  glUniform3fv(program_.uniform("u_absorption"), 1, glm::value_ptr(settings.absorption));
+  glUniform1f(program_.uniform("u_thickness_scale"),
+              settings.thickness_scale * thickness_per_chord);
+  glUniform1f(program_.uniform("u_reflectivity"), settings.reflectivity);
+  glUniform1f(program_.uniform("u_refraction"), settings.refraction);
+  // A look at the intermediate textures, for whoever tunes the passes.
+  static const int debug_view = [] {
+    const char* env = std::getenv("TIDEPOOL_SURFACE_DEBUG");
+    return env ? std::atoi(env) : 0;
+  }();
+  glUniform1i(program_.uniform("u_debug"), debug_view);
+  glBindVertexArray(targets.empty_vao);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+}
+
+}  // namespace tp
