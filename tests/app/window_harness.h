@@ -1,0 +1,232 @@
+// Shared by the window tests (test_window*.cpp): the window's layout, running the app to
+// its end or interactively, finding its window, counting frames, sending xdotool input.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <stb_image_write.h>
+
+#include "image.h"
+#include "process.h"
+#include "x11_frames.h"
+
+
+namespace tp::test {
+
+
+// ---- the window's layout at --size 1280x800 --------------------------------------------
+// The panel is an ImGui window at (10, 10), 26 em wide (ImGui's default font is 13 px, so
+// x = 10..348), as tall as its open sections (about 490 px with Statistics and Simulation
+// open). The help overlay is one line of text at the bottom (about y = 758..790). The
+// camera's image centre is shifted right by the panel's width, so the scene is drawn in
+// the space beside it. The panel shows FPS and timings and the help line says PAUSED,
+// which differ from run to run: pixel comparisons between runs use only kScene.
+constexpr int kWidth = 1280, kHeight = 800;
+const Rect kScene{360, 0, kWidth, 750};
+const Rect kPanelBody{20, 60, 330, 340};  // Statistics text inside the panel
+constexpr int kBackground[3] = {41, 43, 51};  // the renderer's clear colour
+
+// The panel's statistics lines (FPS, simulation speed, max speed now, ...): they change
+// nearly every frame, so a change there counts a frame.
+const WindowRect kFrameCounterArea{18, 60, 322, 100};
+
+// A repeatable run: the pool scene with exactly 3 steps of 0.5 ms per frame. The CPU
+// simulation is deterministic for a fixed step and thread count, so two such runs with
+// the same number of frames draw the same scene, pixel for pixel.
+const std::string kDeterministicPool =
+    "--scene pool --particles 4000 --size 1280x800 --steps-per-frame 3 "
+    "--set dt_min=0.0005 --set dt_max=0.0005";
+
+constexpr double kRunTimeout = 240.0;  // [s] for one app run; generous for a loaded machine
+
+inline std::string test_dir() {
+  const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
+  const std::string dir = testing::TempDir() + "tidepool_window/" + info->name();
+  run_command("rm -rf '" + dir + "' && mkdir -p '" + dir + "'");
+  return dir;
+}
+
+inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// "tidepool: 150 frames, 450 steps, 0.225 s simulated, max speed 0.215 m/s"
+struct ExitLine {
+  bool found = false;
+  long frames = 0, steps = 0;
+  double simulated = 0, max_speed = 0;
+};
+
+inline ExitLine parse_exit_line(const std::string& output) {
+  static const std::regex re(
+      R"(tidepool: (\d+) frames, (\d+) steps, ([-+0-9.eE]+) s simulated, max speed ([-+0-9.eEinfa]+) m/s)");
+  ExitLine e;
+  std::smatch m;
+  if (std::regex_search(output, m, re)) {
+    e.found = true;
+    e.frames = std::stol(m[1]);
+    e.steps = std::stol(m[2]);
+    e.simulated = std::strtod(m[3].str().c_str(), nullptr);
+    e.max_speed = std::strtod(m[4].str().c_str(), nullptr);
+  }
+  return e;
+}
+
+// Runs the app to the end (--frames) and loads its screenshot.
+struct FinishedRun {
+  ProcessResult result;
+  ExitLine exit;
+  Image shot;
+};
+
+inline FinishedRun run_to_end(const std::string& args, const std::string& png) {
+  FinishedRun r;
+  std::remove(png.c_str());
+  r.result = run_command("timeout " + std::to_string(int(kRunTimeout)) + " " + tidepool() + " " +
+                         args + " --screenshot " + quoted(png));
+  r.exit = parse_exit_line(r.result.output);
+  r.shot = load_png(png);
+  return r;
+}
+
+#define ASSERT_RAN(run)                                                                     \
+  do {                                                                                      \
+    ASSERT_EQ((run).result.exit_code, 0) << (run).result.output;                            \
+    ASSERT_TRUE((run).exit.found) << "no exit line in:\n" << (run).result.output;           \
+    ASSERT_TRUE((run).shot.ok()) << (run).shot.error << "\n" << (run).result.output;        \
+  } while (0)
+
+// ---- an app that runs while the test acts on it -------------------------------------------
+class RunningApp {
+ public:
+  RunningApp(const std::string& args, const std::string& log) : log_(log) {
+    const std::string command = "exec " + tidepool() + " " + args;
+    pid_ = fork();
+    if (pid_ == 0) {
+      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+      }
+      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~RunningApp() {
+    if (running()) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  RunningApp(const RunningApp&) = delete;
+  RunningApp& operator=(const RunningApp&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool started() const { return pid_ > 0; }
+
+  bool running() {
+    if (pid_ <= 0 || exited_) return false;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      exited_ = true;
+      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return false;
+    }
+    return true;
+  }
+
+  // Waits for the app to exit by itself; false when it is still running after the timeout.
+  bool wait_exit(double timeout_seconds) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
+    while (running()) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
+
+  int exit_code() const { return exit_code_; }
+  std::string output() const {
+    std::ifstream in(log_);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  int exit_code_ = -1;
+};
+
+inline ProcessResult xdotool(const std::string& args) { return run_command("xdotool " + args); }
+
+// The app's window, once it is mapped (0 when it does not appear in time).
+inline unsigned long find_window(RunningApp& app, double timeout_seconds) {
+  const ProcessResult r =
+      run_command("timeout " + std::to_string(int(timeout_seconds)) +
+                  " xdotool search --sync --all --onlyvisible --pid " + std::to_string(app.pid()) +
+                  " --name '^Tidepool$'");
+  if (r.exit_code != 0) return 0;
+  return std::strtoul(r.output.c_str(), nullptr, 10);
+}
+
+// Checks what the window tests need before they start anything.
+inline void require_display_and_tools() {
+  ASSERT_NE(std::getenv("DISPLAY"), nullptr)
+      << "no DISPLAY: run the window tests on a desktop or under xvfb-run, e.g.\n"
+         "  xvfb-run -a -s \"-screen 0 1280x1024x24\" tp_window_tests";
+  ASSERT_EQ(run_command("xdotool version").exit_code, 0)
+      << "xdotool is missing: install it (apt-get install xdotool)";
+}
+
+// Starts the app and waits for its window and its first frames. Fills *window.
+inline void start_and_find_window(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher,
+                           unsigned long* window) {
+  ASSERT_TRUE(app.started());
+  *window = find_window(app, 120);
+  ASSERT_NE(*window, 0u) << "the window did not appear within 120 s; app "
+                         << (app.running() ? "still running" : "exited") << ":\n"
+                         << app.output();
+  *watcher = std::make_unique<FrameWatcher>(*window, kFrameCounterArea);
+  ASSERT_TRUE((*watcher)->ok()) << (*watcher)->error();
+  ASSERT_EQ((*watcher)->wait_changes(3, 120), 3) << "the window shows no new frames:\n" << app.output();
+}
+
+
+
+// Waits until the window has shown `frames` more frames and, when given, at least
+// `min_seconds` have passed, so that events reach the app at a person's pace whatever the
+// frame rate (drag mode takes the cursor's speed from the wall clock).
+inline void wait_frames(FrameWatcher& watcher, int frames, double min_seconds = 0.0) {
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(watcher.wait_changes(frames, 60), frames) << "the window stopped drawing new frames";
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (waited < min_seconds)
+    std::this_thread::sleep_for(std::chrono::duration<double>(min_seconds - waited));
+}
+
+inline void send(const std::string& xdotool_args) {
+  const ProcessResult r = xdotool(xdotool_args);
+  ASSERT_EQ(r.exit_code, 0) << "xdotool " << xdotool_args << ": " << r.output;
+}
+
+inline std::string at(unsigned long window, int x, int y) {
+  return "mousemove --window " + std::to_string(window) + " " + std::to_string(x) + " " + std::to_string(y);
+}
+
+
+}  // namespace tp::test
