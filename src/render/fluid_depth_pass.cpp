@@ -1,7 +1,5 @@
 #include "render/fluid_depth_pass.h"
 
-#include <glm/gtc/type_ptr.hpp>
-
 namespace tp {
 
 FluidDepthPass::FluidDepthPass(const std::string& shader_dir)
@@ -19,11 +17,7 @@ void FluidDepthPass::draw(const CameraView& camera, const SurfaceTargets& target
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
   program_.use();
-  glUniformMatrix4fv(program_.uniform("u_view"), 1, GL_FALSE, glm::value_ptr(camera.view));
-  glUniformMatrix4fv(program_.uniform("u_projection"), 1, GL_FALSE,
-                     glm::value_ptr(camera.projection));
-  glUniform1f(program_.uniform("u_radius"), radius);
-  spheres.draw(vbo, count);
+  spheres.draw(program_, camera, radius, vbo, count);
 }
 
 }  // namespace tp

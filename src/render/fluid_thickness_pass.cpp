@@ -1,7 +1,5 @@
 #include "render/fluid_thickness_pass.h"
 
-#include <glm/gtc/type_ptr.hpp>
-
 namespace tp {
 
 FluidThicknessPass::FluidThicknessPass(const std::string& shader_dir)
@@ -18,11 +16,7 @@ void FluidThicknessPass::draw(const CameraView& camera, const SurfaceTargets& ta
   glEnable(GL_BLEND);
   glBlendFunc(GL_ONE, GL_ONE);
   program_.use();
-  glUniformMatrix4fv(program_.uniform("u_view"), 1, GL_FALSE, glm::value_ptr(camera.view));
-  glUniformMatrix4fv(program_.uniform("u_projection"), 1, GL_FALSE,
-                     glm::value_ptr(camera.projection));
-  glUniform1f(program_.uniform("u_radius"), radius);
-  spheres.draw(vbo, count);
+  spheres.draw(program_, camera, radius, vbo, count);
   glDisable(GL_BLEND);
   glViewport(0, 0, targets.width(), targets.height());
 }

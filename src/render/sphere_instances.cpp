@@ -1,5 +1,7 @@
 #include "render/sphere_instances.h"
 
+#include <glm/gtc/type_ptr.hpp>
+
 #include "kernels/common.h"
 
 namespace tp {
@@ -24,8 +26,13 @@ SphereInstances::~SphereInstances() {
   glDeleteVertexArrays(1, &vao_);
 }
 
-void SphereInstances::draw(GLuint vbo, size_t count) const {
+void SphereInstances::draw(const GlProgram& program, const CameraView& camera, float radius,
+                           GLuint vbo, size_t count) const {
   if (count == 0 || vbo == 0) return;
+  glUniformMatrix4fv(program.uniform("u_view"), 1, GL_FALSE, glm::value_ptr(camera.view));
+  glUniformMatrix4fv(program.uniform("u_projection"), 1, GL_FALSE,
+                     glm::value_ptr(camera.projection));
+  glUniform1f(program.uniform("u_radius"), radius);
   glBindVertexArray(vao_);
   glBindBuffer(GL_ARRAY_BUFFER, vbo);
   glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(Vec4), nullptr);

@@ -7,6 +7,9 @@
 
 #include <cstddef>
 
+#include "render/gl_program.h"
+#include "render/render_types.h"
+
 namespace tp {
 
 class SphereInstances {
@@ -16,8 +19,11 @@ class SphereInstances {
   SphereInstances(const SphereInstances&) = delete;
   SphereInstances& operator=(const SphereInstances&) = delete;
 
-  // One quad per Vec4 of `vbo`; the caller has bound the program and set its uniforms.
-  void draw(GLuint vbo, size_t count) const;
+  // One quad per Vec4 of `vbo`, of the given radius [m], seen by `camera`. `program` (whose
+  // vertex stage is sphere.vert) is in use; this sets the vertex stage's uniforms, the
+  // caller those of its fragment stage.
+  void draw(const GlProgram& program, const CameraView& camera, float radius, GLuint vbo,
+            size_t count) const;
 
  private:
   GLuint vao_ = 0;

@@ -10,10 +10,6 @@ SpherePass::SpherePass(const std::string& shader_dir)
 void SpherePass::draw(const CameraView& camera, const SphereDraw& spheres) const {
   if (spheres.count == 0 || spheres.vbo == 0) return;
   program_.use();
-  glUniformMatrix4fv(program_.uniform("u_view"), 1, GL_FALSE, glm::value_ptr(camera.view));
-  glUniformMatrix4fv(program_.uniform("u_projection"), 1, GL_FALSE,
-                     glm::value_ptr(camera.projection));
-  glUniform1f(program_.uniform("u_radius"), spheres.radius);
   glUniform1i(program_.uniform("u_color_mode"), spheres.color_mode);
   glUniform2f(program_.uniform("u_range"), spheres.range.x, spheres.range.y);
   glUniform3fv(program_.uniform("u_flat_color"), 1, glm::value_ptr(spheres.flat_color));
@@ -25,7 +21,7 @@ void SpherePass::draw(const CameraView& camera, const SphereDraw& spheres) const
   glUniform3fv(program_.uniform("u_light_dir"), 1, glm::value_ptr(light_view));
 
   // The same pass draws the fluid and the marker from different buffers.
-  quads_.draw(spheres.vbo, spheres.count);
+  quads_.draw(program_, camera, spheres.radius, spheres.vbo, spheres.count);
 }
 
 }  // namespace tp
