@@ -6,12 +6,12 @@
 // behaviour at depth discontinuities comes from a full 2D kernel: (2r+1)^2 taps, about
 // 20 times the 2(2r+1) taps here at r = 20 px, which Mesa's software GL cannot afford per
 // frame; and over curvature flow (van der Laan et al. 2009), which needs tens of
-// iterations. The separable bilateral's known artefact (streaks along the axes at strong
-// discontinuities) is held down by the depth term and by skipping empty pixels entirely
-// (no fluid = no sample, so the silhouette is never pulled towards the far plane, which
-// would show as a halo). Taps more than twice u_depth_falloff in front of the centre are
-// clamped to that distance, narrow-range style, so a near blob does not drag the water behind it
-// forward.
+// iterations. The separable bilateral's known artefact, streaks along the axes where one
+// side of the kernel is empty, is removed by fitting a line to the taps rather than
+// averaging them (below); empty pixels are never sampled, so the silhouette is not pulled
+// towards the far plane (which would show as a halo). Taps more than twice u_depth_falloff
+// in front of the centre are clamped to that distance, narrow-range style, so a near blob
+// does not drag the water behind it forward.
 //
 // The radius follows the world: u_world_radius [m] projected at this pixel's depth, so the
 // surface looks equally smooth near and far.
@@ -40,7 +40,13 @@ void main() {
   float sigma = max(radius * 0.5, 0.5);
   float inv_two_sigma2 = 1.0 / (2.0 * sigma * sigma);
   float inv_two_falloff2 = 1.0 / (2.0 * u_depth_falloff * u_depth_falloff);
-  float sum = 0.0, weight_sum = 0.0;
+  // A weighted straight-line fit through the taps, read at the centre, rather than their
+  // weighted mean. Where the taps lie on both sides alike the two agree. At a silhouette
+  // the taps come from one side only, and on a slanted surface their mean would shift the
+  // depth by the slope times the reach, by a different amount in each column of a bumpy
+  // outline, which the second axis draws out into streaks; the fit keeps the slope.
+  float s0 = 0.0, s1 = 0.0, s2 = 0.0, t0 = 0.0, t1 = 0.0;
+  float lo = d0, hi = d0;
   for (int i = -taps; i <= taps; ++i) {
     ivec2 q = clamp(p + u_axis * i, ivec2(0), size - 1);
     float d = texelFetch(u_depth, q, 0).r;
@@ -49,8 +55,18 @@ void main() {
     d = max(d, d0 - 2.0 * u_depth_falloff);
     float dz = d - d0;
     float w = exp(-float(i * i) * inv_two_sigma2 - dz * dz * inv_two_falloff2);
-    sum += d * w;
-    weight_sum += w;
+    float x = float(i);
+    s0 += w;
+    s1 += w * x;
+    s2 += w * x * x;
+    t0 += w * dz;  // relative to the centre: no float cancellation at depth
+    t1 += w * x * dz;
+    lo = min(lo, d);
+    hi = max(hi, d);
   }
-  smoothed = sum / weight_sum;
+  float mean = d0 + t0 / s0;
+  float det = s0 * s2 - s1 * s1;
+  // Too few taps apart to fit a line (an isolated pixel): the mean. The fit never leaves
+  // the range of its taps, so a few noisy ones at an outline cannot throw it far.
+  smoothed = det > 1e-4 * s0 * s2 ? clamp(d0 + (s2 * t0 - s1 * t1) / det, lo, hi) : mean;
 }
