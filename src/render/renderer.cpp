@@ -48,6 +48,14 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     glDisable(GL_BLEND);
     glDisable(GL_CULL_FACE);
     tank_->draw_floor(camera);
+    // The far walls too (they are behind the water wherever they show through it): a ray
+    // bent down into the water near the back meets the back wall, not the floor.
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glDepthMask(GL_FALSE);
+    if (settings.show_walls) tank_->draw_walls(camera);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     probe_.end();
   }
