@@ -271,7 +271,7 @@ int InteractiveApp::run() {
 
     renderer_.draw(camera_view(fb_width, fb_height), render_, marker());
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    controls_.render_pass_ms = renderer_.pass_ms();
+    controls_.render_pass_times = renderer_.pass_times();
     if (options_.gl_check) {
       for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
         std::fprintf(stderr, "tidepool: GL error 0x%04x after the panel\n", unsigned(e));
@@ -297,14 +297,15 @@ int InteractiveApp::run() {
   }
   // One line for scripts driving the window (did the drag move the water?).
   const RunStats stats = setup_.sim->stats();
-  // GPU time per render pass (recent means), for comparing modes and sizes.
+  // GPU and CPU time per render pass (recent means), for comparing modes and sizes.
   std::string passes;
-  for (const auto& [name, ms] : renderer_.pass_ms()) {
-    char item[96];
-    std::snprintf(item, sizeof(item), "%s%s %.2f", passes.empty() ? "" : ", ", name.c_str(), ms);
+  for (const PassTime& t : renderer_.pass_times()) {
+    char item[128];
+    std::snprintf(item, sizeof(item), "%s%s %.2f/%.2f", passes.empty() ? "" : ", ",
+                  t.pass.c_str(), t.gpu_ms, t.cpu_ms);
     passes += item;
   }
-  if (!passes.empty()) std::printf("tidepool: GPU ms per pass: %s\n", passes.c_str());
+  if (!passes.empty()) std::printf("tidepool: ms per pass (GPU/CPU): %s\n", passes.c_str());
   if (options_.gl_check) {
     const size_t errors = renderer_.gl_errors().size() + (panel_gl_errors_ ? 1 : 0);
     if (errors > 0) {

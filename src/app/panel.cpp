@@ -296,15 +296,23 @@ void render_section(SimSetup& setup, RenderSettings& render, AppControls& contro
     ImGui::TextWrapped("%s", controls.shader_error.c_str());
     ImGui::PopStyleColor();
   }
-  if (!controls.render_pass_ms.empty() &&
-      ImGui::TreeNodeEx("GPU time per pass", ImGuiTreeNodeFlags_DefaultOpen)) {
-    if (ImGui::BeginTable("passes", 2, ImGuiTableFlags_SizingStretchProp)) {
-      for (const auto& [name, ms] : controls.render_pass_ms) {
+  if (!controls.render_pass_times.empty() &&
+      ImGui::TreeNodeEx("Time per pass", ImGuiTreeNodeFlags_DefaultOpen)) {
+    tooltip("GPU: time the pass runs on the GPU (timer queries, a few frames late). CPU: "
+            "time this thread spends issuing its GL calls.");
+    if (ImGui::BeginTable("passes", 3, ImGuiTableFlags_SizingStretchProp)) {
+      ImGui::TableSetupColumn("pass");
+      ImGui::TableSetupColumn("GPU");
+      ImGui::TableSetupColumn("CPU");
+      ImGui::TableHeadersRow();
+      for (const PassTime& t : controls.render_pass_times) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(name.c_str());
+        ImGui::TextUnformatted(t.pass.c_str());
         ImGui::TableNextColumn();
-        ImGui::Text("%.2f ms", ms);
+        ImGui::Text("%.2f ms", t.gpu_ms);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.2f ms", t.cpu_ms);
       }
       ImGui::EndTable();
     }

@@ -27,7 +27,7 @@ struct AppControls {
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with
   /// GPU milliseconds per render pass (recent mean), filled by the frame loop.
-  std::vector<std::pair<std::string, double>> render_pass_ms;
+  std::vector<PassTime> render_pass_times;
 };
 
 // How the panel's slider for a real parameter is set up.

@@ -31,7 +31,7 @@ void PassProbe::begin_frame() {
   frame_ = (frame_ + 1) % kFrames;
   // The list follows the passes of that frame, in their order: a pass that no longer runs
   // (the other render mode's) drops out, a new one comes in with its first time.
-  std::vector<std::pair<std::string, double>> updated;
+  std::vector<PassTime> updated;
   for (size_t k = 0; k < used_[frame_]; ++k) {
     const Query& q = frames_[frame_][k];
     GLint ready = 0;
@@ -39,12 +39,15 @@ void PassProbe::begin_frame() {
     if (!ready) continue;
     GLuint64 ns = 0;
     glGetQueryObjectui64v(q.id, GL_QUERY_RESULT, &ns);
-    double mean = double(ns) * 1e-6;
-    for (const auto& [name, old_mean] : ms_)
-      if (name == q.pass) mean = old_mean + 0.1 * (mean - old_mean);  // over about 10 frames
-    updated.emplace_back(q.pass, mean);
+    PassTime t{q.pass, double(ns) * 1e-6, q.cpu_ms};
+    for (const PassTime& old : times_)
+      if (old.pass == q.pass) {  // means over about 10 frames
+        t.gpu_ms = old.gpu_ms + 0.1 * (t.gpu_ms - old.gpu_ms);
+        t.cpu_ms = old.cpu_ms + 0.1 * (t.cpu_ms - old.cpu_ms);
+      }
+    updated.push_back(t);
   }
-  if (!updated.empty()) ms_ = std::move(updated);
+  if (!updated.empty()) times_ = std::move(updated);
   next_ = 0;
   used_[frame_] = 0;
 }
@@ -60,10 +63,13 @@ void PassProbe::begin(const char* pass) {
   q.pass = pass;
   current_ = pass;
   glBeginQuery(GL_TIME_ELAPSED, q.id);
+  started_ = std::chrono::steady_clock::now();
 }
 
 void PassProbe::end() {
   glEndQuery(GL_TIME_ELAPSED);
+  frames_[frame_][next_ - 1].cpu_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
   if (!check_errors_) return;
   for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) record(e);
 }

@@ -72,4 +72,11 @@ struct Marker {
   glm::vec3 color{1.0f, 0.6f, 0.2f};
 };
 
+// One render pass's recent mean times (see PassProbe).
+struct PassTime {
+  std::string pass;
+  double gpu_ms = 0.0;  ///< on the GPU (timer queries)
+  double cpu_ms = 0.0;  ///< issuing its GL calls on this thread
+};
+
 }  // namespace tp

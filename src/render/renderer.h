@@ -38,8 +38,8 @@ class Renderer {
   // glGetError after every pass, each error reported once on stderr and kept (tests).
   void set_error_check(bool on) { probe_.set_error_check(on); }
   const std::vector<std::string>& gl_errors() const { return probe_.errors(); }
-  // GPU milliseconds per pass, recent mean, in drawing order.
-  const std::vector<std::pair<std::string, double>>& pass_ms() const { return probe_.pass_ms(); }
+  // GPU and CPU milliseconds per pass, recent means, in drawing order.
+  const std::vector<PassTime>& pass_times() const { return probe_.pass_times(); }
 
  private:
   void draw_spheres(const CameraView& camera, const RenderSettings& settings) const;

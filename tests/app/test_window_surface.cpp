@@ -108,6 +108,18 @@ double fine_detail(const Image& img, const std::vector<std::pair<int, int>>& pix
   return pixels.empty() ? 0.0 : std::sqrt(sum / double(pixels.size()));
 }
 
+// "<pass> <gpu>/<cpu>" from the app's exit line "tidepool: ms per pass (GPU/CPU): ...".
+bool pass_time(const std::string& output, const std::string& pass, double* gpu, double* cpu) {
+  const size_t line = output.find("ms per pass (GPU/CPU):");
+  if (line == std::string::npos) return false;
+  const std::string text = output.substr(line, output.find('\n', line) - line);
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("[:,] " + pass + " ([0-9.]+)/([0-9.]+)"))) return false;
+  *gpu = std::stod(m[1]);
+  *cpu = std::stod(m[2]);
+  return true;
+}
+
 void expect_no_gl_errors(const ProcessResult& r) {
   EXPECT_NE(r.output.find("--gl-check: no OpenGL errors"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("GL error 0x"), std::string::npos) << r.output;
@@ -139,6 +151,15 @@ TEST(Window, SurfaceModeIsSmoothShadedWater) {
   ASSERT_RAN(surface);
   expect_no_gl_errors(spheres.result);
   expect_no_gl_errors(surface.result);
+  // The times the panel shows, as printed at exit: every surface pass, GPU and CPU.
+  for (const char* pass : {"surface thickness", "surface depth", "surface smooth",
+                           "surface normals", "surface shade"}) {
+    double gpu = 0, cpu = 0;
+    ASSERT_TRUE(pass_time(surface.result.output, pass, &gpu, &cpu))
+        << pass << " missing from: " << surface.result.output;
+    EXPECT_GT(gpu, 0.0) << pass << ": GPU time";
+    EXPECT_GT(cpu, 0.0) << pass << ": CPU time";
+  }
   ASSERT_EQ(surface.shot.width, kSmallWidth);
   ASSERT_EQ(surface.shot.height, kSmallHeight);
 
