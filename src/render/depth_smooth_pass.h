@@ -1,5 +1,5 @@
 // Surface mode, pass 2: a separable bilateral filter of the eye depth, x then y
-// (depth_raw -> depth_temp -> depth_smooth). Why this filter: see shaders/depth_smooth.frag.
+// (depth_raw -> depth_temp -> depth_smooth), which also rounds the outline. Why this filter: see shaders/depth_smooth.frag.
 #pragma once
 
 #include <string>
@@ -14,9 +14,13 @@ class DepthSmoothPass {
  public:
   explicit DepthSmoothPass(const std::string& shader_dir);  ///< throws RenderError
   // `world_radius` [m]: the filter's radius on the water, projected per pixel;
+  // `outline_radius` [m]: the width of the blur that rounds the outline's bumps, which
+  // reaches out from the water at most as far as it can at `nearest_depth` [m] (no fluid
+  // is nearer the eye; 0 = unknown);
   // `depth_falloff` [m]: depth differences much larger than this are not averaged.
   void draw_axis(const CameraView& camera, const SurfaceTargets& targets, int axis,
-                 float world_radius, float depth_falloff) const;
+                 float world_radius, float outline_radius, float nearest_depth,
+                 float depth_falloff) const;
 
  private:
   GlProgram program_;

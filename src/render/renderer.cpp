@@ -1,5 +1,7 @@
 #include "render/renderer.h"
 
+#include <algorithm>
+
 #include "kernels/common.h"
 
 namespace tp {
@@ -80,6 +82,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     fluid.count = particles_.count();
     fluid.radius = settings.particle_radius * settings.size_scale;
     fluid.spacing = 2.0f * settings.particle_radius;
+    fluid.nearest_depth = nearest_tank_depth(camera);
     if (fluid.count > 0) surface_->draw(camera, fluid, settings.surface, probe_);
     glViewport(0, 0, camera.framebuffer_width, camera.framebuffer_height);
   } else {
@@ -91,6 +94,18 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
   probe_.begin("walls and marker");
   draw_overlays(camera, settings, marker);
   probe_.end();
+}
+
+float Renderer::nearest_tank_depth(const CameraView& camera) const {
+  if (!have_tank_) return 0.0f;
+  // Eye depth is linear in the position, so over the box it is least at a corner.
+  float nearest = 1e30f;
+  for (int k = 0; k < 8; ++k) {
+    const glm::vec3 corner(k & 1 ? tank_hi_.x : tank_lo_.x, k & 2 ? tank_hi_.y : tank_lo_.y,
+                           k & 4 ? tank_hi_.z : tank_lo_.z);
+    nearest = std::min(nearest, -(camera.view * glm::vec4(corner, 1.0f)).z);
+  }
+  return std::max(nearest, 0.0f);  // the eye inside the tank: unknown
 }
 
 void Renderer::draw_spheres(const CameraView& camera, const RenderSettings& settings) const {

@@ -43,6 +43,7 @@ class Renderer {
 
  private:
   void draw_spheres(const CameraView& camera, const RenderSettings& settings) const;
+  float nearest_tank_depth(const CameraView& camera) const;  ///< [m], 0 = eye inside
   void draw_overlays(const CameraView& camera, const RenderSettings& settings,
                      const Marker& marker);
 

@@ -46,8 +46,11 @@ void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
   const float world_radius = settings.filter_size * fluid.radius;
   const float falloff = std::max(2.0f * radius, world_radius);
   probe.begin("surface smooth");
-  p.smooth.draw_axis(camera, targets_, 0, world_radius, falloff);
-  p.smooth.draw_axis(camera, targets_, 1, world_radius, falloff);
+  // The outline's blur: under a particle radius, enough to round the bumps of spheres
+  // two radii apart (their ripple falls to a few per cent) and keep a lone droplet.
+  const float outline = 0.75f * fluid.radius;
+  p.smooth.draw_axis(camera, targets_, 0, world_radius, outline, fluid.nearest_depth, falloff);
+  p.smooth.draw_axis(camera, targets_, 1, world_radius, outline, fluid.nearest_depth, falloff);
   probe.end();
   probe.begin("surface normals");
   p.normals.draw(camera, targets_);

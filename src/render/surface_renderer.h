@@ -28,6 +28,8 @@ struct FluidDraw {
   size_t count = 0;
   float radius = 0.02f;   ///< [m] the spheres mode's radius (half a spacing at size 1)
   float spacing = 0.04f;  ///< [m] particle spacing
+  /// [m] no particle is nearer the eye than this (the tank's nearest corner); 0 = unknown
+  float nearest_depth = 0.0f;
 };
 
 class SurfaceRenderer {

@@ -69,7 +69,7 @@ void SurfaceTargets::resize(int width, int height) {
   thickness_height_ = (height + 1) / 2;
   thickness = make_texture(GL_R16F, GL_RED, GL_FLOAT, thickness_width_, thickness_height_);
   depth_raw = make_texture(GL_R32F, GL_RED, GL_FLOAT, width, height);
-  depth_temp = make_texture(GL_R32F, GL_RED, GL_FLOAT, width, height);
+  depth_temp = make_texture(GL_RG32F, GL_RG, GL_FLOAT, width, height);  // depth, coverage
   depth_smooth = make_texture(GL_R32F, GL_RED, GL_FLOAT, width, height);
   normal = make_texture(GL_RGBA16F, GL_RGBA, GL_FLOAT, width, height);
   // The raw depth is depth-tested against the scene's: spheres behind the floor (seen from

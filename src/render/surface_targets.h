@@ -4,7 +4,8 @@
 //   scene colour + scene depth   the opaque scene (tank floor) behind the water: refracted
 //   thickness                    summed sphere thickness (additive), half resolution
 //   depth raw -> temp -> smooth  linear eye depth of the nearest sphere [m], 0 = no fluid;
-//                                smoothed along x into temp, then along y into smooth
+//                                smoothed along x into temp (with the outline's coverage),
+//                                then along y into smooth
 //   normal                       view-space normals reconstructed from the smoothed depth
 #pragma once
 

@@ -126,12 +126,13 @@ void expect_no_gl_errors(const ProcessResult& r) {
 }
 
 // A tank like the pool's with one block of water in it, as a scene file.
-std::string write_scene(const std::string& path, const char* block_min, const char* block_max) {
+std::string write_scene(const std::string& path, const char* block_min, const char* block_max,
+                        const char* camera = R"({ "target": [0.0, 0.3, 0.0], "distance": 3.2, "yaw": 0.0, "pitch": 35.0 })") {
   std::ofstream out(path);
   out << R"({ "name": "surface_test", "tank": { "min": [-1.0, 0.0, -0.5], "max": [1.0, 1.2, 0.5] },
   "particle_spacing": 0.035,
   "fluid_blocks": [ { "min": )" << block_min << R"(, "max": )" << block_max << R"( } ],
-  "camera": { "target": [0.0, 0.3, 0.0], "distance": 3.2, "yaw": 0.0, "pitch": 35.0 } })";
+  "camera": )" << camera << " }";
   return path;
 }
 
@@ -216,6 +217,65 @@ TEST(Window, SurfaceRefractsTheFloor) {
   EXPECT_GT(detail_water, 0.25 * detail_bare) << "but the floor's checker still shows through it";
   EXPECT_LT(s.correlation, 0.8) << "moved by refraction, not just tinted in place";
   EXPECT_GT(s.mean, 0.3 * bare.mean) << "and the water is not opaque dark";
+}
+
+// The water's outline is a smooth curve, not a row of sphere caps: a block seen from the
+// side, level with its top, against the background; the top edge's height column by
+// column should barely change along its straight middle.
+TEST(Window, SurfaceOutlineShowsNoSpheres) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string block = write_scene(dir + "/side.json", "[-0.5, 0.0, -0.3]", "[0.5, 0.25, 0.3]",
+                                        R"({ "target": [0.0, 0.25, 0.0], "distance": 2.6, "yaw": 0.0, "pitch": 2.0 })");
+  const std::string common =
+      "--scene " + block + " --size 960x600 --steps-per-frame 1 --set dt_min=0.0005 --set dt_max=0.0005 --frames 4 --gl-check";
+  const FinishedRun spheres = run_to_end(common, dir + "/side_spheres.png");
+  ASSERT_RAN(spheres);
+  const FinishedRun surface = run_to_end(common + " --render surface", dir + "/side_surface.png");
+  ASSERT_RAN(surface);
+  expect_no_gl_errors(surface.result);
+  // The top edge: in each column, the first pixel from the top of the scene that is
+  // neither background nor a thin tank line (two pixels in a row unlike the background).
+  const auto top_edge = [](const Image& shot) {
+    std::vector<int> top;
+    for (int x = kSmallScene.x0; x < kSmallScene.x1; ++x) {
+      int found = -1;
+      for (int y = 120; y + 1 < kSmallScene.y1 && found < 0; ++y)
+        if (channel_distance(shot.at(x, y), kBackground[0], kBackground[1], kBackground[2]) > 20 &&
+            channel_distance(shot.at(x, y + 1), kBackground[0], kBackground[1], kBackground[2]) > 20)
+          found = y;
+      top.push_back(found);
+    }
+    return top;
+  };
+  const std::vector<int> top_spheres = top_edge(spheres.shot), top_surface = top_edge(surface.shot);
+  // The block's columns (its top is water in sphere mode), less a fifth at each end (the
+  // rounded corners).
+  int first = -1, last = -1;
+  for (size_t i = 0; i < top_spheres.size(); ++i)
+    if (top_spheres[i] >= 0 && is_water_blue(spheres.shot.at(kSmallScene.x0 + int(i), top_spheres[i] + 2))) {
+      if (first < 0) first = int(i);
+      last = int(i);
+    }
+  ASSERT_GT(last - first, 200) << "the block spans the view";
+  const int margin = (last - first) / 5;
+  const auto roughness = [&](const std::vector<int>& top) {
+    double sum = 0;
+    int n = 0;
+    for (int i = first + margin; i < last - margin; ++i) {
+      if (top[i] < 0 || top[i + 1] < 0) return 1e9;  // a hole in the outline
+      sum += std::abs(top[i + 1] - top[i]);
+      ++n;
+    }
+    return sum / std::max(n, 1);
+  };
+  const double rough_spheres = roughness(top_spheres), rough_surface = roughness(top_surface);
+  std::printf("top outline over %d columns: mean step %.3f px (surface), %.3f px (spheres)\n",
+              last - first - 2 * margin, rough_surface, rough_spheres);
+  // Measured here: 0.000 surface, 0.44 spheres; 0.23 with the outline not blurred.
+  EXPECT_LT(rough_surface, 0.15) << "sphere caps along the surface's outline";
+  EXPECT_LT(rough_surface, 0.25 * rough_spheres);
 }
 
 // Resizing the window rebuilds the surface's off-screen targets: it keeps drawing water,
