@@ -194,7 +194,8 @@ void InteractiveApp::save_view_screenshot(int fb_width, int fb_height) {
   // In the working directory, by its full path so that the messages say where that is.
   std::error_code ignored;
   const std::string directory = std::filesystem::current_path(ignored).string();
-  const std::string path = free_screenshot_path(directory.empty() ? "." : directory, std::time(nullptr));
+  const std::string path =
+      free_screenshot_path(directory.empty() ? "." : directory, std::time(nullptr));
   std::string error;
   controls_.screenshot_failed = !save_screenshot(path, fb_width, fb_height, &error);
   controls_.screenshot_note_time = ImGui::GetTime();

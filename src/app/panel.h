@@ -21,14 +21,14 @@ struct AppControls {
   bool step_requested = false;
   bool reset_requested = false;
   bool reload_shaders_requested = false;
-  bool screenshot_requested = false;  ///< save the 3D view as a PNG (Save screenshot, F12)
+  bool screenshot_requested = false;     ///< save the 3D view as a PNG (Save screenshot, F12)
   int particle_target = 0;               ///< the panel's particle count, applied by Reset
   std::string reset_error;               ///< shown in red until the next successful reset
   std::string shader_error;              ///< last failed shader reload
   /// "Saved NAME (WxH)", or why the last screenshot could not be saved.
   std::string screenshot_note;
-  bool screenshot_failed = false;      ///< the note is an error: shown until the next save
-  double screenshot_note_time = 0.0;   ///< [s] ImGui time of the save the note is about
+  bool screenshot_failed = false;        ///< the note is an error: shown until the next save
+  double screenshot_note_time = 0.0;     ///< [s] ImGui time of the save the note is about
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with
   /// GPU milliseconds per render pass (recent mean), filled by the frame loop.
