@@ -96,16 +96,6 @@ void expect_no_gl_errors(const ProcessResult& r) {
   EXPECT_EQ(r.output.find("GL error 0x"), std::string::npos) << r.output;
 }
 
-// A tank like the pool's with one block of water in it, as a scene file.
-std::string write_scene(const std::string& path, const char* block_min, const char* block_max) {
-  std::ofstream out(path);
-  out << R"({ "name": "surface_test", "tank": { "min": [-1.0, 0.0, -0.5], "max": [1.0, 1.2, 0.5] },
-  "particle_spacing": 0.035,
-  "fluid_blocks": [ { "min": )" << block_min << R"(, "max": )" << block_max << R"( } ],
-  "camera": { "target": [0.0, 0.3, 0.0], "distance": 3.2, "yaw": 0.0, "pitch": 35.0 } })";
-  return path;
-}
-
 }  // namespace
 
 // The surface mode draws the same water as one smooth, shaded body, not as particles.
