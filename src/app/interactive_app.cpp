@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <system_error>
 
 #include "app/gl_publish_target.h"
 #include "app/paths.h"
+#include "app/screenshot_file.h"
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
@@ -68,6 +72,9 @@ void InteractiveApp::handle_keys(bool* quit) {
         break;
       case GLFW_KEY_F5:
         controls_.reload_shaders_requested = true;
+        break;
+      case GLFW_KEY_F12:
+        controls_.screenshot_requested = true;
         break;
       default:
         select_solver_by_key(key);
@@ -183,6 +190,26 @@ Marker InteractiveApp::marker() const {
   return m;
 }
 
+void InteractiveApp::save_view_screenshot(int fb_width, int fb_height) {
+  // In the working directory, by its full path so that the messages say where that is.
+  std::error_code ignored;
+  const std::string directory = std::filesystem::current_path(ignored).string();
+  const std::string path =
+      free_screenshot_path(directory.empty() ? "." : directory, std::time(nullptr));
+  std::string error;
+  controls_.screenshot_failed = !save_screenshot(path, fb_width, fb_height, &error);
+  controls_.screenshot_note_time = ImGui::GetTime();
+  if (controls_.screenshot_failed) {
+    std::fprintf(stderr, "tidepool: %s\n", error.c_str());
+    controls_.screenshot_note = "Screenshot not saved: " + error;
+    return;
+  }
+  std::fprintf(stderr, "tidepool: saved %s (%dx%d)\n", path.c_str(), fb_width, fb_height);
+  const std::string name = path.substr(path.rfind('/') + 1);
+  controls_.screenshot_note =
+      "Saved " + name + " (" + std::to_string(fb_width) + "x" + std::to_string(fb_height) + ")";
+}
+
 bool InteractiveApp::idle() const {
   if (!controls_.paused || controls_.step_requested || controls_.reset_requested ||
       controls_.reload_shaders_requested)
@@ -269,6 +296,17 @@ int InteractiveApp::run() {
     draw_help_overlay(controls_, setup_.sim->params());
     ImGui::Render();
 
+    if (controls_.screenshot_requested) {
+      // The button and F12 save the scene without the panel, framed as with the panel
+      // collapsed (centred in the window, not beside the panel): drawn once so, saved,
+      // then drawn again as the window shows it.
+      const float shift = screen_shift(panel);
+      camera_.set_screen_shift(0.0f);
+      renderer_.draw(camera_view(fb_width, fb_height), render_, marker());
+      save_view_screenshot(fb_width, fb_height);
+      camera_.set_screen_shift(shift);
+      controls_.screenshot_requested = false;
+    }
     renderer_.draw(camera_view(fb_width, fb_height), render_, marker());
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     controls_.render_pass_times = renderer_.pass_times();

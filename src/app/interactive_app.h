@@ -35,6 +35,9 @@ class InteractiveApp {
   void select_solver_by_key(int key);  ///< 1, 2, 3: a solver; other keys: nothing
   void apply_requests();
   void reset();
+  // Saves the back buffer as a new timestamped PNG in the working directory; reports on
+  // stderr and in the panel's screenshot note, and carries on whatever happens.
+  void save_view_screenshot(int fb_width, int fb_height);
   void simulate(double frame_seconds);
   MouseForce mouse_force(double frame_seconds);
   float screen_shift(const PanelExtent& panel) const;

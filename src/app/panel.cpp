@@ -15,6 +15,7 @@ namespace {
 
 const ImVec4 kErrorColor(1.0f, 0.35f, 0.3f, 1.0f);
 const ImVec4 kNoteColor(1.0f, 0.8f, 0.3f, 1.0f);
+const ImVec4 kDoneColor(0.45f, 0.95f, 0.5f, 1.0f);
 
 // Panel section of a shared parameter, by name only, so that a new field shows up on its
 // own (in "Other" until it is given a group here). Per-solver parameters go by their
@@ -196,6 +197,8 @@ void simulation_section(SimSetup& setup, AppControls& controls) {
   if (ImGui::Button("Step")) controls.step_requested = true;
   ImGui::SameLine();
   if (ImGui::Button("Reset")) controls.reset_requested = true;
+  ImGui::SameLine();
+  screenshot_button(controls);
 
   if (const ParamInfo* solver = find_param("solver")) {
     SimParams& p = setup.sim->params();
@@ -359,6 +362,22 @@ float pressure_scale(SimSetup& setup) {
   return scale > 0.0f ? scale : 5000.0f;
 }
 
+bool screenshot_note_visible(const AppControls& controls, double now) {
+  if (controls.screenshot_note.empty()) return false;
+  return controls.screenshot_failed || now - controls.screenshot_note_time < kScreenshotNoteSeconds;
+}
+
+void screenshot_button(AppControls& controls) {
+  if (ImGui::Button("Save screenshot")) controls.screenshot_requested = true;
+  tooltip(
+      "Saves the next frame's 3D view, without the panel, as a PNG named after the time "
+      "(tidepool-YYYYMMDD-HHMMSS.png) in the working directory. Key: F12.");
+  if (!screenshot_note_visible(controls, ImGui::GetTime())) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, controls.screenshot_failed ? kErrorColor : kDoneColor);
+  ImGui::TextWrapped("%s", controls.screenshot_note.c_str());
+  ImGui::PopStyleColor();
+}
+
 PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats& frame,
                        RenderSettings& render, AppControls& controls) {
   const float em = ImGui::GetFontSize();
@@ -411,7 +430,8 @@ void draw_help_overlay(const AppControls& controls, const SimParams& params) {
                   "%sLeft drag: %s water   Right drag: orbit   Middle drag: pan   Wheel: zoom",
                   controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move");
     std::snprintf(keys, sizeof(keys),
-                  "Space: pause   S: step   R: reset   %s   F5: shaders   Esc: quit",
+                  "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
+                  "Esc: quit",
                   solver_keys_help().c_str());
     // One line when it fits, else mouse and keys on a line each.
     const float width =

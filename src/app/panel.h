@@ -21,9 +21,14 @@ struct AppControls {
   bool step_requested = false;
   bool reset_requested = false;
   bool reload_shaders_requested = false;
+  bool screenshot_requested = false;     ///< save the 3D view as a PNG (Save screenshot, F12)
   int particle_target = 0;               ///< the panel's particle count, applied by Reset
   std::string reset_error;               ///< shown in red until the next successful reset
   std::string shader_error;              ///< last failed shader reload
+  /// "Saved NAME (WxH)", or why the last screenshot could not be saved.
+  std::string screenshot_note;
+  bool screenshot_failed = false;        ///< the note is an error: shown until the next save
+  double screenshot_note_time = 0.0;     ///< [s] ImGui time of the save the note is about
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with
   /// GPU milliseconds per render pass (recent mean), filled by the frame loop.
@@ -54,6 +59,17 @@ bool param_widget(const ParamInfo& info, SimParams& p);
 // Typical pressure [Pa] of the scene: the hydrostatic pressure under its water at rest,
 // the top of the default pressure colour range.
 float pressure_scale(SimSetup& setup);
+
+// How long the panel shows where a screenshot went [s].
+constexpr double kScreenshotNoteSeconds = 5.0;
+
+// Whether the panel shows controls.screenshot_note at ImGui time `now`: an error until the
+// next save, a success for kScreenshotNoteSeconds.
+bool screenshot_note_visible(const AppControls& controls, double now);
+
+// The Save screenshot button (sets screenshot_requested) and, on the line below, the
+// screenshot note while it is visible. Needs an ImGui frame under way.
+void screenshot_button(AppControls& controls);
 
 // Where the panel is, horizontally, in window coordinates; both 0 when it is collapsed.
 struct PanelExtent {

@@ -1,5 +1,6 @@
-// The panel's parameter sliders, dragged with a simulated mouse in a headless Dear ImGui
-// context (no window, no GL: ImGui computes a frame without drawing it).
+// The panel's parameter sliders and its Save screenshot button, used with a simulated mouse
+// in a headless Dear ImGui context (no window, no GL: ImGui computes a frame without
+// drawing it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,9 +33,10 @@ class HeadlessImGui : public testing::Test {
 
   static constexpr float kSliderWidth = 400;  ///< the slider's frame; its label follows
 
-  // One frame with the mouse at `mouse` and the left button as given; the widget's
-  // rectangle (frame and label) goes to lo_/hi_.
-  bool frame(const ParamInfo& info, SimParams& p, ImVec2 mouse, bool down) {
+  // One frame with the mouse at `mouse` and the left button as given, in which `draw` adds
+  // widgets to a window; the last widget's rectangle goes to lo_/hi_.
+  template <class Draw>
+  void frame_of(Draw draw, ImVec2 mouse, bool down) {
     ImGuiIO& io = ImGui::GetIO();
     io.MousePos = mouse;
     io.MouseDown[0] = down;
@@ -42,12 +44,22 @@ class HeadlessImGui : public testing::Test {
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(ImVec2(700, 200));
     ImGui::Begin("test");
-    ImGui::SetNextItemWidth(kSliderWidth);
-    const bool changed = param_widget(info, p);
+    draw();
     lo_ = ImGui::GetItemRectMin();
     hi_ = ImGui::GetItemRectMax();
     ImGui::End();
     ImGui::Render();
+  }
+
+  // A frame of one parameter's widget (frame and label in lo_/hi_): whether it changed.
+  bool frame(const ParamInfo& info, SimParams& p, ImVec2 mouse, bool down) {
+    bool changed = false;
+    frame_of(
+        [&] {
+          ImGui::SetNextItemWidth(kSliderWidth);
+          changed = param_widget(info, p);
+        },
+        mouse, down);
     return changed;
   }
 
@@ -177,4 +189,45 @@ TEST(PanelSections, SolverParametersFollowTheActiveSolver) {
   EXPECT_EQ(param_section(stiffness, int(SolverKind::Pbf)), nullptr);
   EXPECT_STREQ(param_section(*find_param("pbf_iterations"), int(SolverKind::Pbf)), "PBF");
   EXPECT_STREQ(param_section(*find_param("viscosity"), int(SolverKind::Pbf)), "Fluid");
+}
+
+// The Save screenshot button asks the frame loop for one screenshot per click; the note
+// under it (where the file went) shows for a few seconds, an error until the next save.
+TEST_F(HeadlessImGui, SaveScreenshotButtonRequestsOneAndShowsTheNoteForAWhile) {
+  AppControls controls;
+  const auto frame = [&](ImVec2 mouse, bool down) {
+    frame_of([&] { screenshot_button(controls); }, mouse, down);
+  };
+  frame(ImVec2(-100, -100), false);  // lays it out: with no note, the button is the last item
+  const ImVec2 button_lo = lo_, button_hi = hi_;
+  const ImVec2 on(0.5f * (button_lo.x + button_hi.x), 0.5f * (button_lo.y + button_hi.y));
+  frame(on, false);
+  EXPECT_FALSE(controls.screenshot_requested) << "hovering is not clicking";
+  frame(on, true);
+  frame(on, true);
+  frame(on, false);
+  EXPECT_TRUE(controls.screenshot_requested) << "a click requests a screenshot";
+  controls.screenshot_requested = false;  // the frame loop saved it
+  frame(on, false);
+  EXPECT_FALSE(controls.screenshot_requested) << "one click, one screenshot";
+
+  controls.screenshot_note = "Saved tidepool-20261122-103015.png (800x600)";
+  controls.screenshot_note_time = ImGui::GetTime();
+  frame(on, false);
+  EXPECT_GT(lo_.y, button_hi.y - 1) << "the note is drawn below the button";
+  const double t = controls.screenshot_note_time;
+  EXPECT_TRUE(screenshot_note_visible(controls, t + 0.5 * kScreenshotNoteSeconds));
+  EXPECT_FALSE(screenshot_note_visible(controls, t + kScreenshotNoteSeconds + 0.1));
+  // ImGui's clock past the note's time: the button is the last item again.
+  controls.screenshot_note_time = ImGui::GetTime() - kScreenshotNoteSeconds - 1.0;
+  frame(on, false);
+  EXPECT_FLOAT_EQ(lo_.y, button_lo.y) << "the note has gone";
+  // An error stays until the next save replaces it.
+  controls.screenshot_failed = true;
+  controls.screenshot_note = "Screenshot not saved: cannot write 'x.png': Permission denied";
+  EXPECT_TRUE(screenshot_note_visible(controls, t + 1000.0));
+  frame(on, false);
+  EXPECT_GT(lo_.y, button_hi.y - 1) << "the error is drawn below the button";
+  controls.screenshot_note.clear();
+  EXPECT_FALSE(screenshot_note_visible(controls, t)) << "no note, nothing shown";
 }

@@ -125,17 +125,6 @@ void expect_no_gl_errors(const ProcessResult& r) {
   EXPECT_EQ(r.output.find("GL error 0x"), std::string::npos) << r.output;
 }
 
-// A tank like the pool's with one block of water in it, as a scene file.
-std::string write_scene(const std::string& path, const char* block_min, const char* block_max,
-                        const char* camera = R"({ "target": [0.0, 0.3, 0.0], "distance": 3.2, "yaw": 0.0, "pitch": 35.0 })") {
-  std::ofstream out(path);
-  out << R"({ "name": "surface_test", "tank": { "min": [-1.0, 0.0, -0.5], "max": [1.0, 1.2, 0.5] },
-  "particle_spacing": 0.035,
-  "fluid_blocks": [ { "min": )" << block_min << R"(, "max": )" << block_max << R"( } ],
-  "camera": )" << camera << " }";
-  return path;
-}
-
 }  // namespace
 
 // The surface mode draws the same water as one smooth, shaded body, not as particles.
@@ -227,7 +216,7 @@ TEST(Window, SurfaceOutlineShowsNoSpheres) {
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
   const std::string block = write_scene(dir + "/side.json", "[-0.5, 0.0, -0.3]", "[0.5, 0.25, 0.3]",
-                                        R"({ "target": [0.0, 0.25, 0.0], "distance": 2.6, "yaw": 0.0, "pitch": 2.0 })");
+                                        "0.035", R"({ "target": [0.0, 0.25, 0.0], "distance": 2.6, "yaw": 0.0, "pitch": 2.0 })");
   const std::string common =
       "--scene " + block + " --size 960x600 --steps-per-frame 1 --set dt_min=0.0005 --set dt_max=0.0005 --frames 4 --gl-check";
   const FinishedRun spheres = run_to_end(common, dir + "/side_spheres.png");

@@ -61,6 +61,20 @@ inline std::string test_dir() {
 
 inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
+// A tank like the pool's (2 x 1.2 x 1 m, the same camera) with one block of water in it,
+// as a scene file. Two such scenes with the same spacing have the same tank, to the pixel.
+inline std::string write_scene(
+    const std::string& path, const char* block_min, const char* block_max,
+    const char* spacing = "0.035",
+    const char* camera = R"({ "target": [0.0, 0.3, 0.0], "distance": 3.2, "yaw": 0.0, "pitch": 35.0 })") {
+  std::ofstream out(path);
+  out << R"({ "name": "test_tank", "tank": { "min": [-1.0, 0.0, -0.5], "max": [1.0, 1.2, 0.5] },
+  "particle_spacing": )" << spacing << R"(,
+  "fluid_blocks": [ { "min": )" << block_min << R"(, "max": )" << block_max << R"( } ],
+  "camera": )" << camera << " }";
+  return path;
+}
+
 // "tidepool: 150 frames, 450 steps, 0.225 s simulated, max speed 0.215 m/s"
 struct ExitLine {
   bool found = false;
@@ -110,8 +124,12 @@ inline FinishedRun run_to_end(const std::string& args, const std::string& png) {
 // ---- an app that runs while the test acts on it -------------------------------------------
 class RunningApp {
  public:
-  RunningApp(const std::string& args, const std::string& log) : log_(log) {
-    const std::string command = "exec " + tidepool() + " " + args;
+  // `directory`: the app's working directory (default the test's). `launcher`: a command
+  // that runs the app in the same process (as `exec` does), e.g. "setpriv ...".
+  RunningApp(const std::string& args, const std::string& log, const std::string& directory = "",
+             const std::string& launcher = "")
+      : log_(log) {
+    const std::string command = "exec " + launcher + " " + tidepool() + " " + args;
     pid_ = fork();
     if (pid_ == 0) {
       const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -119,6 +137,7 @@ class RunningApp {
         dup2(fd, 1);
         dup2(fd, 2);
       }
+      if (!directory.empty() && chdir(directory.c_str()) != 0) _exit(126);
       execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
