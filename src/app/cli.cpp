@@ -26,6 +26,7 @@ Window
   --color MODE             water | speed | density | pressure | flat
   --render MODE            spheres (default) | surface (screen-space water surface)
   --gl-check               check for OpenGL errors after every render pass; exit 1 on any
+  --hide-panel             start with the panel hidden (Tab shows it)
   --steps-per-frame N      exactly N steps per frame instead of following the clock
 
 Headless (no window, no OpenGL)
@@ -165,6 +166,8 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       o->render = v;
     } else if (arg == "--gl-check") {
       o->gl_check = true;
+    } else if (arg == "--hide-panel") {
+      o->hide_panel = true;
     } else if (arg == "--steps-per-frame") {
       if (!need(&v)) return false;
       if (!parse_int(v, 1, 100000, &n)) return fail("--steps-per-frame must be from 1 to 100000");
@@ -195,7 +198,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   // Options that would be silently ignored in the chosen mode are errors instead.
   const bool headless = o->headless || o->bench;
   for (const char* window_only : {"--screenshot", "--frames", "--size", "--color", "--render",
-                                  "--gl-check", "--steps-per-frame"})
+                                  "--gl-check", "--hide-panel", "--steps-per-frame"})
     if (headless && o->given.count(window_only))
       return fail(std::string(window_only) + " needs a window; it cannot be used with " +
                   (o->bench ? "--bench" : "--headless"));

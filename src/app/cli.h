@@ -23,6 +23,7 @@ struct Options {
   std::string color = "water";      ///< water | speed | density | pressure | flat
   std::string render = "spheres";   ///< spheres | surface
   bool gl_check = false;            ///< glGetError after every render pass; errors fail the run
+  bool hide_panel = false;          ///< start with the panel and help line hidden (Tab)
   // Deterministic window runs (tests): a fixed number of steps per frame instead of
   // following the clock (combine with --set dt_min=X --set dt_max=X for a fixed step).
   int steps_per_frame = 0;          ///< 0 = follow the clock

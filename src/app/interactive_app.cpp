@@ -48,6 +48,7 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   render_.color_mode = color_mode;
   render_.mode = render_mode;
   renderer_.set_error_check(options.gl_check);
+  controls_.panel_hidden = options.hide_panel;
   render_.color_range = default_color_range(color_mode, pressure_scale(setup_));
   render_.particle_radius = 0.5f * setup_.spacing;
   last_reset_count_ = int(setup_.sim->particle_count());
@@ -75,6 +76,9 @@ void InteractiveApp::handle_keys(bool* quit) {
         break;
       case GLFW_KEY_F12:
         controls_.screenshot_requested = true;
+        break;
+      case GLFW_KEY_TAB:
+        controls_.panel_hidden = !controls_.panel_hidden;
         break;
       default:
         select_solver_by_key(key);
@@ -291,9 +295,12 @@ int InteractiveApp::run() {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
-    const PanelExtent panel = draw_panel(setup_, stats, frame_stats_, render_, controls_);
+    PanelExtent panel;  // none while hidden: the scene takes the whole window
+    if (!controls_.panel_hidden) {
+      panel = draw_panel(setup_, stats, frame_stats_, render_, controls_);
+      draw_help_overlay(controls_, setup_.sim->params());
+    }
     camera_.set_screen_shift(screen_shift(panel));
-    draw_help_overlay(controls_, setup_.sim->params());
     ImGui::Render();
 
     if (controls_.screenshot_requested) {

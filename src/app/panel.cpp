@@ -431,7 +431,7 @@ void draw_help_overlay(const AppControls& controls, const SimParams& params) {
                   controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move");
     std::snprintf(keys, sizeof(keys),
                   "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
-                  "Esc: quit",
+                  "Tab: hide panel   Esc: quit",
                   solver_keys_help().c_str());
     // One line when it fits, else mouse and keys on a line each.
     const float width =

@@ -224,6 +224,18 @@ std::pair<int, int> find_save_button(FrameWatcher& watcher) {
 
 }  // namespace
 
+// The panel's body is a near-black grey, (19, 19, 21) over the background, that fills
+// most of this rectangle at 800x600.
+const Rect panel_body{20, 60, 330, 340};
+bool panel_grey(int r, int g, int b) {
+  return std::max({std::abs(r - 19), std::abs(g - 19), std::abs(b - 21)}) <= 4;
+}
+long panel_in_window(FrameWatcher& watcher) {
+  return count_in_window(
+      watcher, WindowRect{panel_body.x0, panel_body.y0, panel_body.width(), panel_body.height()},
+      panel_grey);
+}
+
 // F12 saves one timestamped PNG of the 3D view (no panel, the water centred) in the app's
 // working directory and says so on stderr and in the panel; so does a click on the Save
 // screenshot button, under another name. The app runs on and quits normally.
@@ -267,15 +279,8 @@ TEST(Window, F12AndTheButtonSaveTimestampedScreenshots) {
   EXPECT_EQ(shot.width, 800);
   EXPECT_EQ(shot.height, 600);
   const Blob water = find_water(shot, shot.all());
-  // The panel's body is a near-black grey, (19, 19, 21) over the background: it fills most
-  // of this rectangle in the window, and none of it in the picture.
-  const Rect panel_body{20, 60, 330, 340};
-  const auto panel_grey = [](int r, int g, int b) {
-    return std::max({std::abs(r - 19), std::abs(g - 19), std::abs(b - 21)}) <= 4;
-  };
-  const long in_window = count_in_window(
-      *watcher, WindowRect{panel_body.x0, panel_body.y0, panel_body.width(), panel_body.height()},
-      panel_grey);
+  // The panel fills most of panel_body in the window, and none of it in the picture.
+  const long in_window = panel_in_window(*watcher);
   const long in_picture = find_pixels(shot, panel_body, [&](const uint8_t* p) {
                             return panel_grey(p[0], p[1], p[2]);
                           }).count;
@@ -370,4 +375,56 @@ TEST(Window, ScreenshotIntoAReadOnlyDirectoryFailsAndTheAppGoesOn) {
   EXPECT_EQ(e.frames, kFrames) << "it ran to the end of --frames";
   EXPECT_TRUE(files_in(read_only).empty());
   chmod(read_only.c_str(), 0755);
+}
+
+// Tab hides the panel and the help line, and the view takes the whole window; Tab again
+// brings them back. --hide-panel starts without them.
+TEST(Window, TabHidesThePanel) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene pool --particles 2000 --size 800x600 --frames 1000000", dir + "/app.log");
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start_and_find_window(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const long area = long(panel_body.width()) * panel_body.height();
+  const long shown = panel_in_window(*watcher);
+  // The still pool without the panel's live statistics draws the same picture frame after
+  // frame, so this watches the panel's area itself (up to 30 s) rather than new frames.
+  const auto after_tab = [&](bool want_shown) {
+    send("windowfocus --sync " + std::to_string(w) + " key Tab");
+    long pixels = 0;
+    for (int i = 0; i < 300; ++i) {
+      pixels = panel_in_window(*watcher);
+      if ((pixels > area / 2) == want_shown) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return pixels;
+  };
+  const long hidden = after_tab(false);
+  const long again = after_tab(true);
+  std::printf("panel pixels: %ld shown, %ld after Tab, %ld after Tab again (of %ld)\n", shown,
+              hidden, again, area);
+  EXPECT_GT(shown, area / 2);
+  EXPECT_LT(hidden, area / 100) << "Tab hides the panel";
+  EXPECT_GT(again, area / 2) << "and Tab brings it back";
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+
+  // From the start, in a --screenshot: no panel, no help line, the water centred.
+  const std::string png = dir + "/hidden.png";
+  const ProcessResult r = run_command(tidepool() + " --scene pool --particles 2000 --size 800x600 "
+                                      "--frames 3 --hide-panel --screenshot " + quoted(png));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Image shot = load_png(png);
+  ASSERT_TRUE(shot.ok()) << shot.error;
+  const long in_picture =
+      find_pixels(shot, panel_body, [](const uint8_t* p) { return panel_grey(p[0], p[1], p[2]); }).count;
+  const Blob water = find_water(shot, shot.all());
+  std::printf("--hide-panel: %ld panel pixels, water centroid x %.0f\n", in_picture, water.cx);
+  EXPECT_LT(in_picture, area / 100);
+  EXPECT_NEAR(water.cx, 400.0, 60.0) << "centred in the window";
 }
