@@ -42,6 +42,22 @@ struct SimParams {
   int mouse_mode;        ///< [enum] MouseMode: 0 push, 1 pull, 2 drag
   float mouse_radius;    ///< [m] radius of the mouse force
   float mouse_strength;  ///< [m/s^2] push/pull acceleration; drag: [1/s] velocity matching rate
+  // Diffuse particles (spray, foam, bubbles; Ihmsen et al. 2012, see kernels/diffuse.h).
+  int diffuse;                  ///< [enum] 0 off, 1 on
+  int diffuse_cap;              ///< [1] most diffuse particles alive; 0 = sized for the backend
+  float diffuse_trapped_min;    ///< [m/s] trapped-air potential: below this, none
+  float diffuse_trapped_max;    ///< [m/s] at and above this, full
+  float diffuse_crest_min;      ///< [1] wave-crest potential (curvature): below this, none
+  float diffuse_crest_max;      ///< [1] at and above this, full
+  float diffuse_energy_min;     ///< [J/kg] kinetic energy per mass: below this, none
+  float diffuse_energy_max;     ///< [J/kg] at and above this, full
+  float diffuse_trapped_rate;   ///< [1/s] spawned per fluid particle per second, full potential
+  float diffuse_crest_rate;     ///< [1/s] likewise for wave crests
+  float diffuse_life_min;       ///< [s] a foam particle lives between min and max
+  float diffuse_life_max;       ///< [s]
+  float diffuse_buoyancy;       ///< [1] bubbles rise with this times -gravity (k_b)
+  float diffuse_bubble_drag;    ///< [1] share of the fluid's velocity a bubble takes per step (k_d)
+  float diffuse_spray_drag;     ///< [1/s] air drag on spray
 };
 
 // Mouse interaction for one step, set by the app from the cursor ray each frame.

@@ -119,6 +119,50 @@ std::vector<ParamInfo> make_table() {
       real("mouse_strength", "Mouse strength", "m/s^2", &P::mouse_strength, 0, 1000, 80, true,
            "Push/pull: peak acceleration. Drag: rate (1/s) at which the fluid takes the "
            "mouse's velocity."),
+      choice("diffuse", "Spray and foam", &P::diffuse, 1, {"off", "on"},
+             "Diffuse particles (Ihmsen et al. 2012): spray thrown into the air, foam on the "
+             "surface and bubbles under it, spawned where air is trapped, at wave crests and "
+             "where the water is fast. They ride on the water and do not push it."),
+      whole("diffuse_cap", "Diffuse particle cap", &P::diffuse_cap, 0, 4000000, 0,
+            "Most diffuse particles alive at once; when more are spawned the oldest go first. "
+            "0: sized for the backend (200,000 on the CPU, 2,000,000 on CUDA)."),
+      real("diffuse_trapped_min", "Trapped air from", "m/s", &P::diffuse_trapped_min, 0, 100, 5,
+           false,
+           "Trapped-air potential (neighbours approaching each other: colliding water "
+           "traps air) at which spawning starts."),
+      real("diffuse_trapped_max", "Trapped air to", "m/s", &P::diffuse_trapped_max, 0.1, 200, 20,
+           false, "Trapped-air potential at which it is full."),
+      real("diffuse_crest_min", "Wave crest from", "", &P::diffuse_crest_min, 0, 50, 2, false,
+           "Wave-crest potential (curvature of the surface where it moves outwards) at which "
+           "spawning starts."),
+      real("diffuse_crest_max", "Wave crest to", "", &P::diffuse_crest_max, 0.1, 100, 8, false,
+           "Wave-crest potential at which it is full."),
+      real("diffuse_energy_min", "Energy from", "J/kg", &P::diffuse_energy_min, 0, 100, 0.5,
+           false,
+           "Kinetic energy per kilogram (v^2 / 2) below which water spawns nothing: slow water "
+           "makes no spray."),
+      real("diffuse_energy_max", "Energy to", "J/kg", &P::diffuse_energy_max, 0.1, 500, 5, false,
+           "Kinetic energy per kilogram at which the spawn rate is full."),
+      real("diffuse_trapped_rate", "Trapped air rate", "1/s", &P::diffuse_trapped_rate, 0, 10000,
+           40, true,
+           "Diffuse particles per second from one fluid particle at full trapped-air and "
+           "energy potentials."),
+      real("diffuse_crest_rate", "Wave crest rate", "1/s", &P::diffuse_crest_rate, 0, 10000, 40,
+           true,
+           "Diffuse particles per second from one fluid particle at full wave-crest and "
+           "energy potentials."),
+      real("diffuse_life_min", "Foam lifetime from", "s", &P::diffuse_life_min, 0.1, 60, 2, false,
+           "Foam dissolves after a lifetime drawn between these two (spray and bubbles last "
+           "until they become foam)."),
+      real("diffuse_life_max", "Foam lifetime to", "s", &P::diffuse_life_max, 0.1, 60, 5, false,
+           "Longest foam lifetime."),
+      real("diffuse_buoyancy", "Bubble buoyancy", "", &P::diffuse_buoyancy, 0, 10, 2, false,
+           "Bubbles rise with this many times gravity's acceleration, against it (k_b)."),
+      real("diffuse_bubble_drag", "Bubble drag", "", &P::diffuse_bubble_drag, 0, 1, 0.8, false,
+           "Share of the difference to the water's velocity a bubble loses per step (k_d): "
+           "1 carries it with the water, 0 lets it rise freely."),
+      real("diffuse_spray_drag", "Spray air drag", "1/s", &P::diffuse_spray_drag, 0, 10, 0.3,
+           false, "Air drag on spray droplets: 0 is a pure ballistic flight."),
   };
 }
 

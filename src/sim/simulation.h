@@ -56,6 +56,22 @@ struct Snapshot {
   std::vector<float> pressure;
 };
 
+// Diffuse particles (spray, foam, bubbles) by kind. See kernels/diffuse.h.
+struct DiffuseCounts {
+  uint spray = 0, foam = 0, bubbles = 0;
+  uint capacity = 0;      ///< the cap in use (the parameter, or the backend's default)
+  uint64_t spawned = 0;   ///< since the last reset
+  uint total() const { return spray + foam + bubbles; }
+};
+
+// One diffuse particle as tests and scenes see it.
+struct DiffuseParticle {
+  Vec3 position;     ///< [m]
+  Vec3 velocity;     ///< [m/s]
+  int kind = 0;      ///< DiffuseKind: 0 spray, 1 foam, 2 bubble (reclassified every step)
+  float lifetime = 1.0f;  ///< [s] left (only foam ages)
+};
+
 struct PhaseTime {
   std::string name;
   double total_ms = 0.0;  ///< wall time summed over all steps since reset
@@ -78,6 +94,7 @@ struct RunStats {
   int last_iterations = 0;          ///< PCISPH/PBF: solver iterations of the latest step
   double last_solver_error = 0.0;   ///< PCISPH/PBF: mean predicted compression reached
   double mean_iterations = 0.0;     ///< PCISPH/PBF: over the steps they ran
+  DiffuseCounts diffuse;            ///< spray, foam and bubbles alive after the latest step
   std::vector<PhaseTime> phases;
 };
 
@@ -105,6 +122,15 @@ class Simulation {
   virtual std::optional<Vec3> pick(const Ray& ray) const = 0;
 
   virtual void publish(PublishTarget& target, ColorField field) = 0;
+  // The diffuse particles, one Vec4 each: xyz position, w = kind + fade, with kind 0 spray,
+  // 1 foam, 2 bubble and fade in [0, 1) the share of its last second a foam particle has
+  // left (0.999 for spray and bubbles). Same targets as publish().
+  virtual void publish_diffuse(PublishTarget& target) = 0;
+  virtual uint diffuse_count() const = 0;
+  // Diffuse particles now, in no particular order; and adding some (tests, scenes). Added
+  // ones count against the cap like spawned ones.
+  virtual std::vector<DiffuseParticle> diffuse_snapshot() = 0;
+  virtual void add_diffuse(const std::vector<DiffuseParticle>& particles) = 0;
   // The particles in id order, with densities of the current positions (computed if
   // needed, which is why this is not const).
   virtual Snapshot snapshot() = 0;

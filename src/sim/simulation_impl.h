@@ -60,6 +60,10 @@ class SimulationImpl final : public Simulation {
   void set_mouse(const MouseForce& force) override { mouse_ = force; }
   std::optional<Vec3> pick(const Ray& ray) const override;
   void publish(PublishTarget& target, ColorField field) override;
+  void publish_diffuse(PublishTarget& target) override;
+  uint diffuse_count() const override;
+  std::vector<DiffuseParticle> diffuse_snapshot() override;
+  void add_diffuse(const std::vector<DiffuseParticle>& particles) override;
   Snapshot snapshot() override;
   RunStats stats() override;
   uint particle_count() const override { return fluid.n; }
@@ -492,6 +496,22 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
   B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
   target.unmap();
 }
+
+// Diffuse particles: not yet simulated (interface first, see issue 5).
+template <class B>
+void SimulationImpl<B>::publish_diffuse(PublishTarget& target) {
+  if (target.map_host(0)) target.unmap();
+}
+template <class B>
+uint SimulationImpl<B>::diffuse_count() const {
+  return 0;
+}
+template <class B>
+std::vector<DiffuseParticle> SimulationImpl<B>::diffuse_snapshot() {
+  return {};
+}
+template <class B>
+void SimulationImpl<B>::add_diffuse(const std::vector<DiffuseParticle>&) {}
 
 template <class B>
 Snapshot SimulationImpl<B>::snapshot() {

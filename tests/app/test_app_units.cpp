@@ -143,6 +143,10 @@ struct FakeSim : Simulation {
   void set_mouse(const MouseForce&) override {}
   std::optional<Vec3> pick(const Ray&) const override { return hit; }
   void publish(PublishTarget&, ColorField) override {}
+  void publish_diffuse(PublishTarget&) override {}
+  uint diffuse_count() const override { return 0; }
+  std::vector<DiffuseParticle> diffuse_snapshot() override { return {}; }
+  void add_diffuse(const std::vector<DiffuseParticle>&) override {}
   Snapshot snapshot() override { return {}; }
   RunStats stats() override { return {}; }
   uint particle_count() const override { return 0; }
