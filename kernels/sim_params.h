@@ -56,7 +56,7 @@ struct SimParams {
   float diffuse_life_min;       ///< [s] a foam particle lives between min and max
   float diffuse_life_max;       ///< [s]
   float diffuse_buoyancy;       ///< [1] bubbles rise with this times -gravity (k_b)
-  float diffuse_bubble_drag;    ///< [1] share of the fluid's velocity a bubble takes per step (k_d)
+  float diffuse_bubble_drag;    ///< [1/s] rate at which a bubble takes the water's velocity (k_d)
   float diffuse_spray_drag;     ///< [1/s] air drag on spray
 };
 

@@ -63,6 +63,10 @@ void print_bench(const SimSetup& s, const RunStats& st, double wall) {
               100.0 * st.density_error_mean, 100.0 * st.density_error_max, st.max_speed);
   // The iterative solvers' cost per step is their iteration count: the figure that their
   // tolerance and iteration parameters trade against speed.
+  if (s.sim->params().diffuse)
+    std::printf("diffuse particles: %u spray, %u foam, %u bubbles (cap %u), %llu spawned\n",
+                st.diffuse.spray, st.diffuse.foam, st.diffuse.bubbles, st.diffuse.capacity,
+                (unsigned long long)st.diffuse.spawned);
   if (s.sim->params().solver != int(SolverKind::Wcsph))
     std::printf("solver iterations: mean %.2f per step; last step %d, error %.3f %%\n",
                 st.mean_iterations, st.last_iterations, 100.0 * st.last_solver_error);

@@ -56,4 +56,24 @@ struct FluidState {
   }
 };
 
+// The diffuse particles (spray, foam, bubbles; src/sim/diffuse.h). Sized to the cap, so
+// that nothing allocates while running; `n` are alive, in birth order.
+template <class Backend>
+struct DiffuseState {
+  template <class T>
+  using Buffer = typename Backend::template Buffer<T>;
+
+  Buffer<Vec4> position;       ///< xyz, w = lifetime left [s]
+  Buffer<Vec4> velocity;       ///< xyz, w = kind (DiffuseKind)
+  Buffer<Vec4> next_position;  ///< the compaction's targets, swapped in after it
+  Buffer<Vec4> next_velocity;
+  Buffer<uint> flags;          ///< survivors, then their places (scan); n + 1
+  Buffer<Vec4> normal;         ///< per fluid particle: surface normal, w = |grad c| h
+  Buffer<uint> spawn;          ///< per fluid particle: how many it spawns, then where (scan)
+  Buffer<Vec4> staging;        ///< publish_diffuse() without interop (CUDA only)
+  uint n = 0;
+
+  void clear() { n = 0; }
+};
+
 }  // namespace tp

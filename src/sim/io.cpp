@@ -69,6 +69,11 @@ std::string report_json(const RunReport& r) {
   j["density_error_max"] = r.stats.density_error_max;
   j["max_speed"] = r.stats.max_speed;
   j["mean_iterations"] = r.stats.mean_iterations;  // PCISPH/PBF; 0 for WCSPH
+  j["diffuse"] = {{"spray", r.stats.diffuse.spray},
+                  {"foam", r.stats.diffuse.foam},
+                  {"bubbles", r.stats.diffuse.bubbles},
+                  {"spawned", r.stats.diffuse.spawned},
+                  {"cap", r.stats.diffuse.capacity}};
   j["outside_tank"] = r.check.outside;
   // Non-finite particles now plus those the integrator found and reset during the run.
   j["nan_count"] = r.check.nonfinite + r.stats.nonfinite_resets;

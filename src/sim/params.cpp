@@ -126,16 +126,16 @@ std::vector<ParamInfo> make_table() {
       whole("diffuse_cap", "Diffuse particle cap", &P::diffuse_cap, 0, 4000000, 0,
             "Most diffuse particles alive at once; when more are spawned the oldest go first. "
             "0: sized for the backend (200,000 on the CPU, 2,000,000 on CUDA)."),
-      real("diffuse_trapped_min", "Trapped air from", "m/s", &P::diffuse_trapped_min, 0, 100, 5,
+      real("diffuse_trapped_min", "Trapped air from", "m/s", &P::diffuse_trapped_min, 0, 100, 4,
            false,
            "Trapped-air potential (neighbours approaching each other: colliding water "
            "traps air) at which spawning starts."),
-      real("diffuse_trapped_max", "Trapped air to", "m/s", &P::diffuse_trapped_max, 0.1, 200, 20,
+      real("diffuse_trapped_max", "Trapped air to", "m/s", &P::diffuse_trapped_max, 0.1, 200, 15,
            false, "Trapped-air potential at which it is full."),
-      real("diffuse_crest_min", "Wave crest from", "", &P::diffuse_crest_min, 0, 50, 2, false,
+      real("diffuse_crest_min", "Wave crest from", "", &P::diffuse_crest_min, 0, 50, 1, false,
            "Wave-crest potential (curvature of the surface where it moves outwards) at which "
            "spawning starts."),
-      real("diffuse_crest_max", "Wave crest to", "", &P::diffuse_crest_max, 0.1, 100, 8, false,
+      real("diffuse_crest_max", "Wave crest to", "", &P::diffuse_crest_max, 0.1, 100, 5, false,
            "Wave-crest potential at which it is full."),
       real("diffuse_energy_min", "Energy from", "J/kg", &P::diffuse_energy_min, 0, 100, 0.5,
            false,
@@ -144,10 +144,10 @@ std::vector<ParamInfo> make_table() {
       real("diffuse_energy_max", "Energy to", "J/kg", &P::diffuse_energy_max, 0.1, 500, 5, false,
            "Kinetic energy per kilogram at which the spawn rate is full."),
       real("diffuse_trapped_rate", "Trapped air rate", "1/s", &P::diffuse_trapped_rate, 0, 10000,
-           40, true,
+           300, true,
            "Diffuse particles per second from one fluid particle at full trapped-air and "
            "energy potentials."),
-      real("diffuse_crest_rate", "Wave crest rate", "1/s", &P::diffuse_crest_rate, 0, 10000, 40,
+      real("diffuse_crest_rate", "Wave crest rate", "1/s", &P::diffuse_crest_rate, 0, 10000, 300,
            true,
            "Diffuse particles per second from one fluid particle at full wave-crest and "
            "energy potentials."),
@@ -158,9 +158,11 @@ std::vector<ParamInfo> make_table() {
            "Longest foam lifetime."),
       real("diffuse_buoyancy", "Bubble buoyancy", "", &P::diffuse_buoyancy, 0, 10, 2, false,
            "Bubbles rise with this many times gravity's acceleration, against it (k_b)."),
-      real("diffuse_bubble_drag", "Bubble drag", "", &P::diffuse_bubble_drag, 0, 1, 0.8, false,
-           "Share of the difference to the water's velocity a bubble loses per step (k_d): "
-           "1 carries it with the water, 0 lets it rise freely."),
+      real("diffuse_bubble_drag", "Bubble drag", "1/s", &P::diffuse_bubble_drag, 0, 1000, 40,
+           true,
+           "Rate at which a bubble takes the water's velocity (k_d). With the buoyancy it "
+           "sets how fast bubbles rise through still water: buoyancy x 9.81 / drag, 0.5 m/s "
+           "by default."),
       real("diffuse_spray_drag", "Spray air drag", "1/s", &P::diffuse_spray_drag, 0, 10, 0.3,
            false, "Air drag on spray droplets: 0 is a pure ballistic flight."),
   };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/boundary.h"
+#include "kernels/diffuse.h"
 #include "kernels/density.h"
 #include "kernels/forces.h"
 #include "kernels/wcsph.h"
@@ -60,6 +61,7 @@ class SimulationImpl final : public Simulation {
   void set_mouse(const MouseForce& force) override { mouse_ = force; }
   std::optional<Vec3> pick(const Ray& ray) const override;
   void publish(PublishTarget& target, ColorField field) override;
+  // Diffuse particles: src/sim/diffuse.h.
   void publish_diffuse(PublishTarget& target) override;
   uint diffuse_count() const override;
   std::vector<DiffuseParticle> diffuse_snapshot() override;
@@ -122,10 +124,16 @@ class SimulationImpl final : public Simulation {
   }
 
   FluidState<Backend> fluid;
+  DiffuseState<Backend> diffuse_;
 
   // Public only because nvcc requires that functions enclosing device lambdas are.
   void refresh_constants();
   void measure_pending();
+  void step_diffuse(double dt);  ///< after each step: spray, foam and bubbles (if on)
+  void update_diffuse();
+  void count_diffuse();
+  uint count_diffuse_kind(DiffuseKind kind);
+  uint diffuse_capacity() const;  ///< the cap in use
 
  private:
   SimParams params_;
@@ -158,6 +166,8 @@ class SimulationImpl final : public Simulation {
   int previous_solver_ = -1;  ///< the solver of the last step (-1 after a reset)
   float solver_dt_limit_ = 1e-3f;
   std::vector<PhaseTime> phases_;
+  double diffuse_time_ = 0.0;  ///< [s] simulated since the diffuse particles' last update
+  static constexpr double kDiffuseInterval = 0.0025;  ///< [s] see step_diffuse
 };
 
 // ---- implementation -------------------------------------------------------------------
@@ -232,6 +242,9 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   solver_dt_limit_ = 1e-3f;
   phases_.clear();
   mouse_ = MouseForce{};
+  diffuse_.clear();
+  diffuse_time_ = 0.0;
+  stats_.diffuse.capacity = diffuse_capacity();
   refresh_constants();
 }
 
@@ -285,6 +298,7 @@ double SimulationImpl<B>::step() {
 #undef TP_SOLVER_STEP
   }
   previous_solver_ = solver;
+  step_diffuse(dt);
   stats_.steps++;
   stats_.simulated_time += dt;
   stats_.last_dt = dt;
@@ -496,22 +510,6 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
   B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
   target.unmap();
 }
-
-// Diffuse particles: not yet simulated (interface first, see issue 5).
-template <class B>
-void SimulationImpl<B>::publish_diffuse(PublishTarget& target) {
-  if (target.map_host(0)) target.unmap();
-}
-template <class B>
-uint SimulationImpl<B>::diffuse_count() const {
-  return 0;
-}
-template <class B>
-std::vector<DiffuseParticle> SimulationImpl<B>::diffuse_snapshot() {
-  return {};
-}
-template <class B>
-void SimulationImpl<B>::add_diffuse(const std::vector<DiffuseParticle>&) {}
 
 template <class B>
 Snapshot SimulationImpl<B>::snapshot() {

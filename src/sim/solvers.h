@@ -2,6 +2,7 @@
 // A new method adds its line to kernels/solver_list.h and its header here.
 #pragma once
 
+#include "sim/diffuse.h"
 #include "sim/pbf.h"
 #include "sim/pcisph.h"
 #include "sim/simulation_impl.h"
