@@ -251,6 +251,9 @@ int InteractiveApp::run() {
   // the buffer from CUDA (interop) while it and the GL context still exist.
   GlParticleBuffer particles(renderer_.particles());
   GlPublishTarget target(particles, setup_.sim->backend().kind, cuda_runtime());
+  // Spray, foam and bubbles, into their own buffer the same way (interop on CUDA).
+  GlParticleBuffer diffuse_particles(renderer_.diffuse_particles());
+  GlPublishTarget diffuse_target(diffuse_particles, setup_.sim->backend().kind, cuda_runtime());
   int frames_drawn = 0;
   int exit_code = 0;
   double last_time = glfwGetTime();
@@ -291,6 +294,10 @@ int InteractiveApp::run() {
     previous_simulated_time_ = stats.simulated_time;
     frame_stats_.add(now, stats);
     setup_.sim->publish(target, color_field_for(render_.color_mode));
+    if (setup_.sim->params().diffuse)
+      setup_.sim->publish_diffuse(diffuse_target);
+    else
+      renderer_.diffuse_particles().set_count(0);  // switched off: none drawn
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

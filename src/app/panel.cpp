@@ -26,6 +26,7 @@ const char* shared_group_of(const std::string& name) {
     return "Fluid";
   if (name == "cfl" || name.rfind("dt_", 0) == 0) return "Time step";
   if (name.rfind("mouse_", 0) == 0) return "Mouse";
+  if (name == "diffuse" || name.rfind("diffuse_", 0) == 0) return kDiffuseSection;
   return "Other";
 }
 
@@ -252,10 +253,21 @@ void parameters_section(SimParams& p, AppControls& controls) {
       "Every fluid parameter back to its value at start (defaults, then the scene's "
       "values, then --set). The solver and the mouse settings stay as they are.");
   for (const std::string& note : controls.param_notes) {
+    if (note.rfind("diffuse", 0) == 0) continue;  // shown in the Spray and foam section
     ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
     ImGui::TextWrapped("%s", note.c_str());
     ImGui::PopStyleColor();
   }
+}
+
+// 1234567 -> "1,234,567".
+std::string with_thousands(uint64_t value) {
+  std::string digits = std::to_string(value), out;
+  for (size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
+    out += digits[k];
+  }
+  return out;
 }
 
 void render_colour_settings(SimSetup& setup, RenderSettings& render);
@@ -291,6 +303,9 @@ void render_section(SimSetup& setup, RenderSettings& render, AppControls& contro
   if (render.mode == RenderMode::Spheres) render_colour_settings(setup, render);
   ImGui::SliderFloat("Particle size", &render.size_scale, 0.2f, 2.0f, "%.2f x");
   tooltip("Drawn sphere radius as a multiple of half the particle spacing.");
+  ImGui::SliderFloat("Spray and foam size", &render.diffuse_size, 0.1f, 1.5f, "%.2f radii");
+  tooltip("Radius of the spray, foam and bubble sprites in particle radii (half the particle "
+          "spacing). Sprites smaller than a pixel or so are drawn at that size, fainter.");
   ImGui::ColorEdit3("Background", &render.background.x);
   ImGui::Checkbox("Tank walls", &render.show_walls);
   if (ImGui::Button("Reload shaders (F5)")) controls.reload_shaders_requested = true;
@@ -349,6 +364,36 @@ void render_colour_settings(SimSetup& setup, RenderSettings& render) {
 
 }  // namespace
 
+std::string diffuse_counts_text(const DiffuseCounts& counts) {
+  std::string text = "Spray " + with_thousands(counts.spray) + "  Foam " +
+                     with_thousands(counts.foam) + "  Bubbles " + with_thousands(counts.bubbles);
+  if (counts.capacity > 0) text += "  of " + with_thousands(counts.capacity);
+  return text;
+}
+
+void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls) {
+  bool on = p.diffuse != 0;
+  if (ImGui::Checkbox("Spray, foam and bubbles", &on)) p.diffuse = on ? 1 : 0;
+  if (const ParamInfo* info = find_param("diffuse")) tooltip(info->help);
+  ImGui::TextWrapped("%s", diffuse_counts_text(counts).c_str());
+  tooltip("Diffuse particles alive now, by kind, and the most there can be (the cap). "
+          "Spray flies in the air, foam floats on the surface, bubbles rise under it.");
+  bool changed = false;
+  for (const ParamInfo& info : param_table()) {
+    const char* section = param_section(info, p.solver);
+    const bool switch_itself = info.integer == &SimParams::diffuse;  // the checkbox above
+    if (section && std::strcmp(section, kDiffuseSection) == 0 && !switch_itself)
+      changed |= param_widget(info, p);
+  }
+  if (changed) controls.param_notes = clamp_params(p);
+  for (const std::string& note : controls.param_notes) {
+    if (note.rfind("diffuse", 0) != 0) continue;  // the others show under Parameters
+    ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
+    ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
 float pressure_scale(SimSetup& setup) {
   Simulation& sim = *setup.sim;
   const SimParams& p = sim.params();
@@ -406,6 +451,8 @@ PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats&
     simulation_section(setup, controls);
   if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
     parameters_section(setup.sim->params(), controls);
+  if (ImGui::CollapsingHeader(kDiffuseSection))
+    diffuse_section(setup.sim->params(), stats.diffuse, controls);
   if (ImGui::CollapsingHeader("Render")) render_section(setup, render, controls);
   ImGui::PopItemWidth();
   ImGui::End();

@@ -53,6 +53,18 @@ const char* solver_label(int kind);
 // itself (which sits in the Simulation section).
 const char* param_section(const ParamInfo& info, int active_solver);
 
+// The panel section of the spray, foam and bubble parameters (diffuse, diffuse_*): they
+// have a collapsing header of their own rather than a group under Parameters.
+inline constexpr char kDiffuseSection[] = "Spray and foam";
+
+// "Spray 1,234  Foam 5,678  Bubbles 90  of 200,000": the live counts by kind and the cap
+// (left out while the cap is unknown, 0).
+std::string diffuse_counts_text(const DiffuseCounts& counts);
+
+// The "Spray and foam" section's contents: the on/off checkbox, the live counts and the
+// diffuse_* parameters. Needs an ImGui frame under way.
+void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls);
+
 // One widget for one parameter table entry (combo, slider). Returns true when the user
 // changed the value. Needs an ImGui frame under way.
 bool param_widget(const ParamInfo& info, SimParams& p);

@@ -49,6 +49,8 @@ struct RenderSettings {
   glm::vec2 color_range{0.0f, 2.5f};  ///< values mapped to the two ends of the colour map
   float particle_radius = 0.02f;      ///< [m] drawn radius before size_scale
   float size_scale = 1.0f;
+  /// Radius of the spray, foam and bubble sprites, in particle radii (particle_radius).
+  float diffuse_size = 0.4f;
   glm::vec3 background{0.16f, 0.17f, 0.20f};
   glm::vec3 flat_color{0.16f, 0.45f, 0.85f};
   bool show_walls = true;

@@ -10,7 +10,8 @@ Renderer::Renderer(const std::string& shader_dir, const std::string& environment
     : shader_dir_(shader_dir),
       spheres_(std::make_unique<SpherePass>(shader_dir)),
       tank_(std::make_unique<TankPass>(shader_dir)),
-      surface_(std::make_unique<SurfaceRenderer>(shader_dir, environment_path)) {
+      surface_(std::make_unique<SurfaceRenderer>(shader_dir, environment_path)),
+      diffuse_(std::make_unique<DiffusePass>(shader_dir)) {
   glGenBuffers(1, &marker_vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
   glBufferData(GL_ARRAY_BUFFER, sizeof(Vec4), nullptr, GL_DYNAMIC_DRAW);
@@ -23,9 +24,11 @@ void Renderer::reload_shaders() {
   // Build both first so a failure leaves the running passes untouched.
   auto spheres = std::make_unique<SpherePass>(shader_dir_);
   auto tank = std::make_unique<TankPass>(shader_dir_);
+  auto diffuse = std::make_unique<DiffusePass>(shader_dir_);
   surface_->reload_shaders(shader_dir_);  // keeps its old programs when this throws
   spheres_ = std::move(spheres);
   tank_ = std::move(tank);
+  diffuse_ = std::move(diffuse);
   if (have_tank_) tank_->set_box(tank_lo_, tank_hi_);
 }
 
@@ -58,7 +61,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     if (settings.show_walls) tank_->draw_walls(camera);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    surface_->end_scene(diffuse_particles_.count() > 0);
     probe_.end();
   }
 
@@ -91,6 +94,10 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     probe_.end();
   }
 
+  probe_.begin("diffuse");
+  draw_diffuse(camera, settings);
+  probe_.end();
+
   probe_.begin("walls and marker");
   draw_overlays(camera, settings, marker);
   probe_.end();
@@ -117,6 +124,28 @@ void Renderer::draw_spheres(const CameraView& camera, const RenderSettings& sett
   fluid.range = settings.color_range;
   fluid.flat_color = settings.flat_color;
   spheres_->draw(camera, fluid);
+}
+
+void Renderer::draw_diffuse(const CameraView& camera, const RenderSettings& settings) const {
+  DiffuseDraw diffuse;
+  diffuse.vbo = diffuse_particles_.vbo();
+  diffuse.count = diffuse_particles_.count();
+  diffuse.radius = settings.diffuse_size * settings.particle_radius;
+  const float fluid_radius = settings.particle_radius * settings.size_scale;
+  if (settings.mode == RenderMode::Surface) {
+    // The smoothed surface lies about one and a half drawn radii (the surface's spheres)
+    // in front of the centres of the particles at the top, and foam sits among those
+    // centres, up to about half a spacing deeper: a flat sprite cut by the surface would
+    // show as a sliver.
+    diffuse.surface_pull = 3.0f * fluid_radius;
+    const SurfaceTargets& targets = surface_->targets();
+    diffuse.opaque_depth = targets.opaque_depth;
+    diffuse.water_depth = particles_.count() > 0 ? targets.depth_smooth : 0;
+    diffuse.absorption = settings.surface.absorption;
+  } else {
+    diffuse.surface_pull = 1.2f * fluid_radius;  // in front of the top spheres' caps
+  }
+  diffuse_->draw(camera, diffuse);
 }
 
 void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& settings,

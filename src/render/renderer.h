@@ -1,6 +1,7 @@
 // The frame's 3D drawing, in order: clear, tank floor, fluid (spheres, or the screen-space
-// surface: see SurfaceRenderer), translucent walls and edges, mouse marker. The app draws its panel afterwards. Holds every GL resource of the
-// scene; construct it with a current GL 3.3 context.
+// surface: see SurfaceRenderer), spray, foam and bubbles (DiffusePass), translucent walls
+// and edges, mouse marker. The app draws its panel afterwards. Holds every GL resource of
+// the scene; construct it with a current GL 3.3 context.
 #pragma once
 
 #include <glad/gl.h>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "render/diffuse_pass.h"
 #include "render/particle_buffer.h"
 #include "render/pass_probe.h"
 #include "render/render_types.h"
@@ -32,6 +34,8 @@ class Renderer {
 
   void set_tank(const glm::vec3& lo, const glm::vec3& hi);
   ParticleBuffer& particles() { return particles_; }
+  // Spray, foam and bubbles (see DiffusePass): drawn when it holds any.
+  ParticleBuffer& diffuse_particles() { return diffuse_particles_; }
 
   void draw(const CameraView& camera, const RenderSettings& settings, const Marker& marker);
 
@@ -43,6 +47,7 @@ class Renderer {
 
  private:
   void draw_spheres(const CameraView& camera, const RenderSettings& settings) const;
+  void draw_diffuse(const CameraView& camera, const RenderSettings& settings) const;
   float nearest_tank_depth(const CameraView& camera) const;  ///< [m], 0 = eye inside
   void draw_overlays(const CameraView& camera, const RenderSettings& settings,
                      const Marker& marker);
@@ -53,10 +58,12 @@ class Renderer {
   std::unique_ptr<SpherePass> spheres_;
   std::unique_ptr<TankPass> tank_;
   std::unique_ptr<SurfaceRenderer> surface_;
+  std::unique_ptr<DiffusePass> diffuse_;
   PassProbe probe_;
   glm::vec3 tank_lo_{0.0f}, tank_hi_{0.0f};
   bool have_tank_ = false;
   ParticleBuffer particles_;
+  ParticleBuffer diffuse_particles_;
   GLuint marker_vbo_ = 0;  ///< one Vec4: the marker's centre
 };
 

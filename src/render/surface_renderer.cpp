@@ -29,6 +29,11 @@ void SurfaceRenderer::begin_scene(int width, int height, const glm::vec3& backgr
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
 }
 
+void SurfaceRenderer::end_scene(bool keep_depth) const {
+  if (keep_depth) targets_.keep_opaque_depth();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
 void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
                            const SurfaceSettings& settings, PassProbe& probe) const {
   const Passes& p = *passes_;

@@ -43,11 +43,18 @@ class SurfaceRenderer {
   // Resizes the targets and binds the framebuffer the scene behind the water goes into,
   // cleared to `background`. The caller draws the scene, then calls draw().
   void begin_scene(int width, int height, const glm::vec3& background);
+  // After the scene: framebuffer 0 bound again, and with `keep_depth` the scene's depth
+  // copied to targets().opaque_depth first (for the diffuse bubbles).
+  void end_scene(bool keep_depth) const;
 
   // Every pass up to the shading, which draws into framebuffer 0 (depth-tested against
   // what is there). Leaves framebuffer 0 bound.
   void draw(const CameraView& camera, const FluidDraw& fluid, const SurfaceSettings& settings,
             PassProbe& probe) const;
+
+  // The off-screen textures, for passes drawn after the water (the diffuse bubbles read
+  // the opaque scene's depth and the water's smoothed depth).
+  const SurfaceTargets& targets() const { return targets_; }
 
  private:
   struct Passes {

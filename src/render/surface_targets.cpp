@@ -22,11 +22,17 @@ GLuint make_texture(GLint internal_format, GLenum format, GLenum type, int width
   return texture;
 }
 
+// `color` 0: a depth-only framebuffer.
 GLuint make_fbo(GLuint color, GLuint depth) {
   GLuint fbo = 0;
   glGenFramebuffers(1, &fbo);
   glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
+  if (color) {
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, color, 0);
+  } else {
+    glDrawBuffer(GL_NONE);
+    glReadBuffer(GL_NONE);
+  }
   if (depth) glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, depth, 0);
   const GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -48,13 +54,15 @@ SurfaceTargets::~SurfaceTargets() {
 }
 
 void SurfaceTargets::release() {
-  const GLuint fbos[] = {scene_fbo, thickness_fbo, depth_fbo, temp_fbo, smooth_fbo, normal_fbo};
-  glDeleteFramebuffers(6, fbos);
+  const GLuint fbos[] = {scene_fbo,  thickness_fbo, depth_fbo, temp_fbo,
+                         smooth_fbo, normal_fbo,    opaque_fbo};
+  glDeleteFramebuffers(7, fbos);
   const GLuint textures[] = {scene_color, scene_depth,  thickness, depth_raw,
-                             depth_temp,  depth_smooth, normal};
-  glDeleteTextures(7, textures);
-  scene_fbo = thickness_fbo = depth_fbo = temp_fbo = smooth_fbo = normal_fbo = 0;
+                             depth_temp,  depth_smooth, normal,    opaque_depth};
+  glDeleteTextures(8, textures);
+  scene_fbo = thickness_fbo = depth_fbo = temp_fbo = smooth_fbo = normal_fbo = opaque_fbo = 0;
   scene_color = scene_depth = thickness = depth_raw = depth_temp = depth_smooth = normal = 0;
+  opaque_depth = 0;
   width_ = height_ = thickness_width_ = thickness_height_ = 0;
 }
 
@@ -72,6 +80,8 @@ void SurfaceTargets::resize(int width, int height) {
   depth_temp = make_texture(GL_RG32F, GL_RG, GL_FLOAT, width, height);  // depth, coverage
   depth_smooth = make_texture(GL_R32F, GL_RED, GL_FLOAT, width, height);
   normal = make_texture(GL_RGBA16F, GL_RGBA, GL_FLOAT, width, height);
+  opaque_depth =
+      make_texture(GL_DEPTH_COMPONENT24, GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, width, height);
   // The raw depth is depth-tested against the scene's: spheres behind the floor (seen from
   // below) are hidden. The thickness, at half resolution (it varies slowly, and its
   // additive blending is the costliest pass in software GL), is not: the particles never
@@ -82,8 +92,18 @@ void SurfaceTargets::resize(int width, int height) {
   temp_fbo = make_fbo(depth_temp, 0);
   smooth_fbo = make_fbo(depth_smooth, 0);
   normal_fbo = make_fbo(normal, 0);
+  opaque_fbo = make_fbo(0, opaque_depth);
   width_ = width;
   height_ = height;
+}
+
+void SurfaceTargets::keep_opaque_depth() const {
+  if (width_ <= 0 || height_ <= 0) return;
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, scene_fbo);
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, opaque_fbo);
+  glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_DEPTH_BUFFER_BIT,
+                    GL_NEAREST);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }
 
 }  // namespace tp

@@ -1,6 +1,6 @@
-// The panel's parameter sliders and its Save screenshot button, used with a simulated mouse
-// in a headless Dear ImGui context (no window, no GL: ImGui computes a frame without
-// drawing it).
+// The panel's parameter sliders, its Save screenshot button and its Spray and foam section,
+// used with a simulated mouse in a headless Dear ImGui context (no window, no GL: ImGui
+// computes a frame without drawing it).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -230,4 +230,78 @@ TEST_F(HeadlessImGui, SaveScreenshotButtonRequestsOneAndShowsTheNoteForAWhile) {
   EXPECT_GT(lo_.y, button_hi.y - 1) << "the error is drawn below the button";
   controls.screenshot_note.clear();
   EXPECT_FALSE(screenshot_note_visible(controls, t)) << "no note, nothing shown";
+}
+
+// The spray, foam and bubble parameters have a section of their own, whatever the solver,
+// and nothing else is in it.
+TEST(PanelSections, DiffuseParametersHaveTheirOwnSection) {
+  int diffuse = 0;
+  for (int active = 0; active < int(solver_names().size()); ++active)
+    for (const ParamInfo& info : param_table()) {
+      SCOPED_TRACE(info.name);
+      const char* section = param_section(info, active);
+      const bool is_diffuse = std::string(info.name).rfind("diffuse", 0) == 0;
+      if (is_diffuse) {
+        ASSERT_NE(section, nullptr);
+        EXPECT_STREQ(section, kDiffuseSection);
+        diffuse += active == 0;
+      } else if (section) {
+        EXPECT_STRNE(section, kDiffuseSection);
+      }
+    }
+  EXPECT_GE(diffuse, 10) << "the switch, the cap, the potentials' ranges, rates, lifetime, ...";
+}
+
+TEST(DiffuseCounts, TextGroupsThousands) {
+  DiffuseCounts counts;
+  counts.spray = 1234;
+  counts.foam = 5678;
+  counts.bubbles = 90;
+  counts.capacity = 200000;
+  EXPECT_EQ(diffuse_counts_text(counts), "Spray 1,234  Foam 5,678  Bubbles 90  of 200,000");
+  counts = DiffuseCounts{};
+  counts.foam = 1000000;
+  EXPECT_EQ(diffuse_counts_text(counts), "Spray 0  Foam 1,000,000  Bubbles 0") << "no cap known";
+}
+
+// The section shows the live counts and every diffuse_* parameter, and its checkbox turns
+// the diffuse particles off and on.
+TEST_F(HeadlessImGui, SprayAndFoamSectionShowsCountsParametersAndSwitch) {
+  SimParams p = default_params();
+  ASSERT_EQ(p.diffuse, 1);
+  DiffuseCounts counts;
+  counts.spray = 1234;
+  counts.foam = 56789;
+  counts.bubbles = 90;
+  counts.capacity = 200000;
+  AppControls controls;
+  ImVec2 first;  // where the first widget, the checkbox, starts
+  std::string shown;
+  const auto frame = [&](ImVec2 mouse, bool down) {
+    frame_of(
+        [&] {
+          first = ImGui::GetCursorScreenPos();
+          ImGui::LogToClipboard();  // the text of every widget, to the internal clipboard
+          diffuse_section(p, counts, controls);
+          ImGui::LogFinish();
+          shown = ImGui::GetClipboardText();
+        },
+        mouse, down);
+  };
+  frame(ImVec2(-100, -100), false);
+  EXPECT_NE(shown.find("Spray 1,234  Foam 56,789  Bubbles 90  of 200,000"), std::string::npos)
+      << shown;
+  for (const ParamInfo& info : param_table()) {
+    if (std::string(info.name).rfind("diffuse_", 0) != 0) continue;
+    EXPECT_NE(shown.find(info.label), std::string::npos)
+        << info.name << " missing from:\n" << shown;
+  }
+  const float box = ImGui::GetFrameHeight();
+  const ImVec2 on(first.x + 0.5f * box, first.y + 0.5f * box);
+  for (int expected : {0, 1}) {
+    frame(on, false);
+    frame(on, true);
+    frame(on, false);
+    EXPECT_EQ(p.diffuse, expected) << "a click on the checkbox";
+  }
 }

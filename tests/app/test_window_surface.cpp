@@ -108,23 +108,6 @@ double fine_detail(const Image& img, const std::vector<std::pair<int, int>>& pix
   return pixels.empty() ? 0.0 : std::sqrt(sum / double(pixels.size()));
 }
 
-// "<pass> <gpu>/<cpu>" from the app's exit line "tidepool: ms per pass (GPU/CPU): ...".
-bool pass_time(const std::string& output, const std::string& pass, double* gpu, double* cpu) {
-  const size_t line = output.find("ms per pass (GPU/CPU):");
-  if (line == std::string::npos) return false;
-  const std::string text = output.substr(line, output.find('\n', line) - line);
-  std::smatch m;
-  if (!std::regex_search(text, m, std::regex("[:,] " + pass + " ([0-9.]+)/([0-9.]+)"))) return false;
-  *gpu = std::stod(m[1]);
-  *cpu = std::stod(m[2]);
-  return true;
-}
-
-void expect_no_gl_errors(const ProcessResult& r) {
-  EXPECT_NE(r.output.find("--gl-check: no OpenGL errors"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("GL error 0x"), std::string::npos) << r.output;
-}
-
 }  // namespace
 
 // The surface mode draws the same water as one smooth, shaded body, not as particles.

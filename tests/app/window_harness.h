@@ -114,6 +114,25 @@ inline FinishedRun run_to_end(const std::string& args, const std::string& png) {
   return r;
 }
 
+// "<pass> <gpu>/<cpu>" from the app's exit line "tidepool: ms per pass (GPU/CPU): ...".
+inline bool pass_time(const std::string& output, const std::string& pass, double* gpu,
+                      double* cpu) {
+  const size_t line = output.find("ms per pass (GPU/CPU):");
+  if (line == std::string::npos) return false;
+  const std::string text = output.substr(line, output.find('\n', line) - line);
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("[:,] " + pass + " ([0-9.]+)/([0-9.]+)"))) return false;
+  *gpu = std::stod(m[1]);
+  *cpu = std::stod(m[2]);
+  return true;
+}
+
+// For runs with --gl-check.
+inline void expect_no_gl_errors(const ProcessResult& r) {
+  EXPECT_NE(r.output.find("--gl-check: no OpenGL errors"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("GL error 0x"), std::string::npos) << r.output;
+}
+
 #define ASSERT_RAN(run)                                                                     \
   do {                                                                                      \
     ASSERT_EQ((run).result.exit_code, 0) << (run).result.output;                            \
