@@ -125,7 +125,7 @@ std::vector<ParamInfo> make_table() {
              "where the water is fast. They ride on the water and do not push it."),
       whole("diffuse_cap", "Diffuse particle cap", &P::diffuse_cap, 0, 4000000, 0,
             "Most diffuse particles alive at once; when more are spawned the oldest go first. "
-            "0: sized for the backend (200,000 on the CPU, 2,000,000 on CUDA)."),
+            "0: sized for the backend (50,000 on the CPU, 2,000,000 on CUDA)."),
       real("diffuse_trapped_min", "Trapped air from", "m/s", &P::diffuse_trapped_min, 0, 100, 4,
            false,
            "Trapped-air potential (neighbours approaching each other: colliding water "
