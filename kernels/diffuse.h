@@ -108,7 +108,9 @@ TP_HD TP_INLINE uint diffuse_spawn_count(uint i, const FluidView& f, const GridV
   if (!(expected > 0.0f)) return 0;
   const float whole = floorf(expected);
   const uint extra = unit_random(id[i], seed, 0x5eedu) < expected - whole ? 1u : 0u;
-  return uint(fminf(whole, 1000.0f)) + extra;
+  // At most 64 per particle and update, so that the scan of the counts cannot overflow
+  // (up to 2^26 fluid particles) whatever the rates.
+  return uint(fminf(whole, 63.0f)) + extra;
 }
 
 // Fluid neighbours of a point and the kernel-weighted mean of their velocity (the fluid
