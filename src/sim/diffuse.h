@@ -146,27 +146,8 @@ void SimulationImpl<B>::publish_diffuse(PublishTarget& target) {
   const uint n = diffuse_.n;
   const Vec4* x = diffuse_.position.data();
   const Vec4* v = diffuse_.velocity.data();
-  auto value = [=] TP_HD(uint k) { return diffuse_published(x[k], v[k]); };
-  if (B::kIsDevice) {
-    if (Vec4* out = static_cast<Vec4*>(target.map_device(n))) {
-      B::for_each(n, [=] TP_HD(uint k) { out[k] = value(k); });
-      B::synchronize();
-      target.unmap();
-      return;
-    }
-    diffuse_.staging.resize(n);
-    Vec4* s = diffuse_.staging.data();
-    B::for_each(n, [=] TP_HD(uint k) { s[k] = value(k); });
-    Vec4* out = target.map_host(n);
-    if (!out) return;
-    B::copy_to_host(out, s, n);
-    target.unmap();
-    return;
-  }
-  Vec4* out = target.map_host(n);
-  if (!out) return;
-  B::for_each(n, [=] TP_HD(uint k) { out[k] = value(k); });
-  target.unmap();
+  publish_values(target, n, diffuse_.staging,
+                 [=] TP_HD(uint k) { return diffuse_published(x[k], v[k]); });
 }
 
 template <class B>

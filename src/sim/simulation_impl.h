@@ -129,6 +129,10 @@ class SimulationImpl final : public Simulation {
   // Public only because nvcc requires that functions enclosing device lambdas are.
   void refresh_constants();
   void measure_pending();
+  // Writes value(i), i < n, into the target: straight into the mapped GL buffer (CUDA-GL
+  // interop, or the CPU backend's mapped memory), else through `staging` and the host.
+  template <class F>
+  void publish_values(PublishTarget& target, uint n, Buffer<Vec4>& staging, F value);
   void step_diffuse(double dt);  ///< after each step: spray, foam and bubbles (if on)
   void update_diffuse();
   void count_diffuse();
@@ -488,6 +492,13 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
     else w = p[i];
     return make_vec4(xyz(x[i]), w);
   };
+  publish_values(target, n, staging_, value);
+}
+
+template <class B>
+template <class F>
+void SimulationImpl<B>::publish_values(PublishTarget& target, uint n, Buffer<Vec4>& staging,
+                                       F value) {
   if (B::kIsDevice) {
     if (Vec4* out = static_cast<Vec4*>(target.map_device(n))) {
       B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
@@ -496,8 +507,8 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
       return;
     }
     // No interop: one copy through the host, from a staging buffer kept between frames.
-    staging_.resize(n);
-    Vec4* s = staging_.data();
+    staging.resize(n);
+    Vec4* s = staging.data();
     B::for_each(n, [=] TP_HD(uint i) { s[i] = value(i); });
     Vec4* out = target.map_host(n);
     if (!out) return;
