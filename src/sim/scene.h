@@ -23,6 +23,12 @@ struct FluidBlock {
   Vec3 velocity{0, 0, 0};  ///< [m/s] initial velocity
 };
 
+struct FluidSphere {
+  Vec3 center;             ///< [m]
+  float radius = 0.1f;     ///< [m]
+  Vec3 velocity{0, 0, 0};  ///< [m/s] initial velocity
+};
+
 struct CameraSetup {
   Vec3 target{0, 0.5f, 0};  ///< [m] point the camera orbits
   float distance = 4.0f;    ///< [m]
@@ -37,6 +43,11 @@ struct Scene {
   Vec3 tank_lo{-1, 0, -1}, tank_hi{1, 1, 1};
   float spacing = 0.04f;     ///< [m] default particle spacing
   std::vector<FluidBlock> blocks;
+  std::vector<FluidSphere> spheres;
+  std::vector<Emitter> emitters;
+  std::vector<Outflow> outflows;
+  std::vector<ObstacleShape> obstacles;  ///< velocity zero; at most kMaxObstacles
+  uint64_t max_particles = 0;            ///< see InitialState::max_particles
   CameraSetup camera;
   std::vector<std::pair<std::string, std::string>> params;  ///< SimParams overrides, as text
 };

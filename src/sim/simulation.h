@@ -8,11 +8,34 @@
 #include <string>
 #include <vector>
 
+#include "kernels/obstacle.h"
 #include "kernels/sim_params.h"
 
 namespace tp {
 
 enum class BackendKind { Cpu, Cuda };
+
+// A nozzle that adds water: a disk (or rectangle) through `position`, perpendicular to
+// `velocity`, filled with a square lattice at the particle spacing. A layer is laid down
+// each time the previous one has moved one spacing away (or less often, to keep to
+// `rate`), and a point is skipped while any particle is closer than 0.9 spacings to it,
+// so emitted water never overlaps what is there.
+struct Emitter {
+  Vec3 position{0, 0.5f, 0};   ///< [m] centre of the nozzle
+  Vec3 velocity{1, 0, 0};      ///< [m/s] of the emitted water; its direction is the axis
+  int shape = 0;               ///< 0 disk (radius), 1 rectangle (width x height)
+  float radius = 0.1f;         ///< [m] disk
+  float width = 0.2f;          ///< [m] rectangle: side across, horizontal when it can be
+  float height = 0.2f;         ///< [m] rectangle: the other side
+  float rate = 0.0f;           ///< [particles/s] most it adds; 0 = as many as fit the nozzle
+  float start = 0.0f;          ///< [s] simulated time it starts
+  float stop = -1.0f;          ///< [s] simulated time it stops; < 0 = never
+};
+
+// A box that removes every fluid particle that enters it (a drain, a channel's end).
+struct Outflow {
+  Vec3 lo{0, 0, 0}, hi{0, 0, 0};  ///< [m]
+};
 
 // The initial particles of a scene at a given spacing (see scene.h, which builds it).
 struct InitialState {
@@ -22,6 +45,12 @@ struct InitialState {
   std::vector<Vec4> fluid;      ///< fluid positions (w ignored)
   std::vector<Vec4> velocity;   ///< initial velocities (empty = at rest)
   std::vector<Vec4> boundary;   ///< boundary samples: xyz position, w = volume [m^3]
+  std::vector<ObstacleShape> obstacles;  ///< at most kMaxObstacles; sampled by the simulation
+  std::vector<Emitter> emitters;
+  std::vector<Outflow> outflows;
+  /// Most fluid particles emitters may bring the count to; 0 = four times the initial
+  /// count, at least 100,000 (emitters pause at the limit and resume when outflows make room).
+  uint64_t max_particles = 0;
 };
 
 // A ray in world space, for picking the fluid under the cursor.
@@ -95,6 +124,9 @@ struct RunStats {
   double last_solver_error = 0.0;   ///< PCISPH/PBF: mean predicted compression reached
   double mean_iterations = 0.0;     ///< PCISPH/PBF: over the steps they ran
   DiffuseCounts diffuse;            ///< spray, foam and bubbles alive after the latest step
+  uint64_t emitted = 0;             ///< fluid particles added by emitters
+  uint64_t removed = 0;             ///< fluid particles removed by outflows
+  bool emitters_paused = false;     ///< the latest step's emitters were at max_particles
   std::vector<PhaseTime> phases;
 };
 
@@ -135,6 +167,15 @@ class Simulation {
   // needed, which is why this is not const).
   virtual Snapshot snapshot() = 0;
   virtual RunStats stats() = 0;
+
+  // Obstacles as they are now (centre, velocity of the latest move).
+  virtual std::vector<ObstacleShape> obstacles() const = 0;
+  // Moves obstacle `index` so that its centre reaches `center` during the next step; the
+  // fluid feels it move at the velocity that implies (limited to keep the step stable).
+  // The centre is kept inside the tank. Returns false for an unknown index.
+  virtual bool move_obstacle(int index, Vec3 center) = 0;
+  virtual std::vector<Emitter> emitters() const = 0;
+  virtual std::vector<Outflow> outflows() const = 0;
 
   virtual uint particle_count() const = 0;
   virtual uint boundary_count() const = 0;

@@ -68,6 +68,10 @@ class SimulationImpl final : public Simulation {
   void add_diffuse(const std::vector<DiffuseParticle>& particles) override;
   Snapshot snapshot() override;
   RunStats stats() override;
+  std::vector<ObstacleShape> obstacles() const override { return obstacles_; }
+  bool move_obstacle(int index, Vec3 center) override;
+  std::vector<Emitter> emitters() const override { return emitters_; }
+  std::vector<Outflow> outflows() const override { return outflows_; }
   uint particle_count() const override { return fluid.n; }
   uint boundary_count() const override { return boundary_n_; }
   float spacing() const override { return spacing_; }
@@ -170,6 +174,9 @@ class SimulationImpl final : public Simulation {
   int previous_solver_ = -1;  ///< the solver of the last step (-1 after a reset)
   float solver_dt_limit_ = 1e-3f;
   std::vector<PhaseTime> phases_;
+  std::vector<ObstacleShape> obstacles_;
+  std::vector<Emitter> emitters_;
+  std::vector<Outflow> outflows_;
   double diffuse_time_ = 0.0;  ///< [s] simulated since the diffuse particles' last update
   static constexpr double kDiffuseInterval = 0.0025;  ///< [s] see step_diffuse
 };
@@ -249,7 +256,21 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   diffuse_.clear();
   diffuse_time_ = 0.0;
   stats_.diffuse.capacity = diffuse_capacity();
+  if (s.obstacles.size() > size_t(kMaxObstacles))
+    throw std::invalid_argument("too many obstacles (the limit is " + std::to_string(kMaxObstacles) + ")");
+  obstacles_ = s.obstacles;
+  emitters_ = s.emitters;
+  outflows_ = s.outflows;
   refresh_constants();
+}
+
+template <class B>
+bool SimulationImpl<B>::move_obstacle(int index, Vec3 center) {
+  if (index < 0 || index >= int(obstacles_.size()) || !is_finite(center)) return false;
+  const Vec3 c{clampf(center.x, tank_lo_.x, tank_hi_.x), clampf(center.y, tank_lo_.y, tank_hi_.y),
+               clampf(center.z, tank_lo_.z, tank_hi_.z)};
+  obstacles_[size_t(index)].center = c;
+  return true;
 }
 
 template <class B>

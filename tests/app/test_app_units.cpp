@@ -149,6 +149,10 @@ struct FakeSim : Simulation {
   void add_diffuse(const std::vector<DiffuseParticle>&) override {}
   Snapshot snapshot() override { return {}; }
   RunStats stats() override { return {}; }
+  std::vector<ObstacleShape> obstacles() const override { return {}; }
+  bool move_obstacle(int, Vec3) override { return false; }
+  std::vector<Emitter> emitters() const override { return {}; }
+  std::vector<Outflow> outflows() const override { return {}; }
   uint particle_count() const override { return 0; }
   uint boundary_count() const override { return 0; }
   float spacing() const override { return 0.05f; }
