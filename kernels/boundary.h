@@ -3,12 +3,14 @@
 // this clamp only catches what gets through them (a huge time step, a violent mouse).
 #pragma once
 
+#include "obstacle.h"
 #include "sim_params.h"
 
 namespace tp {
 
-// Projects x into the tank, shrunk by a small margin, and removes the velocity component
-// that points out of a face the particle touches. Non-finite positions are sent to the
+// Moves x out of the obstacles (see obstacle.h), then projects it into the tank, shrunk
+// by a small margin, and removes the velocity component that points out of a face the
+// particle touches. Non-finite positions are sent to the
 // tank's centre with zero velocity, so that a NaN can never escape; the function then
 // returns true so that the caller counts it (a NaN is a bug to report, not to hide).
 // in/out: x, v.
@@ -21,6 +23,7 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
     v = Vec3{0.0f, 0.0f, 0.0f};
     return true;
   }
+  push_out_of_obstacles(x, v, c.obstacles, c.obstacle_count, margin);
   if (x.x < lo.x) { x.x = lo.x; v.x = fmaxf(v.x, 0.0f); }
   if (x.x > hi.x) { x.x = hi.x; v.x = fminf(v.x, 0.0f); }
   if (x.y < lo.y) { x.y = lo.y; v.y = fmaxf(v.y, 0.0f); }

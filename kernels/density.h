@@ -19,7 +19,7 @@ TP_HD TP_INLINE float sph_density(Vec3 xi, const Vec4* fluid_pos, const GridView
   for_each_neighbor(fluid_grid, fluid_pos, xi, W.h,
                     [&](uint, Vec3, float r) { fluid_sum += W.w(r); });
   float boundary_volume = 0.0f;
-  for_each_neighbor(boundary.grid, boundary.sample, xi, W.h,
+  for_each_boundary_neighbor(boundary, xi, W.h,
                     [&](uint b, Vec3, float r) { boundary_volume += boundary.sample[b].w * W.w(r); });
   return c.mass * fluid_sum + c.p.rest_density * boundary_volume;
 }

@@ -62,7 +62,7 @@ TP_HD TP_INLINE Vec4 diffuse_normal(uint i, const FluidView& f, const GridView& 
   for_each_neighbor(g, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
     grad += W.grad(xij, r) * (c.mass / f.density[j]);
   });
-  for_each_neighbor(b.grid, b.sample, xi, W.h,
+  for_each_boundary_neighbor(b, xi, W.h,
                     [&](uint s, Vec3 xis, float r) { grad += W.grad(xis, r) * b.sample[s].w; });
   const float len = length(grad);
   const Vec3 n = len > 1e-12f ? grad * (-1.0f / len) : Vec3{0.0f, 0.0f, 0.0f};

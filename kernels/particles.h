@@ -20,16 +20,32 @@ struct FluidView {
   uint n;
 };
 
-// Boundary samples (Akinci et al. 2012): static solid lattice points outside the tank's
-// inner faces (and inside obstacles), sorted by their own grid at reset. xyz is the
-// position, w the sample's volume V_b [m^3]; its mass seen by the fluid is psi_b = rho0 V_b.
+// Boundary samples (Akinci et al. 2012): solid points outside the tank's inner faces and
+// inside obstacles. xyz is the position, w the sample's volume V_b [m^3]; its mass seen by
+// the fluid is psi_b = rho0 V_b. The tank's samples, [0, wall_n), never move and are sorted
+// by `grid` once, at reset; the obstacles' samples, [wall_n, n), follow their obstacles and
+// are sorted by `obstacle_grid` (whose index ranges count from wall_n) whenever one moves.
 // Each step the samples next to fluid get a pressure extrapolated from it, so that the
 // walls push back like the fluid they replace (see kernels/wcsph.h).
 struct BoundaryView {
   const Vec4* sample;
-  float* pressure;  ///< [Pa] this step
+  const Vec4* velocity;  ///< [m/s] xyz: the obstacle's velocity; 0 for the tank
+  float* pressure;       ///< [Pa] this step
   GridView grid;
+  GridView obstacle_grid;
+  uint wall_n;
   uint n;
 };
+
+// Calls f(k, x_ik, r) for every boundary sample k (an index into sample, velocity and
+// pressure) with r = |x_i - x_k| < h: the tank's, then the obstacles'.
+template <class F>
+TP_HD TP_INLINE void for_each_boundary_neighbor(const BoundaryView& b, Vec3 xi, float h, F&& f) {
+  for_each_neighbor(b.grid, b.sample, xi, h, f);
+  if (b.n == b.wall_n) return;
+  const uint base = b.wall_n;
+  for_each_neighbor(b.obstacle_grid, b.sample + base, xi, h,
+                    [&](uint k, Vec3 xik, float r) { f(base + k, xik, r); });
+}
 
 }  // namespace tp

@@ -54,7 +54,7 @@ TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const GridView& 
     sum_grad2 += dot(grad_j, grad_j);
     grad_i += grad_j;
   });
-  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
+  for_each_boundary_neighbor(b, xi, W.h, [&](uint k, Vec3 xik, float r) {
     const float psi = c.p.rest_density * b.sample[k].w;
     rho += psi * W.w(r);
     grad_i += W.grad(xik, r) * (psi * inv_rho0);  // samples do not move: only grad_i
@@ -99,7 +99,7 @@ TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* 
     }
     dx += W.grad(xij, r) * (c.mass * (li + lambda[j] + s_corr));
   });
-  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint s, Vec3 xis, float r) {
+  for_each_boundary_neighbor(b, xi, W.h, [&](uint s, Vec3 xis, float r) {
     dx += W.grad(xis, r) * (c.p.rest_density * b.sample[s].w * li);
   });
   return dx * inv_rho0;

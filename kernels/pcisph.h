@@ -37,7 +37,7 @@ TP_HD TP_INLINE float pcisph_particle_delta(uint i, const FluidView& f, const Gr
   for_each_neighbor(g, f.position, xi, c.kernel.h, [&](uint j, Vec3 d, float r) {
     if (j != i) add(d, r);
   });
-  for_each_neighbor(b.grid, b.sample, xi, c.kernel.h, [&](uint, Vec3 d, float r) { add(d, r); });
+  for_each_boundary_neighbor(b, xi, c.kernel.h, [&](uint, Vec3 d, float r) { add(d, r); });
   const float m = c.mass, rho0 = c.p.rest_density;
   const float denominator = fmaxf(dot(sum, sum) + sum2, c.lattice_grad2);
   return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * denominator);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "common.h"
+#include "obstacle.h"
 #include "solver_list.h"
 #include "sph_kernel.h"
 
@@ -80,6 +81,8 @@ struct StepConstants {
   Vec3 tank_lo;        ///< [m] inner faces of the tank: particles stay in [tank_lo, tank_hi]
   Vec3 tank_hi;
   MouseForce mouse;
+  ObstacleShape obstacles[kMaxObstacles];  ///< where they are at the end of this step
+  int obstacle_count;
 };
 
 }  // namespace tp

@@ -40,14 +40,15 @@ TP_HD TP_INLINE Vec3 pressure_acceleration(uint i, const Vec4* position, const f
     if (j != i) a += W.grad(xij, r) * pressure_pair(c.mass, pi_term, pressure_term[j]);
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
+  for_each_boundary_neighbor(b, xi, W.h, [&](uint k, Vec3 xik, float r) {
     const float psi = c.p.rest_density * b.sample[k].w;
     a += W.grad(xik, r) * boundary_pressure_pair(psi, pi_term, b.pressure[k], inv_rho0_2);
   });
   return a;
 }
 
-// Viscous acceleration of particle i (the walls take part at rest: no-slip).
+// Viscous acceleration of particle i (walls and obstacles take part with their velocity:
+// no-slip).
 // in: positions, velocities, 1/rho; returns a_visc.
 TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const GridView& g,
                                           const BoundaryView& b, const StepConstants& c) {
@@ -63,8 +64,8 @@ TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const Grid
     const float vx = dot(vi - xyz(f.velocity[j]), xij);
     a += W.grad(xij, r) * viscosity_pair(nu, c.mass * f.inv_density[j], vx, 1.0f / (r * r + eps));
   });
-  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
-    a += W.grad(xik, r) * viscosity_pair(nu, b.sample[k].w, dot(vi, xik), 1.0f / (r * r + eps));
+  for_each_boundary_neighbor(b, xi, W.h, [&](uint k, Vec3 xik, float r) {
+    a += W.grad(xik, r) * viscosity_pair(nu, b.sample[k].w, dot(vi - xyz(b.velocity[k]), xik), 1.0f / (r * r + eps));
   });
   return a;
 }

@@ -77,10 +77,10 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridVi
     a += grad * s;
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-  for_each_neighbor(b.grid, b.sample, xi, W.h, [&](uint k, Vec3 xik, float r) {
+  for_each_boundary_neighbor(b, xi, W.h, [&](uint k, Vec3 xik, float r) {
     const float psi = c.p.rest_density * b.sample[k].w;
     const float s = boundary_pressure_pair(psi, pi_term, b.pressure[k], inv_rho0_2) +
-                    viscosity_pair(nu, b.sample[k].w, dot(vi, xik), 1.0f / (r * r + eps));
+                    viscosity_pair(nu, b.sample[k].w, dot(vi - xyz(b.velocity[k]), xik), 1.0f / (r * r + eps));
     a += W.grad(xik, r) * s;
   });
   return a;

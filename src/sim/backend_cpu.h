@@ -34,6 +34,11 @@ class HostBuffer {
     data_.reset(n ? new T[n] : nullptr);
     size_ = n;
   }
+  // At least n elements, growing by a quarter more when it must (contents not kept):
+  // arrays sized by a changing particle count then rarely allocate.
+  void grow(size_t n) {
+    if (n > size_) resize(n + n / 4);
+  }
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
   size_t size() const { return size_; }

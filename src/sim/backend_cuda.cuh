@@ -43,6 +43,10 @@ class DeviceBuffer {
     if (n) cuda_check(cudaMalloc(&data_, n * sizeof(T)), "out of device memory");
     size_ = n;
   }
+  // At least n elements, growing by a quarter more when it must (contents not kept).
+  void grow(size_t n) {
+    if (n > size_) resize(n + n / 4);
+  }
   T* data() { return data_; }
   const T* data() const { return data_; }
   size_t size() const { return size_; }

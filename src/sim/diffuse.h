@@ -59,7 +59,7 @@ void SimulationImpl<B>::update_diffuse() {
   const uint m = d.n;
 
   // Advance the living; flags[k] = 1 for a survivor.
-  d.flags.resize(m + 1);
+  d.flags.grow(m + 1);
   {
     Vec4* x = d.position.data();
     Vec4* v = d.velocity.data();
@@ -72,8 +72,8 @@ void SimulationImpl<B>::update_diffuse() {
 
   // How many each fluid particle spawns, and where its first goes.
   const uint n = f.n;
-  d.normal.resize(n);
-  d.spawn.resize(n + 1);
+  d.normal.grow(n);
+  d.spawn.grow(n + 1);
   {
     Vec4* normal = d.normal.data();
     B::for_each(n, [=] TP_HD(uint i) { normal[i] = diffuse_normal(i, f, g, b, c); });

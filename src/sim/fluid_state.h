@@ -29,9 +29,11 @@ struct FluidState {
   Buffer<float> spare_f;
   Buffer<float> best_pressure;  ///< PCISPH: the pressures of the loop's best iteration
   uint n = 0;
+  uint capacity = 0;  ///< every buffer's size; emitters grow it (reserve), outflows free slots
 
   void resize(uint count) {
     n = count;
+    capacity = count;
     position.resize(count);
     velocity.resize(count);
     id.resize(count);
@@ -47,6 +49,34 @@ struct FluidState {
     spare_id.resize(count);
     spare_f.resize(count);
     best_pressure.resize(count);
+  }
+
+  // Room for `count` particles, keeping the first n of the persistent arrays (the others
+  // are recomputed every step). Grows by half again, so that a running emitter rarely
+  // reallocates.
+  void reserve(uint count) {
+    if (count <= capacity) return;
+    const uint grown = capacity + capacity / 2;
+    const uint cap = count > grown ? count : grown;
+    keep(position, spare4, cap);
+    keep(velocity, spare4, cap);
+    keep(id, spare_id, cap);
+    keep(pressure, spare_f, cap);
+    for (auto* b : {&acceleration, &predicted, &aux, &spare4}) b->resize(cap);
+    for (auto* b : {&density, &pressure_term, &inv_density, &scratch, &spare_f, &best_pressure})
+      b->resize(cap);
+    spare_id.resize(cap);
+    capacity = cap;
+  }
+
+  // data grows to cap with its first n elements kept (spare is the copy's target).
+  template <class T>
+  void keep(Buffer<T>& data, Buffer<T>& spare, uint cap) {
+    spare.resize(cap);
+    const T* src = data.data();
+    T* dst = spare.data();
+    Backend::for_each(n, [=] TP_HD(uint i) { dst[i] = src[i]; });
+    data.swap(spare);
   }
 
   FluidView view() {

@@ -38,9 +38,9 @@ class NeighborGrid {
   // Computes the cell order of `positions` (count n); afterwards order()[k] is the old
   // index of the particle that belongs in slot k. Call reorder() on every array.
   void build(const Vec4* positions, uint n) {
-    cell_of_.resize(n);
-    rank_.resize(n);
-    order_.resize(n);
+    cell_of_.grow(n);
+    rank_.grow(n);
+    order_.grow(n);
     const uint cells = view_.cell_count();
     uint* start = cell_start_.data();
     uint* cell_of = cell_of_.data();

@@ -74,7 +74,8 @@ class PublishTarget {
   virtual void unmap() = 0;
 };
 
-// A host copy of the particles in id order (ids are the particles' initial indices).
+// A host copy of the particles in id order (ids are the initial particles' indices, then
+// the emitted ones' in order of birth; outflows leave gaps).
 struct Snapshot {
   std::vector<uint> id;
   std::vector<Vec4> position;

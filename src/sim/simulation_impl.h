@@ -5,6 +5,7 @@
 // The methods' own phases live in one file each (wcsph.h, ...).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -73,7 +74,7 @@ class SimulationImpl final : public Simulation {
   std::vector<Emitter> emitters() const override { return emitters_; }
   std::vector<Outflow> outflows() const override { return outflows_; }
   uint particle_count() const override { return fluid.n; }
-  uint boundary_count() const override { return boundary_n_; }
+  uint boundary_count() const override { return wall_n_ + obstacle_n_; }
   float spacing() const override { return spacing_; }
   Vec3 tank_lo() const override { return tank_lo_; }
   Vec3 tank_hi() const override { return tank_hi_; }
@@ -123,8 +124,9 @@ class SimulationImpl final : public Simulation {
   StepConstants& constants() { return constants_; }
   const GridView& grid_view() const { return grid_.view(); }
   BoundaryView boundary_view() {
-    return BoundaryView{boundary_.data(), boundary_pressure_.data(), boundary_grid_.view(),
-                        boundary_n_};
+    return BoundaryView{boundary_.data(),     boundary_velocity_.data(), boundary_pressure_.data(),
+                        boundary_grid_.view(), obstacle_grid_.view(),     wall_n_,
+                        wall_n_ + obstacle_n_};
   }
 
   FluidState<Backend> fluid;
@@ -142,16 +144,34 @@ class SimulationImpl final : public Simulation {
   void count_diffuse();
   uint count_diffuse_kind(DiffuseKind kind);
   uint diffuse_capacity() const;  ///< the cap in use
+  // Scene objects: src/sim/scene_objects.h.
+  void setup_scene_objects(const InitialState& s);
+  void place_boundary_samples(const InitialState& s, float lattice_sum);
+  void copy_obstacles_to_constants();
+  void place_obstacle_samples();
+  void plan_obstacle_motion();
+  void advance_obstacles();
+  void remove_outflow();
+  void emit_particles();
+  double emitter_gap(size_t k) const;
+  void advance_emitters(double dt);
+  template <class T>
+  void compact(Buffer<T>& data, Buffer<T>& spare, const uint* place, uint n);
 
  private:
   SimParams params_;
   MouseForce mouse_{};
   StepConstants constants_{};
-  NeighborGrid<Backend> grid_, boundary_grid_;
-  Buffer<Vec4> boundary_, boundary_spare_;
+  NeighborGrid<Backend> grid_, boundary_grid_, obstacle_grid_;
+  // Boundary samples: the tank's [0, wall_n_), then the obstacles' (see BoundaryView).
+  Buffer<Vec4> boundary_, boundary_spare_, boundary_velocity_;
   Buffer<float> boundary_pressure_;
+  Buffer<Vec4> obstacle_local_, obstacle_world_;  ///< per obstacle sample, unsorted
+  Buffer<uint> obstacle_owner_;
+  Buffer<Vec4> emit_x_, emit_v_;   ///< an emitted layer's candidates
+  Buffer<uint> object_flags_;      ///< outflow's survivors / emitter's free points, scanned
   Buffer<Vec4> staging_;  ///< publish() without interop (CUDA only)
-  uint boundary_n_ = 0;
+  uint wall_n_ = 0, obstacle_n_ = 0;
   float spacing_ = 0.0f, mass_ = 0.0f, lattice_grad2_ = 0.0f;
   // The rest density the solver uses: follows params_.rest_density by at most a factor
   // of two per simulated second, so that a slider moved from 1000 to 100 lets the fluid
@@ -175,7 +195,15 @@ class SimulationImpl final : public Simulation {
   float solver_dt_limit_ = 1e-3f;
   std::vector<PhaseTime> phases_;
   std::vector<ObstacleShape> obstacles_;
+  std::vector<Vec3> obstacle_target_;  ///< where move_obstacle() asked each to go
+  bool obstacles_placed_ = false;      ///< the samples are where the obstacles are
+  static constexpr float kMaxObstacleSpeed = 20.0f;  ///< [m/s]
   std::vector<Emitter> emitters_;
+  std::vector<double> emitter_travel_;           ///< [m] moved since the last layer
+  std::vector<std::vector<Vec3>> emitter_points_;  ///< one layer, nozzle coordinates
+  static constexpr float kEmitMinDistance = 0.9f;  ///< [spacings]
+  uint64_t max_particles_ = 0;
+  uint next_id_ = 0;  ///< the id the next emitted particle gets
   std::vector<Outflow> outflows_;
   double diffuse_time_ = 0.0;  ///< [s] simulated since the diffuse particles' last update
   static constexpr double kDiffuseInterval = 0.0025;  ///< [s] see step_diffuse
@@ -189,7 +217,8 @@ void SimulationImpl<B>::reset(const InitialState& s) {
     throw std::invalid_argument("particle spacing must be a positive number");
   if (!(s.tank_lo.x < s.tank_hi.x && s.tank_lo.y < s.tank_hi.y && s.tank_lo.z < s.tank_hi.z))
     throw std::invalid_argument("the tank's min corner must be below its max corner on every axis");
-  if (s.fluid.empty()) throw std::invalid_argument("the scene has no fluid particles");
+  if (s.fluid.empty() && s.emitters.empty())
+    throw std::invalid_argument("the scene has no fluid particles and no emitter");
   if (!s.velocity.empty() && s.velocity.size() != s.fluid.size())
     throw std::invalid_argument("initial velocities must match the fluid particles");
   if (s.fluid.size() >= (size_t(1) << 31))
@@ -222,6 +251,7 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   std::vector<uint> ids(n);
   for (uint i = 0; i < n; ++i) ids[i] = i;
   B::copy_from_host(fluid.id.data(), ids.data(), n);
+  next_id_ = n;
   {
     // Until the first step computes them: rest density and no pressure (what publish()
     // shows when the colour is density or pressure right after a reset).
@@ -232,16 +262,6 @@ void SimulationImpl<B>::reset(const InitialState& s) {
       f.pressure[i] = 0.0f;
     });
   }
-
-  std::vector<Vec4> samples(s.boundary);
-  for (Vec4& b : samples)
-    if (!(b.w > 0.0f)) b.w = 1.0f / lattice_sum;
-  boundary_n_ = uint(samples.size());
-  boundary_.resize(boundary_n_);
-  B::copy_from_host(boundary_.data(), samples.data(), boundary_n_);
-  boundary_grid_.build(boundary_.data(), boundary_n_);
-  boundary_grid_.reorder(boundary_, boundary_spare_);
-  boundary_pressure_.resize(boundary_n_);
 
   sorted_ = density_valid_ = pending_measure_ = false;
   time_debt_ = 0.0;
@@ -256,21 +276,9 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   diffuse_.clear();
   diffuse_time_ = 0.0;
   stats_.diffuse.capacity = diffuse_capacity();
-  if (s.obstacles.size() > size_t(kMaxObstacles))
-    throw std::invalid_argument("too many obstacles (the limit is " + std::to_string(kMaxObstacles) + ")");
-  obstacles_ = s.obstacles;
-  emitters_ = s.emitters;
-  outflows_ = s.outflows;
+  setup_scene_objects(s);
+  place_boundary_samples(s, lattice_sum);
   refresh_constants();
-}
-
-template <class B>
-bool SimulationImpl<B>::move_obstacle(int index, Vec3 center) {
-  if (index < 0 || index >= int(obstacles_.size()) || !is_finite(center)) return false;
-  const Vec3 c{clampf(center.x, tank_lo_.x, tank_hi_.x), clampf(center.y, tank_lo_.y, tank_hi_.y),
-               clampf(center.z, tank_lo_.z, tank_hi_.z)};
-  obstacles_[size_t(index)].center = c;
-  return true;
 }
 
 template <class B>
@@ -302,17 +310,32 @@ void SimulationImpl<B>::refresh_constants() {
   constants_.tank_lo = tank_lo_;
   constants_.tank_hi = tank_hi_;
   constants_.mouse = mouse_;
+  copy_obstacles_to_constants();
 }
 
 template <class B>
 double SimulationImpl<B>::step() {
-  if (fluid.n == 0) return 0.0;
   clamp_params(params_);
   const double last_dt = stats_.steps ? stats_.last_dt : double(params_.dt_min);
   const float rate = float(std::exp2(last_dt / kRestDensityDoublingTime));
   rest_density_ = clampf(params_.rest_density, rest_density_ / rate, rest_density_ * rate);
   refresh_constants();
+  phase("emit", [&] {
+    remove_outflow();
+    emit_particles();
+    plan_obstacle_motion();
+  });
   double dt = 0.0;
+  if (fluid.n == 0) {  // an emitter's scene before its first layer: time passes
+    dt = params_.dt_max;
+    constants_.dt = float(dt);
+    advance_obstacles();
+    advance_emitters(dt);
+    stats_.steps++;
+    stats_.simulated_time += dt;
+    stats_.last_dt = dt;
+    return dt;
+  }
   const int solver = params_.solver;
   switch (SolverKind(solver)) {
 #define TP_SOLVER_STEP(type, name, label) \
@@ -323,6 +346,7 @@ double SimulationImpl<B>::step() {
 #undef TP_SOLVER_STEP
   }
   previous_solver_ = solver;
+  advance_emitters(dt);
   step_diffuse(dt);
   stats_.steps++;
   stats_.simulated_time += dt;
@@ -379,6 +403,10 @@ void SimulationImpl<B>::compute_density() {
 template <class B>
 void SimulationImpl<B>::measure_pending() {
   if (!pending_measure_) return;
+  if (fluid.n == 0) {  // the outflows took every particle
+    pending_measure_ = false;
+    return;
+  }
   const float* err = fluid.scratch.data();
   const double mean = B::reduce_sum(fluid.n, [=] TP_HD(uint i) { return err[i]; }) / fluid.n;
   const float max = B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return err[i]; });
@@ -406,6 +434,7 @@ void SimulationImpl<B>::nonpressure_accelerations() {
 
 template <class B>
 void SimulationImpl<B>::integrate() {
+  advance_obstacles();
   const FluidView f = fluid.view();
   const StepConstants c = constants_;
   // scratch is free here (the density error it held has been measured): it flags the
@@ -421,6 +450,7 @@ void SimulationImpl<B>::integrate() {
 
 template <class B>
 void SimulationImpl<B>::commit_predicted() {
+  advance_obstacles();
   const FluidView f = fluid.view();
   const Vec4* target = fluid.predicted.data();
   const StepConstants c = constants_;
@@ -528,7 +558,7 @@ void SimulationImpl<B>::publish_values(PublishTarget& target, uint n, Buffer<Vec
       return;
     }
     // No interop: one copy through the host, from a staging buffer kept between frames.
-    staging.resize(n);
+    staging.grow(n);
     Vec4* s = staging.data();
     B::for_each(n, [=] TP_HD(uint i) { s[i] = value(i); });
     Vec4* out = target.map_host(n);
@@ -556,15 +586,20 @@ Snapshot SimulationImpl<B>::snapshot() {
   B::copy_to_host(x.data(), fluid.position.data(), n);
   B::copy_to_host(v.data(), fluid.velocity.data(), n);
   B::copy_to_host(rho.data(), fluid.density.data(), n);
+  // Rows in id order: ids are unique (the initial particles' indices, then the emitted
+  // ones' in order of birth), with gaps where outflows removed particles.
+  std::vector<uint> order(n);
+  for (uint k = 0; k < n; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](uint a, uint b) { return id[a] < id[b]; });
   Snapshot s;
   s.id.resize(n);
   s.position.resize(n);
   s.velocity.resize(n);
   s.density.resize(n);
   s.pressure.resize(n);
-  for (uint k = 0; k < n; ++k) {  // ids are a permutation of 0..n-1
-    const uint i = id[k];
-    s.id[i] = i;
+  for (uint i = 0; i < n; ++i) {
+    const uint k = order[i];
+    s.id[i] = id[k];
     s.position[i] = x[k];
     s.velocity[i] = v[k];
     s.density[i] = rho[k];

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sim/diffuse.h"
+#include "sim/scene_objects.h"
 #include "sim/pbf.h"
 #include "sim/pcisph.h"
 #include "sim/simulation_impl.h"
