@@ -87,6 +87,9 @@ TEST(SceneErrors, EmittersNameTheEmitterAndKey) {
       {scene_with(R"("emitters": {"position": [0.5,0.5,0.5]})"),
        "emitters must be an array of emitters, not an object"},
       {scene_with(R"("emitters": [3])"), "emitters[0] must be an object, not 3"},
+      {scene_with("\"emitters\": [" + emitter(R"("radius": 0.1, "start": 1, "stop": 1.00000001)") +
+                  "]"),
+       "emitters[0].stop must be later than start (1 s), or -1 for never, not 1"},
   };
   for (const Case& c : cases) expect_refused(c);
 }
@@ -137,6 +140,11 @@ TEST(SceneErrors, FluidParticleLimitAndWater) {
        "fluid_spheres[0].radius must be a number > 0 and at most 10000, not 0"},
       {tank + R"("fluid_spheres": [{"center": [1,0.5,0.5]}]})",
        "fluid_spheres[0].radius is missing"},
+      // Found by the fuzz test: > 0 as a double, 0 as the float it is stored in.
+      {tank + R"("fluid_spheres": [{"center": [1,0.5,0.5], "radius": 5e-324}]})",
+       "fluid_spheres[0].radius must be a number > 0 and at most 10000, not 4.94066e-324, which is "
+       "too "
+       "small to hold"},
       {tank +
            R"("fluid_spheres": [{"center": [1,0.5,0.5], "radius": 0.1, "velocity": [0,-200,0]}]})",
        "fluid_spheres[0].velocity[1] must be a number in [-100, 100], not -200"},

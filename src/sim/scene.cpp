@@ -206,9 +206,11 @@ class Reader {
                   const std::string& max_is = "") const {
     if (!v.is_number()) fail(path, "must be a number > 0, not " + describe(v));
     const double d = v.get<double>();
-    if (!std::isfinite(d) || !(d > 0.0) || d > max)
-      fail(path, "must be a number > 0 and at most " + fmt(max) +
-                     (max_is.empty() ? "" : " (" + max_is + ")") + ", not " + describe(v));
+    const std::string expected = "must be a number > 0 and at most " + fmt(max) +
+                                 (max_is.empty() ? "" : " (" + max_is + ")");
+    if (!std::isfinite(d) || !(d > 0.0) || d > max) fail(path, expected + ", not " + describe(v));
+    // Stored as a float (and halved, for box sizes): 1e-300 would become 0.
+    if (d < 1e-30) fail(path, expected + ", not " + describe(v) + ", which is too small to hold");
     return d;
   }
 
@@ -366,11 +368,11 @@ Emitter read_emitter(const Reader& r, const json& e, const std::string& path, co
   if (const json* v = Reader::find(e, "start"))
     em.start = float(r.number(*v, path + ".start", 0, 1e6));
   if (const json* v = Reader::find(e, "stop")) {
-    const double stop = r.number(*v, path + ".stop", -1, 1e6);
-    if (stop >= 0 && !(stop > em.start))
+    const float stop = float(r.number(*v, path + ".stop", -1, 1e6));
+    if (stop >= 0 && !(stop > em.start))  // compared as stored: floats
       r.fail(path + ".stop", "must be later than start (" + fmt(em.start) +
-                                 " s), or -1 for never, not " + fmt(stop));
-    em.stop = stop < 0 ? -1.0f : float(stop);
+                                 " s), or -1 for never, not " + describe(*v));
+    em.stop = stop < 0 ? -1.0f : stop;
   }
   return em;
 }
