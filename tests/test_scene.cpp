@@ -330,3 +330,54 @@ TEST(Scene, CoarseSpacingWithoutEmittersIsRefused) {
                               "t");
   EXPECT_THROW(build_initial_state(s, 0.1f), SceneError);
 }
+
+TEST(Scene, EveryKeyIsDocumentedInTheReadme) {
+  std::ifstream in(TIDEPOOL_SOURCE_DIR "/README.md");
+  ASSERT_TRUE(in);
+  std::stringstream readme;
+  readme << in.rdbuf();
+  const std::string text = readme.str();
+  const size_t section = text.find("## Scene files");
+  ASSERT_NE(section, std::string::npos) << "README has no Scene files section";
+  const std::string scenes = text.substr(section, text.find("\n## ", section + 3) - section);
+  // The known keys at every level, as the unknown-key message lists them.
+  const char* objects[] = {
+      R"({"zzz": 1})",
+      R"({"tank": {"zzz": 1}})",
+      R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "fluid_blocks": [{"zzz": 1}]})",
+      R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "fluid_spheres": [{"zzz": 1}]})",
+      R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "emitters": [{"zzz": 1}]})",
+      R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "outflows": [{"zzz": 1}]})",
+      R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "obstacles": [{"zzz": 1}]})",
+      R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "camera": {"zzz": 1}})"};
+  size_t checked = 0;
+  for (const char* object : objects) {
+    const std::string message = error_of(object);
+    const size_t open = message.find("expected one of: ");
+    ASSERT_NE(open, std::string::npos) << message;
+    std::stringstream keys(message.substr(open + 17, message.find(')', open) - open - 17));
+    std::string key;
+    while (std::getline(keys, key, ',')) {
+      key.erase(0, key.find_first_not_of(' '));
+      // `key`, `parent[].key`, `key.child` or `key[].child` in the table.
+      bool found = false;
+      for (const std::string& form :
+           {"`" + key + "`", "." + key + "`", "`" + key + ".", "`" + key + "[]."})
+        found = found || scenes.find(form) != std::string::npos;
+      EXPECT_TRUE(found) << key << " is not in the README's scene table";
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 35u);
+  for (const std::string& name : shipped_scenes())
+    EXPECT_NE(scenes.find("`" + name + "`"), std::string::npos)
+        << "scene " << name << " is not listed";
+  // The example parses and builds.
+  const size_t open = scenes.find("```json\n");
+  ASSERT_NE(open, std::string::npos) << "no example";
+  const std::string example = scenes.substr(open + 8, scenes.find("```", open + 8) - open - 8);
+  const Scene s = parse_scene(example, "README example");
+  EXPECT_EQ(s.emitters.size(), 1u);
+  EXPECT_EQ(s.obstacles.size(), 1u);
+  EXPECT_GT(build_initial_state(s, s.spacing).fluid.size(), 1000u);
+}
