@@ -28,21 +28,152 @@ std::string fmt(double v) {
   return s.str();
 }
 
+std::string fmt(Vec3 v) { return "[" + fmt(v.x) + ", " + fmt(v.y) + ", " + fmt(v.z) + "]"; }
+
+// `s` as one readable line: control characters written as \n or \xNN, and at most
+// `limit` bytes, then "...". Messages quote keys and values from the file through this.
+std::string printable(const std::string& s, size_t limit) {
+  std::string out;
+  for (size_t k = 0; k < s.size() && out.size() < limit; ++k) {
+    const unsigned char c = static_cast<unsigned char>(s[k]);
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20 || c == 0x7f) {
+      const char* hex = "0123456789abcdef";
+      out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  if (out.size() >= limit && out.size() < s.size()) out += "...";
+  return out;
+}
+
+// Line and column (from 1) of the byte at `offset` (from 0).
+std::string line_column(const std::string& text, size_t offset) {
+  offset = std::min(offset, text.size());
+  size_t line = 1, line_start = 0;
+  for (size_t k = 0; k < offset; ++k)
+    if (text[k] == '\n') {
+      ++line;
+      line_start = k + 1;
+    }
+  return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
+}
+
+// Where arrays and objects are first nested deeper than `limit`, found without parsing
+// (nlohmann's parser recurses once per level, so a deep file would overflow the stack).
+// Brackets inside strings do not count. std::string::npos when the text is shallow enough.
+size_t too_deep_at(const std::string& text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (in_string) {
+      if (c == '\\')
+        ++k;  // the escaped character cannot end the string
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return k;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+// Where `token` first appears outside strings as a whole token, or std::string::npos.
+size_t token_at(const std::string& text, const std::string& token) {
+  if (token.empty()) return std::string::npos;
+  bool in_string = false;
+  for (size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (in_string) {
+      if (c == '\\')
+        ++k;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (text.compare(k, token.size(), token) == 0 &&
+               (k == 0 || (text[k - 1] != '\0' && std::strchr(" \t\r\n[{:,", text[k - 1])))) {
+      return k;
+    }
+  }
+  return std::string::npos;
+}
+
+// nlohmann's message without its "[json.exception...] parse error at line L, column C: "
+// prefix, e.g. "unexpected '}'; expected '[', '{', or a literal (while parsing value)".
+std::string json_detail(const std::string& what) {
+  std::string detail = what;
+  const size_t tag = detail.find("] ");
+  if (tag != std::string::npos) detail = detail.substr(tag + 2);
+  if (detail.compare(0, 11, "parse error") == 0) {
+    const size_t colon = detail.find(": ");
+    if (colon != std::string::npos) detail = detail.substr(colon + 2);
+  }
+  const std::string syntax = "syntax error while parsing ";
+  if (detail.compare(0, syntax.size(), syntax) == 0) {
+    const size_t dash = detail.find(" - ");
+    if (dash != std::string::npos)
+      detail = detail.substr(dash + 3) + " (while parsing " +
+               detail.substr(syntax.size(), dash - syntax.size()) + ")";
+  }
+  return printable(detail, 300);
+}
+
+// What a JSON value is, for "must be ..., not <this>".
+std::string describe(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return v.get<bool>() ? "true" : "false";
+    case json::value_t::string:
+      return "the string \"" + printable(v.get_ref<const std::string&>(), 40) + "\"";
+    case json::value_t::array:
+      return "an array of " + std::to_string(v.size()) + (v.size() == 1 ? " element" : " elements");
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::number_integer:
+      return std::to_string(v.get<int64_t>());
+    case json::value_t::number_unsigned:
+      return std::to_string(v.get<uint64_t>());
+    case json::value_t::number_float:
+      return fmt(v.get<double>());
+    default:
+      return "a value of an unexpected kind";
+  }
+}
+
+bool inside(Vec3 p, Vec3 lo, Vec3 hi) {
+  return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z && p.z <= hi.z;
+}
+
+// Reads values at key paths and fails with "scene file 'x': <path> must be ..., not ...".
 class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw SceneError("scene file '" + source_ + "': " + path + " " + what);
+    throw SceneError(printable("scene file '" + source_ + "': " + path + " " + what, 4000));
   }
 
   void only_keys(const json& obj, const std::string& path, std::set<std::string> allowed) const {
-    if (!obj.is_object()) fail(path.empty() ? "the top level" : path, "must be an object");
+    if (!obj.is_object())
+      fail(path.empty() ? "the top level" : path, "must be an object, not " + describe(obj));
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       if (allowed.count(it.key())) continue;
       std::string list;
       for (const std::string& k : allowed) list += (list.empty() ? "" : ", ") + k;
-      fail(join(path, it.key()), "is not a known key (expected one of: " + list + ")");
+      fail(join(path, printable(it.key(), 60)),
+           "is not a known key (expected one of: " + list + ")");
     }
   }
 
@@ -50,16 +181,58 @@ class Reader {
     return path.empty() ? key : path + "." + key;
   }
 
+  // The value at obj[key] (obj is an object), or nullptr.
+  static const json* find(const json& obj, const char* key) {
+    const auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  const json& need(const json& obj, const std::string& path, const char* key) const {
+    const json* v = find(obj, key);
+    if (!v) fail(join(path, key), "is missing");
+    return *v;
+  }
+
   double number(const json& v, const std::string& path, double min, double max) const {
-    if (!v.is_number()) fail(path, "must be a number");
+    if (!v.is_number()) fail(path, "must be a number, not " + describe(v));
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < min || d > max)
-      fail(path, "must be a number in [" + fmt(min) + ", " + fmt(max) + "], not " + fmt(d));
+      fail(path, "must be a number in [" + fmt(min) + ", " + fmt(max) + "], not " + describe(v));
     return d;
   }
 
+  // A number > 0 and at most `max` (`max_is` says what that limit is, if not a constant).
+  double positive(const json& v, const std::string& path, double max,
+                  const std::string& max_is = "") const {
+    if (!v.is_number()) fail(path, "must be a number > 0, not " + describe(v));
+    const double d = v.get<double>();
+    const std::string expected = "must be a number > 0 and at most " + fmt(max) +
+                                 (max_is.empty() ? "" : " (" + max_is + ")");
+    if (!std::isfinite(d) || !(d > 0.0) || d > max) fail(path, expected + ", not " + describe(v));
+    // Stored as a float (and halved, for box sizes): 1e-300 would become 0.
+    if (d < 1e-30) fail(path, expected + ", not " + describe(v) + ", which is too small to hold");
+    return d;
+  }
+
+  // A whole number in [min, max] (1e5 is accepted, 0.5 is not).
+  uint64_t whole(const json& v, const std::string& path, uint64_t min, uint64_t max) const {
+    const std::string expected =
+        "must be a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    if (!v.is_number()) fail(path, expected + ", not " + describe(v));
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u < min || u > max) fail(path, expected + ", not " + describe(v));
+      return u;
+    }
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d) || d < double(min) || d > double(max))
+      fail(path, expected + ", not " + describe(v));
+    return uint64_t(d);
+  }
+
   Vec3 vec3(const json& v, const std::string& path, double limit = 1e4) const {
-    if (!v.is_array() || v.size() != 3) fail(path, "must be an array of 3 numbers");
+    if (!v.is_array() || v.size() != 3)
+      fail(path, "must be an array of 3 numbers, not " + describe(v));
     Vec3 out;
     out.x = float(number(v[0], path + "[0]", -limit, limit));
     out.y = float(number(v[1], path + "[1]", -limit, limit));
@@ -68,90 +241,304 @@ class Reader {
   }
 
   std::string text(const json& v, const std::string& path) const {
-    if (!v.is_string()) fail(path, "must be a string");
+    if (!v.is_string()) fail(path, "must be a string, not " + describe(v));
     return v.get<std::string>();
+  }
+
+  // One of the given names; returns its index.
+  int choice(const json& v, const std::string& path, const std::vector<std::string>& names) const {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "\"" : ", \"") + n + "\"";
+    if (v.is_string())
+      for (size_t k = 0; k < names.size(); ++k)
+        if (v.get_ref<const std::string&>() == names[k]) return int(k);
+    fail(path, "must be one of " + list + ", not " + describe(v));
+  }
+
+  // An array of at most `max_count` elements (`what` names them in the message).
+  const json& array(const json& v, const std::string& path, const std::string& what,
+                    size_t max_count) const {
+    if (!v.is_array()) fail(path, "must be an array of " + what + ", not " + describe(v));
+    if (v.size() > max_count)
+      fail(path, "must hold at most " + std::to_string(max_count) + " " + what + ", not " +
+                     std::to_string(v.size()));
+    return v;
   }
 
   // min/max corners with min < max on every axis.
   void box(const json& obj, const std::string& path, Vec3* lo, Vec3* hi) const {
-    if (!obj.contains("min")) fail(join(path, "min"), "is missing");
-    if (!obj.contains("max")) fail(join(path, "max"), "is missing");
-    *lo = vec3(obj["min"], join(path, "min"));
-    *hi = vec3(obj["max"], join(path, "max"));
+    *lo = vec3(need(obj, path, "min"), join(path, "min"));
+    *hi = vec3(need(obj, path, "max"), join(path, "max"));
     if (!(lo->x < hi->x && lo->y < hi->y && lo->z < hi->z))
-      fail(join(path, "max"), "must be greater than min on every axis");
+      fail(join(path, "max"),
+           "must be greater than min on every axis, not " + fmt(*hi) + " with min " + fmt(*lo));
+  }
+
+  // A point that must lie inside the tank (faces included).
+  Vec3 point_in_tank(const json& v, const std::string& path, const Scene& s) const {
+    const Vec3 p = vec3(v, path);
+    if (!inside(p, s.tank_lo, s.tank_hi))
+      fail(path, "must be inside the tank (" + fmt(s.tank_lo) + " to " + fmt(s.tank_hi) +
+                     "), not " + fmt(p));
+    return p;
+  }
+
+  // A key that the object's shape does not use.
+  void not_for_shape(const json& obj, const std::string& path, const char* key,
+                     const std::string& why) const {
+    if (find(obj, key)) fail(join(path, key), why);
   }
 
  private:
   std::string source_;
 };
 
+std::string item(const std::string& path, size_t k) { return path + "[" + std::to_string(k) + "]"; }
+
+float largest_side(const Scene& s) {
+  const Vec3 e = s.tank_hi - s.tank_lo;
+  return std::max({e.x, e.y, e.z});
+}
+
+void read_fluid(const Reader& r, const json& doc, Scene& s) {
+  if (const json* blocks = Reader::find(doc, "fluid_blocks")) {
+    r.array(*blocks, "fluid_blocks", "boxes", kMaxSceneItems);
+    for (size_t k = 0; k < blocks->size(); ++k) {
+      const std::string path = item("fluid_blocks", k);
+      const json& b = (*blocks)[k];
+      r.only_keys(b, path, {"min", "max", "velocity"});
+      FluidBlock block;
+      r.box(b, path, &block.lo, &block.hi);
+      if (const json* v = Reader::find(b, "velocity"))
+        block.velocity = r.vec3(*v, path + ".velocity", 100);
+      s.blocks.push_back(block);
+    }
+  }
+  if (const json* spheres = Reader::find(doc, "fluid_spheres")) {
+    r.array(*spheres, "fluid_spheres", "spheres", kMaxSceneItems);
+    for (size_t k = 0; k < spheres->size(); ++k) {
+      const std::string path = item("fluid_spheres", k);
+      const json& b = (*spheres)[k];
+      r.only_keys(b, path, {"center", "radius", "velocity"});
+      FluidSphere sphere;
+      sphere.center = r.vec3(r.need(b, path, "center"), path + ".center");
+      sphere.radius = float(r.positive(r.need(b, path, "radius"), path + ".radius", 1e4));
+      if (const json* v = Reader::find(b, "velocity"))
+        sphere.velocity = r.vec3(*v, path + ".velocity", 100);
+      s.spheres.push_back(sphere);
+    }
+  }
+}
+
+Emitter read_emitter(const Reader& r, const json& e, const std::string& path, const Scene& s) {
+  r.only_keys(
+      e, path,
+      {"position", "velocity", "shape", "radius", "width", "height", "rate", "start", "stop"});
+  Emitter em;
+  em.position = r.point_in_tank(r.need(e, path, "position"), path + ".position", s);
+  em.velocity = r.vec3(r.need(e, path, "velocity"), path + ".velocity", kMaxEmitterSpeed);
+  const double speed = length(em.velocity);
+  if (!(speed >= kMinEmitterSpeed && speed <= kMaxEmitterSpeed))
+    r.fail(path + ".velocity", "must have a length (the speed of the water) in [" +
+                                   fmt(kMinEmitterSpeed) + ", " + fmt(kMaxEmitterSpeed) +
+                                   "] m/s, not " + fmt(speed));
+  em.shape = 0;
+  if (const json* shape = Reader::find(e, "shape"))
+    em.shape = r.choice(*shape, path + ".shape", {"disk", "rectangle"});
+  const float largest = largest_side(s);
+  if (em.shape == 0) {
+    const std::string why =
+        "does not apply to a disk emitter (a disk has a radius; width and height are for "
+        "\"shape\": \"rectangle\")";
+    r.not_for_shape(e, path, "width", why);
+    r.not_for_shape(e, path, "height", why);
+    em.radius = float(r.positive(r.need(e, path, "radius"), path + ".radius", largest,
+                                 "the tank's largest side"));
+  } else {
+    r.not_for_shape(e, path, "radius",
+                    "does not apply to a rectangle emitter (a rectangle has width and height; "
+                    "radius is for \"shape\": \"disk\")");
+    em.width = float(
+        r.positive(r.need(e, path, "width"), path + ".width", largest, "the tank's largest side"));
+    em.height = float(r.positive(r.need(e, path, "height"), path + ".height", largest,
+                                 "the tank's largest side"));
+  }
+  if (const json* v = Reader::find(e, "rate"))
+    em.rate = float(r.number(*v, path + ".rate", 0, 1e9));
+  if (const json* v = Reader::find(e, "start"))
+    em.start = float(r.number(*v, path + ".start", 0, 1e6));
+  if (const json* v = Reader::find(e, "stop")) {
+    const float stop = float(r.number(*v, path + ".stop", -1, 1e6));
+    if (stop >= 0 && !(stop > em.start))  // compared as stored: floats
+      r.fail(path + ".stop", "must be later than start (" + fmt(em.start) +
+                                 " s), or -1 for never, not " + describe(*v));
+    em.stop = stop < 0 ? -1.0f : stop;
+  }
+  return em;
+}
+
+ObstacleShape read_obstacle(const Reader& r, const json& o, const std::string& path,
+                            const Scene& s) {
+  r.only_keys(o, path, {"shape", "center", "radius", "size"});
+  ObstacleShape shape{};
+  const int kind = r.choice(r.need(o, path, "shape"), path + ".shape", {"sphere", "box"});
+  shape.center = r.point_in_tank(r.need(o, path, "center"), path + ".center", s);
+  const float largest = largest_side(s);
+  if (kind == 0) {
+    shape.kind = int(ShapeKind::Sphere);
+    r.not_for_shape(o, path, "size",
+                    "does not apply to a sphere obstacle (a sphere has a radius; size is for "
+                    "\"shape\": \"box\")");
+    shape.radius = float(r.positive(r.need(o, path, "radius"), path + ".radius", largest,
+                                    "the tank's largest side"));
+  } else {
+    shape.kind = int(ShapeKind::Box);
+    r.not_for_shape(
+        o, path, "radius",
+        "does not apply to a box obstacle (a box has a size; radius is for \"shape\": \"sphere\")");
+    const json& size = r.need(o, path, "size");
+    if (!size.is_array() || size.size() != 3)
+      r.fail(path + ".size", "must be an array of 3 numbers, not " + describe(size));
+    float half[3];
+    for (int a = 0; a < 3; ++a)
+      half[a] = 0.5f * float(r.positive(size[a], item(path + ".size", a), 2 * largest,
+                                        "twice the tank's largest side"));
+    shape.half_extent = Vec3{half[0], half[1], half[2]};
+  }
+  return shape;
+}
+
+void read_flow(const Reader& r, const json& doc, Scene& s) {
+  if (const json* emitters = Reader::find(doc, "emitters")) {
+    r.array(*emitters, "emitters", "emitters", kMaxEmitters);
+    for (size_t k = 0; k < emitters->size(); ++k)
+      s.emitters.push_back(read_emitter(r, (*emitters)[k], item("emitters", k), s));
+  }
+  if (const json* outflows = Reader::find(doc, "outflows")) {
+    r.array(*outflows, "outflows", "boxes", kMaxOutflows);
+    for (size_t k = 0; k < outflows->size(); ++k) {
+      const std::string path = item("outflows", k);
+      r.only_keys((*outflows)[k], path, {"min", "max"});
+      Outflow out;
+      r.box((*outflows)[k], path, &out.lo, &out.hi);
+      const bool overlaps = out.lo.x < s.tank_hi.x && out.hi.x > s.tank_lo.x &&
+                            out.lo.y < s.tank_hi.y && out.hi.y > s.tank_lo.y &&
+                            out.lo.z < s.tank_hi.z && out.hi.z > s.tank_lo.z;
+      if (!overlaps)
+        r.fail(path, "must overlap the tank (" + fmt(s.tank_lo) + " to " + fmt(s.tank_hi) +
+                         "), not " + fmt(out.lo) + " to " + fmt(out.hi));
+      s.outflows.push_back(out);
+    }
+  }
+  if (const json* obstacles = Reader::find(doc, "obstacles")) {
+    r.array(*obstacles, "obstacles", "obstacles", size_t(kMaxObstacles));
+    for (size_t k = 0; k < obstacles->size(); ++k)
+      s.obstacles.push_back(read_obstacle(r, (*obstacles)[k], item("obstacles", k), s));
+  }
+  if (const json* v = Reader::find(doc, "max_particles")) {
+    s.max_particles = r.whole(*v, "max_particles", 0, kMaxParticles);
+    if (s.max_particles != 0 && s.max_particles < kMinMaxParticles)
+      r.fail("max_particles", "must be 0 (automatic) or a whole number in [" +
+                                  std::to_string(kMinMaxParticles) + ", " +
+                                  std::to_string(kMaxParticles) + "], not " + describe(*v));
+  }
+}
+
+void read_camera(const Reader& r, const json& c, CameraSetup& camera) {
+  r.only_keys(c, "camera", {"target", "distance", "yaw", "pitch"});
+  if (const json* v = Reader::find(c, "target")) camera.target = r.vec3(*v, "camera.target");
+  if (const json* v = Reader::find(c, "distance"))
+    camera.distance = float(r.number(*v, "camera.distance", 0.01, 1e4));
+  if (const json* v = Reader::find(c, "yaw"))
+    camera.yaw = float(r.number(*v, "camera.yaw", -360, 360));
+  if (const json* v = Reader::find(c, "pitch"))
+    camera.pitch = float(r.number(*v, "camera.pitch", -89, 89));
+}
+
+void read_params(const Reader& r, const json& p, Scene& s) {
+  if (!p.is_object()) r.fail("params", "must be an object of parameter: value, not " + describe(p));
+  for (auto it = p.begin(); it != p.end(); ++it) {
+    const std::string path = "params." + printable(it.key(), 60);
+    std::string value;
+    if (it->is_number())
+      value = fmt(it->get<double>());
+    else if (it->is_string())
+      value = it->get<std::string>();
+    else
+      r.fail(path, "must be a number (or a name, for choices), not " + describe(*it));
+    SimParams probe = default_params();
+    std::string error;
+    if (!set_param_from_text(probe, it.key(), value, &error)) r.fail(path, "is invalid: " + error);
+    s.params.emplace_back(it.key(), value);
+  }
+}
+
+Scene read_scene(const json& doc, const std::string& source) {
+  Reader r(source);
+  r.only_keys(doc, "",
+              {"name", "description", "tank", "particle_spacing", "fluid_blocks", "fluid_spheres",
+               "emitters", "outflows", "obstacles", "max_particles", "camera", "params"});
+  Scene s;
+  s.source = source;
+  if (const json* v = Reader::find(doc, "name")) s.name = r.text(*v, "name");
+  if (const json* v = Reader::find(doc, "description")) s.description = r.text(*v, "description");
+
+  const json& tank = r.need(doc, "", "tank");
+  r.only_keys(tank, "tank", {"min", "max"});
+  r.box(tank, "tank", &s.tank_lo, &s.tank_hi);
+  if (const json* v = Reader::find(doc, "particle_spacing"))
+    s.spacing = float(r.number(*v, "particle_spacing", 1e-4, 10.0));
+
+  read_fluid(r, doc, s);
+  read_flow(r, doc, s);
+  if (const json* v = Reader::find(doc, "camera")) read_camera(r, *v, s.camera);
+  if (const json* v = Reader::find(doc, "params")) read_params(r, *v, s);
+
+  if (s.emitters.empty() && fluid_volume(s) <= 0.0) {
+    if (s.blocks.empty() && s.spheres.empty())
+      r.fail("fluid_blocks",
+             "is missing: the scene has no water (give fluid_blocks, fluid_spheres or emitters)");
+    r.fail(s.blocks.empty() ? "fluid_spheres" : "fluid_blocks",
+           "do not overlap the tank and there are no emitters: the scene has no water");
+  }
+  return s;
+}
+
 }  // namespace
 
 Scene parse_scene(const std::string& text, const std::string& source) {
+  const std::string file = "scene file '" + printable(source, 300) + "'";
+  if (text.size() > kMaxSceneBytes)
+    throw SceneError(file + " is " + fmt(std::ceil(double(text.size()) / 1e5) / 10) +
+                     " MB, more than the " + std::to_string(kMaxSceneBytes >> 20) +
+                     " MB a scene file may be");
+  const size_t deep = too_deep_at(text, kMaxSceneDepth);
+  if (deep != std::string::npos)
+    throw SceneError(file + ": JSON nested more than " + std::to_string(kMaxSceneDepth) +
+                     " levels deep at " + line_column(text, deep) + " (a scene needs 4)");
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const size_t cut = what.find("] ");
-    if (cut != std::string::npos) what = what.substr(cut + 2);
-    throw SceneError("scene file '" + source + "': JSON syntax error: " + what);
+    // e.byte counts from 1 and points at the character that could not be read.
+    const size_t at = e.byte > 0 ? size_t(e.byte) - 1 : 0;
+    throw SceneError(file + ": JSON syntax error at " + line_column(text, at) + ": " +
+                     json_detail(e.what()));
+  } catch (const json::exception& e) {  // a number beyond double's range: find it
+    const std::string what = e.what();
+    const size_t quote = what.find('\'');
+    const size_t at = quote == std::string::npos
+                          ? std::string::npos
+                          : token_at(text, what.substr(quote + 1, what.rfind('\'') - quote - 1));
+    throw SceneError(file + ": JSON error" +
+                     (at == std::string::npos ? "" : " at " + line_column(text, at)) + ": " +
+                     json_detail(what));
   }
-  Reader r(source);
-  r.only_keys(doc, "", {"name", "description", "tank", "particle_spacing", "fluid_blocks",
-                        "camera", "params"});
-  Scene s;
-  s.source = source;
-  if (doc.contains("name")) s.name = r.text(doc["name"], "name");
-  if (doc.contains("description")) s.description = r.text(doc["description"], "description");
-
-  if (!doc.contains("tank")) r.fail("tank", "is missing");
-  r.only_keys(doc["tank"], "tank", {"min", "max"});
-  r.box(doc["tank"], "tank", &s.tank_lo, &s.tank_hi);
-
-  if (doc.contains("particle_spacing"))
-    s.spacing = float(r.number(doc["particle_spacing"], "particle_spacing", 1e-4, 10.0));
-
-  if (!doc.contains("fluid_blocks")) r.fail("fluid_blocks", "is missing");
-  const json& blocks = doc["fluid_blocks"];
-  if (!blocks.is_array() || blocks.empty())
-    r.fail("fluid_blocks", "must be a non-empty array of boxes");
-  for (size_t k = 0; k < blocks.size(); ++k) {
-    const std::string path = "fluid_blocks[" + std::to_string(k) + "]";
-    r.only_keys(blocks[k], path, {"min", "max", "velocity"});
-    FluidBlock b;
-    r.box(blocks[k], path, &b.lo, &b.hi);
-    if (blocks[k].contains("velocity")) b.velocity = r.vec3(blocks[k]["velocity"], path + ".velocity", 100);
-    s.blocks.push_back(b);
+  try {
+    return read_scene(doc, source);
+  } catch (const json::exception& e) {  // a wrong type that the Reader missed: a bug, but a message
+    throw SceneError(file + ": unexpected JSON content (" + json_detail(e.what()) + ")");
   }
-
-  if (doc.contains("camera")) {
-    const json& c = doc["camera"];
-    r.only_keys(c, "camera", {"target", "distance", "yaw", "pitch"});
-    if (c.contains("target")) s.camera.target = r.vec3(c["target"], "camera.target");
-    if (c.contains("distance")) s.camera.distance = float(r.number(c["distance"], "camera.distance", 0.01, 1e4));
-    if (c.contains("yaw")) s.camera.yaw = float(r.number(c["yaw"], "camera.yaw", -360, 360));
-    if (c.contains("pitch")) s.camera.pitch = float(r.number(c["pitch"], "camera.pitch", -89, 89));
-  }
-
-  if (doc.contains("params")) {
-    const json& p = doc["params"];
-    if (!p.is_object()) r.fail("params", "must be an object of parameter: value");
-    for (auto it = p.begin(); it != p.end(); ++it) {
-      const std::string path = "params." + it.key();
-      std::string value;
-      if (it->is_number()) value = fmt(it->get<double>());
-      else if (it->is_string()) value = it->get<std::string>();
-      else r.fail(path, "must be a number (or a name, for choices)");
-      SimParams probe = default_params();
-      std::string error;
-      if (!set_param_from_text(probe, it.key(), value, &error)) r.fail(path, "is invalid: " + error);
-      s.params.emplace_back(it.key(), value);
-    }
-  }
-  if (fluid_volume(s) <= 0.0) r.fail("fluid_blocks", "do not overlap the tank: there is no water");
-  return s;
 }
 
 Scene load_scene_file(const std::string& path) {
@@ -159,6 +546,10 @@ Scene load_scene_file(const std::string& path) {
   if (stat(path.c_str(), &st) != 0)
     throw SceneError("scene file '" + path + "' cannot be opened: " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw SceneError("scene file '" + path + "' is not a file");
+  if (uint64_t(st.st_size) > kMaxSceneBytes)
+    throw SceneError("scene file '" + path + "' is " +
+                     fmt(std::ceil(double(st.st_size) / 1e5) / 10) + " MB, more than the " +
+                     std::to_string(kMaxSceneBytes >> 20) + " MB a scene file may be");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SceneError("scene file '" + path + "' cannot be opened: " + std::strerror(errno));
   std::stringstream buffer;
@@ -171,7 +562,8 @@ std::vector<std::string> list_scenes(const std::string& dir) {
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {
       const std::string f = e->d_name;
-      if (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0) names.push_back(f.substr(0, f.size() - 5));
+      if (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0)
+        names.push_back(f.substr(0, f.size() - 5));
     }
     closedir(d);
   }
@@ -180,16 +572,16 @@ std::vector<std::string> list_scenes(const std::string& dir) {
 }
 
 Scene find_scene(const std::string& name_or_path, const std::string& dir) {
-  const bool is_path = name_or_path.find('/') != std::string::npos ||
-                       (name_or_path.size() > 5 &&
-                        name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
   if (is_path) return load_scene_file(name_or_path);
   const std::string path = dir + "/" + name_or_path + ".json";
   if (access(path.c_str(), R_OK) != 0) {
     std::string known;
     for (const std::string& n : list_scenes(dir)) known += (known.empty() ? "" : ", ") + n;
-    throw SceneError("no scene named '" + name_or_path + "' (available: " +
-                     (known.empty() ? "none found in " + dir : known) + ")");
+    throw SceneError("no scene named '" + name_or_path +
+                     "' (available: " + (known.empty() ? "none found in " + dir : known) + ")");
   }
   Scene s = load_scene_file(path);
   if (s.name.empty()) s.name = name_or_path;
@@ -200,116 +592,9 @@ void apply_scene_params(const Scene& scene, SimParams& params) {
   for (const auto& [key, value] : scene.params) {
     std::string error;
     if (!set_param_from_text(params, key, value, &error))
-      throw SceneError("scene file '" + scene.source + "': params." + key + " is invalid: " + error);
+      throw SceneError("scene file '" + scene.source + "': params." + key +
+                       " is invalid: " + error);
   }
-}
-
-namespace {
-
-// The block clipped to the tank, or an empty box.
-bool clip(const FluidBlock& b, const Scene& s, Vec3* lo, Vec3* hi) {
-  *lo = Vec3{std::max(b.lo.x, s.tank_lo.x), std::max(b.lo.y, s.tank_lo.y), std::max(b.lo.z, s.tank_lo.z)};
-  *hi = Vec3{std::min(b.hi.x, s.tank_hi.x), std::min(b.hi.y, s.tank_hi.y), std::min(b.hi.z, s.tank_hi.z)};
-  return lo->x < hi->x && lo->y < hi->y && lo->z < hi->z;
-}
-
-}  // namespace
-
-double fluid_volume(const Scene& s) {
-  double v = 0.0;
-  for (const FluidBlock& b : s.blocks) {
-    Vec3 lo, hi;
-    if (clip(b, s, &lo, &hi)) v += double(hi.x - lo.x) * (hi.y - lo.y) * (hi.z - lo.z);
-  }
-  return v;
-}
-
-float spacing_for_count(const Scene& s, uint64_t count) {
-  if (count == 0) return s.spacing;
-  return float(std::cbrt(fluid_volume(s) / double(count)));
-}
-
-uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells) {
-  // Fluid: position, velocity, acceleration, spare (4 x 16 B), id and spare id, density,
-  // pressure, scratch, cell, rank, order (8 x 4 B), plus host-side set-up copies (2 x 16 B).
-  // Boundary: sample and spare (2 x 16 B), cell, rank, order (3 x 4 B), set-up copy.
-  // Grids: two cell_start arrays.
-  return fluid * (4 * 16 + 8 * 4 + 2 * 16) + boundary * (2 * 16 + 3 * 4 + 16) + cells * 2 * 4;
-}
-
-InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_bytes) {
-  if (!(s > 0.0f) || !std::isfinite(s)) throw SceneError("particle spacing must be a positive number");
-  const Vec3 lo = scene.tank_lo;
-  const Vec3 extent = scene.tank_hi - scene.tank_lo;
-  // Whole spacings per axis; the tank's max faces move in by less than one spacing.
-  const double nxd = std::floor(extent.x / s + 1e-4), nyd = std::floor(extent.y / s + 1e-4),
-               nzd = std::floor(extent.z / s + 1e-4);
-  if (nxd < 2 || nyd < 2 || nzd < 2) {
-    const double largest = std::min({extent.x, extent.y, extent.z}) / 2.0;
-    throw SceneError("particle spacing " + fmt(s) + " m is too coarse for the tank, which needs at "
-                     "least two particles across every axis: use at least about " +
-                     fmt(std::ceil(fluid_volume(scene) / (largest * largest * largest))) + " particles");
-  }
-  const double fluid_estimate = fluid_volume(scene) / (double(s) * s * s);
-  const double layers = 2.0;
-  const double boundary_estimate = (nxd + 2 * layers) * (nyd + 2 * layers) * (nzd + 2 * layers) - nxd * nyd * nzd;
-  const double cells = (nxd / 2 + 4) * (nyd / 2 + 4) * (nzd / 2 + 4);
-  const double need = double(estimate_memory_bytes(uint64_t(std::min(fluid_estimate, 1e18)),
-                                                   uint64_t(std::min(boundary_estimate, 1e18)),
-                                                   uint64_t(std::min(cells, 1e18))));
-  const std::string request = "about " + fmt(std::round(fluid_estimate)) + " particles at spacing " +
-                              fmt(s) + " m would need " + fmt(std::ceil(need / 1e6)) + " MB of memory";
-  if (fluid_estimate > double(kMaxParticles))
-    throw SceneError(request + ", more than Tidepool supports (" + fmt(double(kMaxParticles)) +
-                     " particles); use fewer particles");
-  if (cells > 1.5e9)
-    throw SceneError("the tank is too large for particle spacing " + fmt(s) + " m: its neighbour grid "
-                     "would need " + fmt(cells) + " cells; use a larger spacing (fewer particles) or "
-                     "a smaller tank");
-  const double available = memory_bytes ? double(memory_bytes)
-                                        : double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
-  if (available > 0 && need > 0.8 * available)
-    throw SceneError(request + ", but only " + fmt(std::round(available / 1e6)) +
-                     " MB is free; use fewer particles");
-
-  const int nx = int(nxd), ny = int(nyd), nz = int(nzd);
-  InitialState st;
-  st.spacing = s;
-  st.tank_lo = lo;
-  st.tank_hi = lo + Vec3{float(nx) * s, float(ny) * s, float(nz) * s};
-  auto point = [&](int i, int j, int k) {
-    return Vec3{lo.x + (float(i) + 0.5f) * s, lo.y + (float(j) + 0.5f) * s, lo.z + (float(k) + 0.5f) * s};
-  };
-  // Fluid: lattice points inside any block (once, even where blocks overlap).
-  std::vector<uint8_t> taken(size_t(nx) * ny * nz, 0);
-  for (const FluidBlock& b : scene.blocks) {
-    Vec3 blo, bhi;
-    if (!clip(b, scene, &blo, &bhi)) continue;
-    const int i0 = std::max(0, int(std::ceil((blo.x - lo.x) / s - 0.5f))), i1 = std::min(nx - 1, int(std::floor((bhi.x - lo.x) / s - 0.5f)));
-    const int j0 = std::max(0, int(std::ceil((blo.y - lo.y) / s - 0.5f))), j1 = std::min(ny - 1, int(std::floor((bhi.y - lo.y) / s - 0.5f)));
-    const int k0 = std::max(0, int(std::ceil((blo.z - lo.z) / s - 0.5f))), k1 = std::min(nz - 1, int(std::floor((bhi.z - lo.z) / s - 0.5f)));
-    for (int k = k0; k <= k1; ++k)
-      for (int j = j0; j <= j1; ++j)
-        for (int i = i0; i <= i1; ++i) {
-          uint8_t& t = taken[(size_t(k) * ny + j) * nx + i];
-          if (t) continue;
-          t = 1;
-          st.fluid.push_back(make_vec4(point(i, j, k), 0.0f));
-          st.velocity.push_back(make_vec4(b.velocity, 0.0f));
-        }
-  }
-  if (st.fluid.empty())
-    throw SceneError("particle spacing " + fmt(s) + " m is too coarse: no particle fits in the fluid blocks");
-  // Boundary: the lattice continued two layers beyond every face (edges and corners too).
-  // w = 0 asks the simulation for the lattice volume.
-  const int L = int(layers);
-  for (int k = -L; k < nz + L; ++k)
-    for (int j = -L; j < ny + L; ++j)
-      for (int i = -L; i < nx + L; ++i) {
-        const bool inside = i >= 0 && i < nx && j >= 0 && j < ny && k >= 0 && k < nz;
-        if (!inside) st.boundary.push_back(make_vec4(point(i, j, k), 0.0f));
-      }
-  return st;
 }
 
 }  // namespace tp

@@ -19,7 +19,7 @@ class SceneError : public std::runtime_error {
 };
 
 struct FluidBlock {
-  Vec3 lo, hi;          ///< [m] box corners
+  Vec3 lo, hi;             ///< [m] box corners
   Vec3 velocity{0, 0, 0};  ///< [m/s] initial velocity
 };
 
@@ -39,9 +39,9 @@ struct CameraSetup {
 struct Scene {
   std::string name;
   std::string description;
-  std::string source;        ///< file it came from
+  std::string source;  ///< file it came from
   Vec3 tank_lo{-1, 0, -1}, tank_hi{1, 1, 1};
-  float spacing = 0.04f;     ///< [m] default particle spacing
+  float spacing = 0.04f;  ///< [m] default particle spacing
   std::vector<FluidBlock> blocks;
   std::vector<FluidSphere> spheres;
   std::vector<Emitter> emitters;
@@ -52,7 +52,18 @@ struct Scene {
   std::vector<std::pair<std::string, std::string>> params;  ///< SimParams overrides, as text
 };
 
-// Parses a scene from JSON text; `source` names it in messages. Throws SceneError.
+// Limits of a scene file. Larger or deeper files are refused before they are parsed.
+constexpr size_t kMaxSceneBytes = size_t(16) << 20;  ///< 16 MB
+constexpr int kMaxSceneDepth = 64;                   ///< arrays and objects inside each other
+constexpr size_t kMaxSceneItems = 10000;             ///< fluid_blocks, and fluid_spheres, each
+constexpr size_t kMaxEmitters = 64;
+constexpr size_t kMaxOutflows = 64;
+constexpr float kMinEmitterSpeed = 0.01f, kMaxEmitterSpeed = 50.0f;  ///< [m/s]
+constexpr uint64_t kMinMaxParticles = 1000;  ///< the smallest max_particles other than 0
+
+// Parses a scene from JSON text; `source` names it in messages. Throws SceneError, and
+// nothing else, with a one-line message "scene file '<source>': <key path> must be ...,
+// not ...", or for a syntax error "... JSON syntax error at line L, column C: ...".
 Scene parse_scene(const std::string& json_text, const std::string& source);
 // Reads and parses a file. Throws SceneError.
 Scene load_scene_file(const std::string& path);
@@ -65,15 +76,24 @@ std::vector<std::string> list_scenes(const std::string& scene_dir);
 // Applies the scene's parameter overrides. Throws SceneError naming params.<key>.
 void apply_scene_params(const Scene& scene, SimParams& params);
 
-// Total fluid volume of the scene's blocks inside the tank [m^3].
+// Total fluid volume of the scene's blocks and spheres inside the tank [m^3]: exact for a
+// sphere wholly inside, a numerical estimate for one cut by the walls. Overlapping shapes
+// count twice and obstacles are not subtracted.
 double fluid_volume(const Scene& scene);
-// The spacing that gives about `count` particles for the scene's volume of water.
+// The spacing that gives about `count` particles for the scene's volume of water. A scene
+// with emitters and no initial water scales its own spacing so that its particle limit
+// (max_particles, or the automatic 100,000) becomes `count`.
 float spacing_for_count(const Scene& scene, uint64_t count);
 // Particles on one lattice of spacing s (anchored at the tank's min corner + s/2): the
-// fluid blocks' points, and boundary samples filling a shell two spacings thick around
-// the tank. The tank's max faces are rounded down to whole spacings so that the walls
-// continue the lattice on every side. Throws SceneError, before allocating anything, when
-// the particles would not fit in `memory_bytes` (0 = the machine's free memory).
+// points inside any fluid block or sphere (once where they overlap), except those inside
+// an obstacle or within s/2 of it, and boundary samples filling a shell two spacings thick
+// around the tank. The tank's max faces are rounded down to whole spacings so that the
+// walls continue the lattice on every side. Emitters, outflows, obstacles (at rest) and
+// max_particles are copied. The fluid is empty only in a scene with emitters. Throws
+// SceneError, before allocating anything, when the particles would not fit in
+// `memory_bytes` (0 = the machine's free memory); with emitters, that counts the most
+// fluid particles they may bring (max_particles, or 4 x the initial count, at least
+// 100,000).
 InitialState build_initial_state(const Scene& scene, float spacing, uint64_t memory_bytes = 0);
 
 // Particle count limits: the most a simulation accepts, and an estimate of the memory a
