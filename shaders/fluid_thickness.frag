@@ -13,8 +13,7 @@ flat in vec3 v_color;
 uniform float u_radius;
 uniform mat4 u_projection;
 uniform int u_clip_to_scene;
-uniform sampler2D u_scene_depth;  // the opaque scene's depth buffer, window size
-uniform vec2 u_target_size;       // this target's size [px]
+uniform sampler2D u_scene_depth;  // the opaque scene's depth buffer, twice this target's size
 
 out float thickness;
 
@@ -30,7 +29,9 @@ void main() {
     return;
   }
   // The scene's eye depth from its depth buffer: z_ndc = -P22 - P32 / z_view.
-  float z_ndc = 2.0 * texture(u_scene_depth, gl_FragCoord.xy / u_target_size).r - 1.0;
+  // One texel of the 2 x 2 this pixel covers: an unfiltered fetch, the cheapest read.
+  ivec2 texel = min(ivec2(gl_FragCoord.xy) * 2, textureSize(u_scene_depth, 0) - 1);
+  float z_ndc = 2.0 * texelFetch(u_scene_depth, texel, 0).r - 1.0;
   float scene_depth = u_projection[3][2] / (z_ndc + u_projection[2][2]);
   float scene_t = scene_depth / max(-dir.z, 1e-6);  // along this ray
   thickness = max(min(b + half_chord, scene_t) - (b - half_chord), 0.0);

@@ -24,8 +24,6 @@ void FluidThicknessPass::draw(const CameraView& camera, const SurfaceTargets& ta
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, targets.scene_depth);
     glUniform1i(program_.uniform("u_scene_depth"), 0);
-    glUniform2f(program_.uniform("u_target_size"), float(targets.thickness_width()),
-                float(targets.thickness_height()));
   }
   spheres.draw(program_, camera, radius, vbo, count);
   glDisable(GL_BLEND);
