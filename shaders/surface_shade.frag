@@ -16,6 +16,8 @@ uniform sampler2D u_normal;     // view-space normal
 uniform sampler2D u_thickness;  // [m] summed sphere thickness
 uniform sampler2D u_scene;      // what lies behind the water
 uniform sampler2D u_environment;  // equirectangular, top row = up
+uniform sampler2D u_opaque_depth; // the opaque scene's depth buffer (with u_check_opaque)
+uniform int u_check_opaque;       // 1: obstacles may stand in front of the water
 uniform mat4 u_projection;
 uniform mat3 u_view_to_world;
 uniform vec3 u_light_dir;  // towards the light, view space
@@ -55,7 +57,22 @@ void main() {
   vec4 clip_bent = u_projection * vec4(position + bent * reach, 1.0);
   vec4 clip_straight = u_projection * vec4(position + view_dir * reach, 1.0);
   vec2 offset = 0.5 * (clip_bent.xy / clip_bent.w - clip_straight.xy / clip_straight.w);
-  vec3 behind = texture(u_scene, v_uv + offset).rgb;
+  vec2 lookup = v_uv + offset;
+  if (u_check_opaque != 0) {
+    // The scene texture holds the obstacles in front of the water too: a lookup that lands
+    // on one (its eye depth, z_ndc = -P22 - P32 / z_view, nearer than the water's) would
+    // show it inside the water beside its silhouette. The straight lookup is behind the
+    // water: this fragment passed the depth test against the same scene.
+    // The nearest of the four texels the colour lookup blends (it filters linearly).
+    vec2 texel = 0.5 / vec2(textureSize(u_opaque_depth, 0));
+    float z = min(min(texture(u_opaque_depth, lookup + vec2(-texel.x, -texel.y)).r,
+                      texture(u_opaque_depth, lookup + vec2(texel.x, -texel.y)).r),
+                  min(texture(u_opaque_depth, lookup + vec2(-texel.x, texel.y)).r,
+                      texture(u_opaque_depth, lookup + vec2(texel.x, texel.y)).r));
+    float scene_depth = u_projection[3][2] / (2.0 * z - 1.0 + u_projection[2][2]);
+    if (scene_depth < d) lookup = v_uv;
+  }
+  vec3 behind = texture(u_scene, lookup).rgb;
   vec3 transmittance = exp(-u_absorption * thickness);
   // Light scattered inside the water towards the eye: the sky's light, tinted by what the
   // water lets through over a short path, so thick water turns deep blue-green, not black.

@@ -18,13 +18,14 @@ bool imgui_wants_keyboard() {
   return ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureKeyboard;
 }
 
-void on_mouse_button(GLFWwindow* window, int button, int action, int /*mods*/) {
+void on_mouse_button(GLFWwindow* window, int button, int action, int mods) {
   InputState& s = state_of(window);
   const bool press = action == GLFW_PRESS;
   if (press && imgui_wants_mouse()) return;  // a click on the panel
   glfwGetCursorPos(window, &s.cursor_x, &s.cursor_y);
   if (button == GLFW_MOUSE_BUTTON_LEFT) {
     s.left = press;
+    s.left_ctrl = press && (mods & GLFW_MOD_CONTROL) != 0;
     if (press) s.left_pressed = true;
   } else if (button == GLFW_MOUSE_BUTTON_RIGHT) {
     s.right = press;

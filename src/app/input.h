@@ -14,6 +14,8 @@ struct InputState {
   // claim and lasts until release, even if the cursor then crosses the panel.
   bool left = false, right = false, middle = false;
   bool left_pressed = false;              ///< left went down since the last frame
+  /// The left drag under way began with ctrl held: it moves an obstacle, not the water.
+  bool left_ctrl = false;
   double cursor_x = 0.0, cursor_y = 0.0;  ///< window coordinates
   double orbit_dx = 0.0, orbit_dy = 0.0;  ///< right-drag motion since the last frame
   double pan_dx = 0.0, pan_dy = 0.0;      ///< middle-drag motion since the last frame

@@ -132,13 +132,39 @@ void InteractiveApp::apply_requests() {
   controls_.reload_shaders_requested = false;
 }
 
-MouseForce InteractiveApp::mouse_force(double frame_seconds) {
+void InteractiveApp::cursor_ray(glm::vec3* origin, glm::vec3* direction) const {
   int width = 0, height = 0;
   glfwGetWindowSize(window_, &width, &height);
+  camera_.ray(input_.cursor_x, input_.cursor_y, width, height, origin, direction);
+}
+
+MouseForce InteractiveApp::mouse_force(double frame_seconds) {
   glm::vec3 origin, direction;
-  camera_.ray(input_.cursor_x, input_.cursor_y, width, height, &origin, &direction);
-  return mouse_.update(*setup_.sim, input_.left, origin, direction, camera_.eye(),
-                       camera_.forward(), frame_seconds);
+  cursor_ray(&origin, &direction);
+  // A drag begun with ctrl is the obstacles' (see drag_obstacles), even on empty space.
+  return mouse_.update(*setup_.sim, input_.left && !input_.left_ctrl, origin, direction,
+                       camera_.eye(), camera_.forward(), frame_seconds);
+}
+
+void InteractiveApp::drag_obstacles() {
+  Simulation& sim = *setup_.sim;
+  const std::vector<ObstacleShape> shapes = sim.obstacles();
+  glm::vec3 origin, direction;
+  cursor_ray(&origin, &direction);
+  const bool ctrl = glfwGetKey(window_, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
+                    glfwGetKey(window_, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
+  // ImGui's io.WantCaptureMouse (from the last NewFrame): the cursor is over the panel, so
+  // the scene does not react to it. Presses there never reach InputState at all.
+  const bool over_scene = !ImGui::GetIO().WantCaptureMouse;
+  const bool other_drag = (input_.left && !input_.left_ctrl) || input_.right || input_.middle;
+  const ObstacleDrag::Frame frame = obstacle_drag_.update(
+      shapes, input_.left && input_.left_ctrl, ctrl && over_scene && !other_drag, origin, direction,
+      camera_.eye(), camera_.forward());
+  if (frame.move) {
+    const glm::vec3 c = frame.move->center;
+    sim.move_obstacle(frame.move->index, Vec3{c.x, c.y, c.z});
+  }
+  highlighted_obstacle_ = frame.highlighted;
 }
 
 void InteractiveApp::simulate(double frame_seconds) {
@@ -287,8 +313,14 @@ int InteractiveApp::run() {
     if (input_.scroll != 0.0) camera_.zoom(input_.scroll);
     apply_requests();
 
+    drag_obstacles();
     setup_.sim->set_mouse(mouse_force(last_simulated_seconds_));
     simulate(frame_seconds);
+    {
+      const std::vector<ObstacleShape> obstacles = setup_.sim->obstacles();
+      controls_.obstacles = !obstacles.empty();
+      renderer_.set_obstacles(obstacle_draws(obstacles, highlighted_obstacle_));
+    }
     const RunStats stats = setup_.sim->stats();
     last_simulated_seconds_ = std::max(stats.simulated_time - previous_simulated_time_, 0.0);
     previous_simulated_time_ = stats.simulated_time;
@@ -366,6 +398,14 @@ int InteractiveApp::run() {
     } else {
       std::printf("tidepool: --gl-check: no OpenGL errors\n");
     }
+  }
+  // Where the obstacles ended up (after any ctrl + left drags).
+  const std::vector<ObstacleShape> obstacles = setup_.sim->obstacles();
+  for (size_t i = 0; i < obstacles.size(); ++i) {
+    const ObstacleShape& o = obstacles[i];
+    std::printf("tidepool: obstacle %zu (%s) at %.4f %.4f %.4f m\n", i,
+                o.kind == int(ShapeKind::Sphere) ? "sphere" : "box", o.center.x, o.center.y,
+                o.center.z);
   }
   std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s\n",
               frames_drawn, static_cast<unsigned long long>(stats.steps), stats.simulated_time,

@@ -10,6 +10,7 @@
 #include "app/frame_stats.h"
 #include "app/input.h"
 #include "app/mouse_tool.h"
+#include "app/obstacle_picking.h"
 #include "app/panel.h"
 #include "app/setup.h"
 #include "render/renderer.h"
@@ -39,7 +40,11 @@ class InteractiveApp {
   // stderr and in the panel's screenshot note, and carries on whatever happens.
   void save_view_screenshot(int fb_width, int fb_height);
   void simulate(double frame_seconds);
+  void cursor_ray(glm::vec3* origin, glm::vec3* direction) const;  ///< world space
   MouseForce mouse_force(double frame_seconds);
+  // Ctrl + left drag: moves the grabbed obstacle (sim->move_obstacle) and sets which one
+  // is highlighted.
+  void drag_obstacles();
   float screen_shift(const PanelExtent& panel) const;
   CameraView camera_view(int framebuffer_width, int framebuffer_height) const;
   Marker marker() const;
@@ -51,6 +56,8 @@ class InteractiveApp {
   Renderer renderer_;
   OrbitCamera camera_;
   MouseTool mouse_;
+  ObstacleDrag obstacle_drag_;
+  int highlighted_obstacle_ = -1;  ///< drawn highlighted this frame, -1 none
   FrameStats frame_stats_;
   AppControls controls_;
   RenderSettings render_;

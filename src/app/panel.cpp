@@ -472,10 +472,11 @@ void draw_help_overlay(const AppControls& controls, const SimParams& params) {
   if (ImGui::Begin("##help", nullptr, flags)) {
     const char* modes[] = {"push", "pull", "drag"};
     const int m = params.mouse_mode;
-    char mouse[160], keys[160];
+    char mouse[192], keys[160];
     std::snprintf(mouse, sizeof(mouse),
-                  "%sLeft drag: %s water   Right drag: orbit   Middle drag: pan   Wheel: zoom",
-                  controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move");
+                  "%sLeft drag: %s water   %sRight drag: orbit   Middle drag: pan   Wheel: zoom",
+                  controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move",
+                  controls.obstacles ? "Ctrl+left drag: move obstacle   " : "");
     std::snprintf(keys, sizeof(keys),
                   "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
                   "Tab: hide panel   Esc: quit",

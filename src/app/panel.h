@@ -23,6 +23,7 @@ struct AppControls {
   bool reload_shaders_requested = false;
   bool screenshot_requested = false;     ///< save the 3D view as a PNG (Save screenshot, F12)
   bool panel_hidden = false;             ///< Tab: no panel and no help line, the view alone
+  bool obstacles = false;                ///< the scene has obstacles: the help line says ctrl+left
   int particle_target = 0;               ///< the panel's particle count, applied by Reset
   std::string reset_error;               ///< shown in red until the next successful reset
   std::string shader_error;              ///< last failed shader reload

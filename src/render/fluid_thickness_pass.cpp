@@ -1,5 +1,7 @@
 #include "render/fluid_thickness_pass.h"
 
+#include <glm/gtc/type_ptr.hpp>
+
 namespace tp {
 
 FluidThicknessPass::FluidThicknessPass(const std::string& shader_dir)
@@ -7,7 +9,7 @@ FluidThicknessPass::FluidThicknessPass(const std::string& shader_dir)
 
 void FluidThicknessPass::draw(const CameraView& camera, const SurfaceTargets& targets,
                               const SphereInstances& spheres, GLuint vbo, size_t count,
-                              float radius) const {
+                              float radius, bool clip_to_scene) const {
   glBindFramebuffer(GL_FRAMEBUFFER, targets.thickness_fbo);
   const GLfloat none[] = {0.0f, 0.0f, 0.0f, 0.0f};
   glClearBufferfv(GL_COLOR, 0, none);
@@ -16,8 +18,16 @@ void FluidThicknessPass::draw(const CameraView& camera, const SurfaceTargets& ta
   glEnable(GL_BLEND);
   glBlendFunc(GL_ONE, GL_ONE);
   program_.use();
+  glUniform1i(program_.uniform("u_clip_to_scene"), clip_to_scene ? 1 : 0);
+  if (clip_to_scene) {
+    // The scene's depth is read, not attached: the thickness target has no depth buffer.
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, targets.scene_depth);
+    glUniform1i(program_.uniform("u_scene_depth"), 0);
+  }
   spheres.draw(program_, camera, radius, vbo, count);
   glDisable(GL_BLEND);
+  glBindTexture(GL_TEXTURE_2D, 0);
   glViewport(0, 0, targets.width(), targets.height());
 }
 

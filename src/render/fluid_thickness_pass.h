@@ -1,6 +1,8 @@
 // Surface mode, thickness pass: the summed length of the eye ray inside the particles'
 // spheres into SurfaceTargets::thickness (half resolution), by additive blending, without
-// a depth test (shaders/sphere.vert + fluid_thickness.frag).
+// a depth test (shaders/sphere.vert + fluid_thickness.frag). With `clip_to_scene` each
+// sphere's chord ends where the opaque scene (SurfaceTargets::scene_depth) begins, so
+// water behind an obstacle does not darken the water in front of it.
 #pragma once
 
 #include <string>
@@ -16,7 +18,7 @@ class FluidThicknessPass {
  public:
   explicit FluidThicknessPass(const std::string& shader_dir);  ///< throws RenderError
   void draw(const CameraView& camera, const SurfaceTargets& targets, const SphereInstances& spheres,
-            GLuint vbo, size_t count, float radius) const;
+            GLuint vbo, size_t count, float radius, bool clip_to_scene) const;
 
  private:
   GlProgram program_;

@@ -1,5 +1,6 @@
-// What the app tells the renderer each frame: the camera, the look, and the mouse marker.
-// Plain data; the renderer never sees the simulation, only these and a ParticleBuffer.
+// What the app tells the renderer each frame: the camera, the look, the mouse marker and
+// the obstacles. Plain data; the renderer never sees the simulation, only these and a
+// ParticleBuffer.
 #pragma once
 
 #include <glm/glm.hpp>
@@ -72,6 +73,18 @@ struct Marker {
   glm::vec3 position{0.0f};
   float radius = 0.03f;
   glm::vec3 color{1.0f, 0.6f, 0.2f};
+};
+
+// A rigid obstacle to draw (see ObstaclePass), copied by the app from the simulation each
+// frame. The kinds match kernels/obstacle.h's ShapeKind.
+enum class ObstacleKind : int { Box = 0, Sphere = 1 };
+
+struct ObstacleDraw {
+  int kind = int(ObstacleKind::Box);  ///< ObstacleKind
+  glm::vec3 center{0.0f};             ///< [m]
+  glm::vec3 half_extent{0.0f};        ///< [m] box: half its size along x, y, z
+  float radius = 0.0f;                ///< [m] sphere
+  bool highlighted = false;           ///< under the cursor with ctrl held, or being dragged
 };
 
 // One render pass's recent mean times (see PassProbe).

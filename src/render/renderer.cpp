@@ -11,7 +11,8 @@ Renderer::Renderer(const std::string& shader_dir, const std::string& environment
       spheres_(std::make_unique<SpherePass>(shader_dir)),
       tank_(std::make_unique<TankPass>(shader_dir)),
       surface_(std::make_unique<SurfaceRenderer>(shader_dir, environment_path)),
-      diffuse_(std::make_unique<DiffusePass>(shader_dir)) {
+      diffuse_(std::make_unique<DiffusePass>(shader_dir)),
+      obstacle_pass_(std::make_unique<ObstaclePass>(shader_dir)) {
   glGenBuffers(1, &marker_vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
   glBufferData(GL_ARRAY_BUFFER, sizeof(Vec4), nullptr, GL_DYNAMIC_DRAW);
@@ -21,14 +22,16 @@ Renderer::Renderer(const std::string& shader_dir, const std::string& environment
 Renderer::~Renderer() { glDeleteBuffers(1, &marker_vbo_); }
 
 void Renderer::reload_shaders() {
-  // Build both first so a failure leaves the running passes untouched.
+  // Build them all first so a failure leaves the running passes untouched.
   auto spheres = std::make_unique<SpherePass>(shader_dir_);
   auto tank = std::make_unique<TankPass>(shader_dir_);
   auto diffuse = std::make_unique<DiffusePass>(shader_dir_);
+  auto obstacles = std::make_unique<ObstaclePass>(shader_dir_);
   surface_->reload_shaders(shader_dir_);  // keeps its old programs when this throws
   spheres_ = std::move(spheres);
   tank_ = std::move(tank);
   diffuse_ = std::move(diffuse);
+  obstacle_pass_ = std::move(obstacles);
   if (have_tank_) tank_->set_box(tank_lo_, tank_hi_);
 }
 
@@ -53,6 +56,10 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     glDisable(GL_BLEND);
     glDisable(GL_CULL_FACE);
     tank_->draw_floor(camera);
+    // The obstacles: refracted where they are under or behind the water, and in the depth
+    // that the fluid's spheres are tested against, so particles behind them (or inside
+    // them) leave no surface in front of them.
+    obstacle_pass_->draw(camera, obstacles_);
     // The far walls too (they are behind the water wherever they show through it): a ray
     // bent down into the water near the back meets the back wall, not the floor.
     glEnable(GL_BLEND);
@@ -61,7 +68,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     if (settings.show_walls) tank_->draw_walls(camera);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
-    surface_->end_scene(diffuse_particles_.count() > 0);
+    surface_->end_scene(diffuse_particles_.count() > 0 || !obstacles_.empty());
     probe_.end();
   }
 
@@ -79,6 +86,14 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
   tank_->draw_floor(camera);
   probe_.end();
 
+  if (!obstacles_.empty()) {
+    // Opaque, before the fluid: the spheres are depth-tested against them, and so is the
+    // surface's shading, which writes the smoothed surface's depth.
+    probe_.begin("obstacles");
+    obstacle_pass_->draw(camera, obstacles_);
+    probe_.end();
+  }
+
   if (surface) {
     FluidDraw fluid;
     fluid.vbo = particles_.vbo();
@@ -86,6 +101,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     fluid.radius = settings.particle_radius * settings.size_scale;
     fluid.spacing = 2.0f * settings.particle_radius;
     fluid.nearest_depth = nearest_tank_depth(camera);
+    fluid.clip_to_scene = !obstacles_.empty();
     if (fluid.count > 0) surface_->draw(camera, fluid, settings.surface, probe_);
     glViewport(0, 0, camera.framebuffer_width, camera.framebuffer_height);
   } else {

@@ -1,15 +1,18 @@
-// The frame's 3D drawing, in order: clear, tank floor, fluid (spheres, or the screen-space
-// surface: see SurfaceRenderer), spray, foam and bubbles (DiffusePass), translucent walls
-// and edges, mouse marker. The app draws its panel afterwards. Holds every GL resource of
-// the scene; construct it with a current GL 3.3 context.
+// The frame's 3D drawing, in order: clear, tank floor, obstacles (ObstaclePass), fluid
+// (spheres, or the screen-space surface: see SurfaceRenderer), spray, foam and bubbles
+// (DiffusePass), translucent walls and edges, mouse marker. The app draws its panel afterwards.
+// Holds every GL resource of the scene; construct it with a current GL 3.3 context.
 #pragma once
 
 #include <glad/gl.h>
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "render/diffuse_pass.h"
+#include "render/obstacle_pass.h"
 #include "render/particle_buffer.h"
 #include "render/pass_probe.h"
 #include "render/render_types.h"
@@ -33,6 +36,8 @@ class Renderer {
   void reload_shaders();
 
   void set_tank(const glm::vec3& lo, const glm::vec3& hi);
+  // The obstacles as they are now; drawn until replaced (the app sets them every frame).
+  void set_obstacles(std::vector<ObstacleDraw> obstacles) { obstacles_ = std::move(obstacles); }
   ParticleBuffer& particles() { return particles_; }
   // Spray, foam and bubbles (see DiffusePass): drawn when it holds any.
   ParticleBuffer& diffuse_particles() { return diffuse_particles_; }
@@ -59,6 +64,8 @@ class Renderer {
   std::unique_ptr<TankPass> tank_;
   std::unique_ptr<SurfaceRenderer> surface_;
   std::unique_ptr<DiffusePass> diffuse_;
+  std::unique_ptr<ObstaclePass> obstacle_pass_;
+  std::vector<ObstacleDraw> obstacles_;
   PassProbe probe_;
   glm::vec3 tank_lo_{0.0f}, tank_hi_{0.0f};
   bool have_tank_ = false;

@@ -39,7 +39,7 @@ void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
   const Passes& p = *passes_;
   const float radius = kSurfaceSphereScale * fluid.radius;
   probe.begin("surface thickness");
-  p.thickness.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
+  p.thickness.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius, fluid.clip_to_scene);
   probe.end();
   probe.begin("surface depth");
   p.depth.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
@@ -67,9 +67,9 @@ void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
   const float sphere_volume = 4.18879f * radius * radius * radius;
   const float fill =
       std::max(sphere_volume / std::pow(std::max(fluid.spacing, 1e-6f), 3.0f), 0.05f);
-  p.shade.draw(camera, targets_, environment_.id(), settings, 1.0f / fill);
+  p.shade.draw(camera, targets_, environment_.id(), settings, 1.0f / fill, fluid.clip_to_scene);
   probe.end();
-  for (int unit = 4; unit >= 0; --unit) {
+  for (int unit = 5; unit >= 0; --unit) {
     glActiveTexture(GLenum(GL_TEXTURE0 + unit));
     glBindTexture(GL_TEXTURE_2D, 0);
   }

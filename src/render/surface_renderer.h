@@ -4,8 +4,8 @@
 //   smooth x/y  separable bilateral filter       depth_smooth_pass
 //   normals     from the smoothed depth          surface_normal_pass
 //   shade       refraction, absorption, Fresnel  surface_shade_pass
-// The scene behind the water (the tank floor) is drawn into SurfaceTargets first, by the
-// caller, through scene_target().
+// The scene behind the water (the tank floor, the obstacles) is drawn into SurfaceTargets
+// first, by the caller, between begin_scene() and end_scene().
 #pragma once
 
 #include <memory>
@@ -30,6 +30,11 @@ struct FluidDraw {
   float spacing = 0.04f;  ///< [m] particle spacing
   /// [m] no particle is nearer the eye than this (the tank's nearest corner); 0 = unknown
   float nearest_depth = 0.0f;
+  /// Obstacles are in the scene: the thickness stops at the scene's depth (see
+  /// FluidThicknessPass), and refraction does not pick up what lies in front of the water
+  /// (SurfaceShadePass; end_scene must have kept the opaque depth). Without them only the
+  /// floor is there, below every particle.
+  bool clip_to_scene = false;
 };
 
 class SurfaceRenderer {
@@ -44,7 +49,8 @@ class SurfaceRenderer {
   // cleared to `background`. The caller draws the scene, then calls draw().
   void begin_scene(int width, int height, const glm::vec3& background);
   // After the scene: framebuffer 0 bound again, and with `keep_depth` the scene's depth
-  // copied to targets().opaque_depth first (for the diffuse bubbles).
+  // copied to targets().opaque_depth first (for the diffuse bubbles, and for the shading
+  // when there are obstacles).
   void end_scene(bool keep_depth) const;
 
   // Every pass up to the shading, which draws into framebuffer 0 (depth-tested against

@@ -11,16 +11,19 @@ SurfaceShadePass::SurfaceShadePass(const std::string& shader_dir)
 
 void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targets,
                             GLuint environment, const SurfaceSettings& settings,
-                            float thickness_per_chord) const {
+                            float thickness_per_chord, bool opaque_in_front_check) const {
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
   program_.use();
   const GLuint textures[] = {targets.depth_smooth, targets.normal, targets.thickness,
-                             targets.scene_color, environment};
-  const char* names[] = {"u_depth", "u_normal", "u_thickness", "u_scene", "u_environment"};
-  for (int unit = 0; unit < 5; ++unit) {
+                             targets.scene_color,  environment,    targets.opaque_depth};
+  const char* names[] = {"u_depth", "u_normal",      "u_thickness",
+                         "u_scene", "u_environment", "u_opaque_depth"};
+  const int units = opaque_in_front_check ? 6 : 5;
+  glUniform1i(program_.uniform("u_check_opaque"), opaque_in_front_check ? 1 : 0);
+  for (int unit = 0; unit < units; ++unit) {
     glActiveTexture(GLenum(GL_TEXTURE0 + unit));
     glBindTexture(GL_TEXTURE_2D, textures[unit]);
     glUniform1i(program_.uniform(names[unit]), unit);

@@ -1,7 +1,7 @@
 // The off-screen textures of the screen-space surface, all at the window's size, and the
 // framebuffers that write them. resize() rebuilds them when the window's size changes.
 //
-//   scene colour + scene depth   the opaque scene (tank floor) behind the water: refracted
+//   scene colour + scene depth   the opaque scene (floor, obstacles) behind the water: refracted
 //   thickness                    summed sphere thickness (additive), half resolution
 //   depth raw -> temp -> smooth  linear eye depth of the nearest sphere [m], 0 = no fluid;
 //                                smoothed along x into temp (with the outline's coverage),
