@@ -57,7 +57,6 @@ constexpr size_t kMaxSceneBytes = size_t(16) << 20;  ///< 16 MB
 constexpr int kMaxSceneDepth = 64;                   ///< arrays and objects inside each other
 constexpr size_t kMaxSceneItems = 10000;             ///< fluid_blocks, and fluid_spheres, each
 constexpr size_t kMaxEmitters = 64;
-constexpr size_t kMaxOutflows = 64;
 constexpr float kMinEmitterSpeed = 0.01f, kMaxEmitterSpeed = 50.0f;  ///< [m/s]
 constexpr uint64_t kMinMaxParticles = 1000;  ///< the smallest max_particles other than 0
 

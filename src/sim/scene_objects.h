@@ -27,7 +27,6 @@ std::vector<Vec3> emitter_layer(const Emitter& emitter, float spacing);
 // The nozzle's frame: axis a along the velocity, u horizontal when it can be, w = a x u.
 void emitter_frame(const Emitter& emitter, Vec3* a, Vec3* u, Vec3* w);
 
-constexpr int kMaxOutflows = 8;
 struct OutflowBoxes {
   Vec3 lo[kMaxOutflows], hi[kMaxOutflows];
   int count;
@@ -37,7 +36,7 @@ template <class B>
 void SimulationImpl<B>::setup_scene_objects(const InitialState& s) {
   if (s.obstacles.size() > size_t(kMaxObstacles))
     throw std::invalid_argument("too many obstacles (the limit is " + std::to_string(kMaxObstacles) + ")");
-  if (s.outflows.size() > size_t(kMaxOutflows))
+  if (s.outflows.size() > kMaxOutflows)
     throw std::invalid_argument("too many outflows (the limit is " + std::to_string(kMaxOutflows) + ")");
   obstacles_ = s.obstacles;
   for (ObstacleShape& o : obstacles_) o.velocity = Vec3{0, 0, 0};

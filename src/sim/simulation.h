@@ -36,6 +36,7 @@ struct Emitter {
 struct Outflow {
   Vec3 lo{0, 0, 0}, hi{0, 0, 0};  ///< [m]
 };
+constexpr size_t kMaxOutflows = 8;  ///< per scene (each step tests every particle against each)
 
 // The initial particles of a scene at a given spacing (see scene.h, which builds it).
 struct InitialState {

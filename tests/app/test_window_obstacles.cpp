@@ -154,7 +154,8 @@ void expect_obstacles_drawn(const Image& shot, bool surface) {
   if (!surface) {
     // The particles in front of the submerged parts hide them.
     EXPECT_GT(under.water_share(), 0.5) << "the water in front of the ball's lower part hides it";
-    EXPECT_LT(under.obstacle_share(), 0.02);
+    // (A sliver shows between the particles: they rest half a spacing off its surface.)
+    EXPECT_LT(under.obstacle_share(), 0.06);
     EXPECT_GT(box_wet.water_share(), 0.5) << "the water in front of the box hides its lower part";
     EXPECT_LT(box_wet.obstacle_share(), 0.02);
   } else {
@@ -318,7 +319,9 @@ TEST(Window, CtrlLeftDragMovesAnObstacle) {
   if (HasFatalFailure()) return;
   send("mouseup 1");
   send("keyup ctrl");
-  wait_frames(*watcher, 5);
+  // An obstacle moves at most half a spacing per step (one step per frame here), so it
+  // may trail the cursor for a few dozen frames before it reaches where it was dropped.
+  wait_frames(*watcher, 60);
   if (HasFatalFailure()) return;
   const Image after = grab_window(*watcher, kWidth, kHeight);
   save_png(after, dir + "/after_grab.png");
