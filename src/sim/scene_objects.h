@@ -90,10 +90,8 @@ void SimulationImpl<B>::place_boundary_samples(const InitialState& s, float latt
   });
   const float pad = 2.0f * spacing_ + spacing_;
   obstacle_grid_.configure(tank_lo_ - Vec3{pad, pad, pad}, tank_hi_ + Vec3{pad, pad, pad}, 2.0f * spacing_);
-  obstacles_placed_ = false;
   copy_obstacles_to_constants();
   place_obstacle_samples();
-  obstacles_placed_ = true;
 }
 
 template <class B>
@@ -158,13 +156,13 @@ void SimulationImpl<B>::plan_obstacle_motion() {
               v.z != obstacles_[k].velocity.z;
     obstacles_[k].velocity = v;
   }
-  if (changed || !obstacles_placed_) place_obstacle_samples();
-  obstacles_placed_ = true;
+  if (changed) place_obstacle_samples();  // the same places, the new velocities
   copy_obstacles_to_constants();
 }
 
 // Called by integrate() and commit_predicted() once the step's dt is known: the obstacles
-// move, so that the clamp pushes particles out of where they are at the end of the step.
+// move (and their samples with them), so that the clamp pushes particles out of where
+// they are at the end of the step.
 template <class B>
 void SimulationImpl<B>::advance_obstacles() {
   bool moved = false;
@@ -177,7 +175,9 @@ void SimulationImpl<B>::advance_obstacles() {
     moved = true;
   }
   copy_obstacles_to_constants();
-  if (moved) obstacles_placed_ = false;  // re-sampled at the next step's start
+  // The samples follow at once, so that the end state's density (statistics, the diffuse
+  // particles, a density reused by the next step) sees the obstacles where they are.
+  if (moved) place_obstacle_samples();
 }
 
 template <class B>

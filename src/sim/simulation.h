@@ -137,6 +137,30 @@ struct BackendInfo {
   std::string description;  ///< "CPU (OpenMP, 2 threads)" or "CUDA: <device name>"
 };
 
+// Everything a simulation needs to continue exactly as it would have (state files,
+// src/sim/state_file.h). `initial` holds the tank, spacing, the tank's boundary samples,
+// the obstacles where they are now, emitters, outflows, and the fluid in memory order.
+struct SimState {
+  InitialState initial;
+  std::vector<uint> id;          ///< per fluid particle, memory order
+  std::vector<float> pressure;   ///< per fluid particle (PCISPH warm-starts from it)
+  SimParams params{};
+  std::vector<Vec3> obstacle_target;
+  std::vector<double> emitter_travel;
+  std::vector<DiffuseParticle> diffuse;  ///< in birth order
+  double diffuse_time = 0.0;
+  float mass = 0.0f;             ///< [kg] fixed at the first reset, whatever rho0 is now
+  float rest_density = 0.0f;     ///< the ramp's current value (see SimulationImpl)
+  float solver_dt_limit = 0.0f;
+  bool pending_measure = false;
+  int previous_solver = -1;
+  uint next_id = 0;
+  double time_debt = 0.0;
+  RunStats stats;                ///< (phases are not kept)
+  double error_sum = 0.0;
+  uint64_t measured = 0, iteration_sum = 0, iteration_steps = 0;
+};
+
 class Simulation {
  public:
   virtual ~Simulation() = default;
@@ -177,6 +201,11 @@ class Simulation {
   // The centre is kept inside the tank. Returns false for an unknown index.
   virtual bool move_obstacle(int index, Vec3 center) = 0;
   virtual std::vector<Emitter> emitters() const = 0;
+  // The whole state, and back. restore() replaces everything (throws
+  // std::invalid_argument, leaving the simulation as it was, when the state is unusable);
+  // the restored simulation then steps exactly as the captured one would have.
+  virtual SimState capture() = 0;
+  virtual void restore(const SimState& state) = 0;
   virtual std::vector<Outflow> outflows() const = 0;
 
   virtual uint particle_count() const = 0;

@@ -73,6 +73,8 @@ class SimulationImpl final : public Simulation {
   bool move_obstacle(int index, Vec3 center) override;
   std::vector<Emitter> emitters() const override { return emitters_; }
   std::vector<Outflow> outflows() const override { return outflows_; }
+  SimState capture() override;          // src/sim/sim_state.h
+  void restore(const SimState& state) override;
   uint particle_count() const override { return fluid.n; }
   uint boundary_count() const override { return wall_n_ + obstacle_n_; }
   float spacing() const override { return spacing_; }
@@ -196,7 +198,6 @@ class SimulationImpl final : public Simulation {
   std::vector<PhaseTime> phases_;
   std::vector<ObstacleShape> obstacles_;
   std::vector<Vec3> obstacle_target_;  ///< where move_obstacle() asked each to go
-  bool obstacles_placed_ = false;      ///< the samples are where the obstacles are
   static constexpr float kMaxObstacleSpeed = 20.0f;  ///< [m/s]
   std::vector<Emitter> emitters_;
   std::vector<double> emitter_travel_;           ///< [m] moved since the last layer

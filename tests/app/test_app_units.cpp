@@ -153,6 +153,8 @@ struct FakeSim : Simulation {
   bool move_obstacle(int, Vec3) override { return false; }
   std::vector<Emitter> emitters() const override { return {}; }
   std::vector<Outflow> outflows() const override { return {}; }
+  SimState capture() override { return {}; }
+  void restore(const SimState&) override {}
   uint particle_count() const override { return 0; }
   uint boundary_count() const override { return 0; }
   float spacing() const override { return 0.05f; }

@@ -1,0 +1,109 @@
+// capture() and restore(): the whole simulation state through the host, for state files.
+// A restored simulation steps bit for bit as the captured one would have: the fluid keeps
+// its memory order (a grid build of already sorted particles keeps their order), the
+// tank's samples theirs, and every value a step reads from the one before is restored
+// (the rest density's ramp, the last speed and time step, PCISPH's warm-start pressures
+// and time-step limit, the emitters' progress, the obstacles' targets, the diffuse
+// particles and the step count that seeds their random numbers).
+#pragma once
+
+#include "sim/diffuse.h"
+#include "sim/scene_objects.h"
+#include "sim/simulation_impl.h"
+
+namespace tp {
+
+template <class B>
+SimState SimulationImpl<B>::capture() {
+  SimState s;
+  const uint n = fluid.n;
+  InitialState& init = s.initial;
+  init.tank_lo = tank_lo_;
+  init.tank_hi = tank_hi_;
+  init.spacing = spacing_;
+  init.fluid.resize(n);
+  init.velocity.resize(n);
+  s.id.resize(n);
+  s.pressure.resize(n);
+  B::copy_to_host(init.fluid.data(), fluid.position.data(), n);
+  B::copy_to_host(init.velocity.data(), fluid.velocity.data(), n);
+  B::copy_to_host(s.id.data(), fluid.id.data(), n);
+  B::copy_to_host(s.pressure.data(), fluid.pressure.data(), n);
+  init.boundary.resize(wall_n_);
+  B::copy_to_host(init.boundary.data(), boundary_.data(), wall_n_);
+  init.obstacles = obstacles_;
+  init.emitters = emitters_;
+  init.outflows = outflows_;
+  init.max_particles = max_particles_;
+  s.params = params_;
+  s.obstacle_target = obstacle_target_;
+  s.emitter_travel = emitter_travel_;
+  s.diffuse = diffuse_snapshot();
+  s.diffuse_time = diffuse_time_;
+  s.mass = mass_;
+  s.pending_measure = pending_measure_;
+  s.rest_density = rest_density_;
+  s.solver_dt_limit = solver_dt_limit_;
+  s.previous_solver = previous_solver_;
+  s.next_id = next_id_;
+  s.time_debt = time_debt_;
+  s.stats = stats_;
+  s.stats.phases.clear();
+  s.error_sum = error_sum_;
+  s.measured = measured_;
+  s.iteration_sum = iteration_sum_;
+  s.iteration_steps = iteration_steps_;
+  return s;
+}
+
+template <class B>
+void SimulationImpl<B>::restore(const SimState& s) {
+  const size_t n = s.initial.fluid.size();
+  if (s.initial.velocity.size() != n || s.id.size() != n || s.pressure.size() != n)
+    throw std::invalid_argument("the state's particle arrays differ in length");
+  if (!(s.mass > 0.0f) || !std::isfinite(s.mass) || !(s.rest_density > 0.0f))
+    throw std::invalid_argument("the state's particle mass or rest density is not valid");
+  if (s.obstacle_target.size() != s.initial.obstacles.size() ||
+      s.emitter_travel.size() != s.initial.emitters.size())
+    throw std::invalid_argument("the state's obstacles or emitters are incomplete");
+  for (const Vec4& b : s.initial.boundary)
+    if (!(b.w > 0.0f) || !is_finite(xyz(b))) throw std::invalid_argument("the state's boundary samples are not valid");
+  std::vector<uint> ids(s.id);
+  std::sort(ids.begin(), ids.end());
+  if (std::adjacent_find(ids.begin(), ids.end()) != ids.end() || (n && ids.back() >= s.next_id))
+    throw std::invalid_argument("the state's particle ids are not unique");
+  // reset() validates the rest and is all or nothing; on failure nothing has changed.
+  const SimParams before = params_;
+  params_ = s.params;
+  try {
+    reset(s.initial);
+  } catch (...) {
+    params_ = before;
+    throw;
+  }
+  B::copy_from_host(fluid.id.data(), s.id.data(), uint(n));
+  mass_ = s.mass;
+  obstacles_ = s.initial.obstacles;  // with their velocities
+  B::copy_from_host(fluid.pressure.data(), s.pressure.data(), uint(n));
+  obstacle_target_ = s.obstacle_target;
+  emitter_travel_ = s.emitter_travel;
+  next_id_ = s.next_id;
+  rest_density_ = s.rest_density;
+  solver_dt_limit_ = s.solver_dt_limit;
+  previous_solver_ = s.previous_solver;
+  time_debt_ = s.time_debt;
+  stats_ = s.stats;
+  error_sum_ = s.error_sum;
+  measured_ = s.measured;
+  iteration_sum_ = s.iteration_sum;
+  iteration_steps_ = s.iteration_steps;
+  place_obstacle_samples();  // where the obstacles are, with their velocities
+  diffuse_.clear();
+  add_diffuse(s.diffuse);
+  diffuse_time_ = s.diffuse_time;
+  stats_.diffuse.spawned = s.stats.diffuse.spawned;
+  pending_measure_ = s.pending_measure;
+  refresh_constants();
+}
+
+}  // namespace tp
