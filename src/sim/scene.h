@@ -87,8 +87,9 @@ float spacing_for_count(const Scene& scene, uint64_t count);
 // points inside any fluid block or sphere (once where they overlap), except those inside
 // an obstacle or within s/2 of it, and boundary samples filling a shell two spacings thick
 // around the tank. The tank's max faces are rounded down to whole spacings so that the
-// walls continue the lattice on every side. Emitters, outflows, obstacles (at rest) and
-// max_particles are copied. The fluid is empty only in a scene with emitters. Throws
+// walls continue the lattice on every side. Emitters, outflows and obstacles (at rest) are
+// copied, and max_particles scaled to spacing s (it counts particles of the scene's own
+// spacing, so at another it stands for the same volume of water). The fluid is empty only in a scene with emitters. Throws
 // SceneError, before allocating anything, when the particles would not fit in
 // `memory_bytes` (0 = the machine's free memory); with emitters, that counts the most
 // fluid particles they may bring (max_particles, or 4 x the initial count, at least

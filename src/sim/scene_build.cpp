@@ -81,12 +81,21 @@ LatticeRange lattice_range(Vec3 blo, Vec3 bhi, Vec3 origin, float s, const doubl
   return r;
 }
 
-// The most fluid particles the simulation may hold: the initial ones, and with emitters
-// max_particles or the automatic limit (InitialState::max_particles).
-double fluid_capacity(const Scene& scene, double initial) {
+// The scene's max_particles at spacing s: it counts particles of the scene's own spacing,
+// so at another spacing it stands for the same volume of water. 0 stays 0 (automatic).
+uint64_t max_particles_at(const Scene& scene, float s) {
+  if (!scene.max_particles) return 0;
+  const double scale = std::pow(double(scene.spacing) / double(s), 3.0);
+  const double n = std::round(double(scene.max_particles) * scale);
+  return uint64_t(std::min(std::max(n, double(kMinMaxParticles)), double(kMaxParticles)));
+}
+
+// The most fluid particles the simulation may hold at spacing s: the initial ones, and
+// with emitters max_particles or the automatic limit (InitialState::max_particles).
+double fluid_capacity(const Scene& scene, double initial, float s) {
   if (scene.emitters.empty()) return initial;
-  const double limit =
-      scene.max_particles ? double(scene.max_particles) : std::max(4.0 * initial, 100000.0);
+  const uint64_t most = max_particles_at(scene, s);
+  const double limit = most ? double(most) : std::max(4.0 * initial, 100000.0);
   return std::max(initial, limit);
 }
 
@@ -107,7 +116,7 @@ float spacing_for_count(const Scene& s, uint64_t count) {
   if (count == 0) return s.spacing;
   const double volume = fluid_volume(s);
   if (volume > 0.0 || s.emitters.empty()) return float(std::cbrt(volume / double(count)));
-  return float(double(s.spacing) * std::cbrt(fluid_capacity(s, 0.0) / double(count)));
+  return float(double(s.spacing) * std::cbrt(fluid_capacity(s, 0.0, s.spacing) / double(count)));
 }
 
 uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells) {
@@ -160,7 +169,7 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
     fluid_estimate +=
         std::min(sphere_ranges.back().count(), std::ceil(grown / (double(s) * s * s)));
   }
-  const double fluid_most = fluid_capacity(scene, fluid_estimate);
+  const double fluid_most = fluid_capacity(scene, fluid_estimate, s);
   const double layers = 2.0;
   double boundary_estimate =
       (n[0] + 2 * layers) * (n[1] + 2 * layers) * (n[2] + 2 * layers) - n[0] * n[1] * n[2];
@@ -280,7 +289,7 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
   for (ObstacleShape& o : st.obstacles) o.velocity = Vec3{0, 0, 0};
   st.emitters = scene.emitters;
   st.outflows = scene.outflows;
-  st.max_particles = scene.max_particles;
+  st.max_particles = max_particles_at(scene, s);
   return st;
 }
 
