@@ -1,6 +1,6 @@
-// The panel's scene list, scene file field and Record toggle in a real window under Xvfb,
-// used with the mouse and the keyboard through xdotool, as a person would. Run as the other
-// window tests (see test_window.cpp).
+// The panel's scene list, scene file field, Record toggle and preset buttons in a real
+// window under Xvfb, used with the mouse and the keyboard through xdotool, as a person
+// would. Run as the other window tests (see test_window.cpp).
 //
 // Where to click: with TIDEPOOL_TEST_WIDGETS=1 the app prints each named widget's rectangle
 // ("tidepool: widget 'scene' X Y W H") when it first appears or moves. Only the layout comes
@@ -322,4 +322,79 @@ TEST(Window, RecordWritesFramesUntilStopped) {
   ASSERT_TRUE(app.wait_exit(60));
   EXPECT_EQ(app.exit_code(), 0) << app.output();
   EXPECT_EQ(ply_files(out).size(), size_t(frames)) << "nothing written after the stop";
+}
+
+// Save preset writes the running parameters to the path in the field; Load preset with a
+// bad file says why in red and changes nothing (a second save writes the same file), and
+// with a good file changes the solver, which the panel's title shows.
+TEST(Window, PresetSaveAndLoadFromThePanel) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string bad = dir + "/bad_preset.json", good = dir + "/pbf_preset.json";
+  std::ofstream(bad) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "viscosity": 5}})";
+  std::ofstream(good) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "viscosity": 0.02}})";
+  RunningApp app("--scene pool --particles 2000 --size 1280x800 --set viscosity=0.004",
+                 dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+
+  click(w, wait_for_widget(app, "preset save"));  // the default name, in the working directory
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: saved preset " + dir + "/tidepool-preset.json"))
+      << app.output();
+  const std::string saved = [&] {
+    std::ifstream in(dir + "/tidepool-preset.json");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }();
+  EXPECT_NE(saved.find("\"viscosity\": 0.004,"), std::string::npos) << saved;
+  EXPECT_NE(saved.find("\"solver\": \"wcsph\","), std::string::npos) << saved;
+
+  type_into(w, widget(app, "preset path"), bad);
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "preset load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: preset file '" + bad +
+                                       "': params.viscosity: 5 is outside its valid range"))
+      << app.output();
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image refused = grab_window(*watcher);
+  save_png(refused, dir + "/preset_error.png");
+  EXPECT_GT(red_pixels(refused, wait_for_widget(app, "preset note")), 200) << "the error in red";
+  EXPECT_EQ(app.output().find("loaded preset"), std::string::npos);
+
+  type_into(w, widget(app, "preset path"), good);
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "preset load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: loaded preset " + good)) << app.output();
+  wait_frames(*watcher, 3);  // PBF adds a statistics line: what is below it moves down
+  if (HasFatalFailure()) return;
+  type_into(w, widget(app, "preset path"), dir + "/after.json");
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "preset save"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: saved preset " + dir + "/after.json")) << app.output();
+  std::ifstream in(dir + "/after.json");
+  std::stringstream after;
+  after << in.rdbuf();
+  EXPECT_NE(after.str().find("\"solver\": \"pbf\","), std::string::npos) << after.str();
+  EXPECT_NE(after.str().find("\"viscosity\": 0.02,"), std::string::npos) << after.str();
+  // The bad file changed nothing: apart from the good file's two keys, the same as before.
+  std::string expected = saved;
+  expected.replace(expected.find("\"solver\": \"wcsph\""), 17, "\"solver\": \"pbf\"");
+  expected.replace(expected.find("\"viscosity\": 0.004"), 18, "\"viscosity\": 0.02");
+  EXPECT_EQ(after.str(), expected);
+  wait_frames(*watcher, 2);
+  if (HasFatalFailure()) return;
+  save_png(grab_window(*watcher), dir + "/preset_loaded.png");
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
 }
