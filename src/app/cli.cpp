@@ -17,7 +17,9 @@ Scene and solver
   --backend auto|cpu|cuda  where to simulate (default auto: CUDA when a device answers)
   --threads N              CPU backend: use N threads (default: all cores)
   --particles N            about N particles for the scene's water (changes the spacing)
+  --preset FILE            load simulation parameters from a preset file (the panel saves them)
   --set KEY=VALUE          set a simulation parameter (repeatable), e.g. --set viscosity=0.01
+                           (order: defaults, the scene's params, --preset, --solver, --set)
 
 Window
   --frames N               quit after N rendered frames
@@ -34,7 +36,8 @@ Headless (no window, no OpenGL)
   --time SECONDS           simulated time to run (headless)
   --steps N                number of steps to run (headless)
   --report FILE|-          write a JSON summary at exit (- for standard output)
-  --export DIR             write particles as binary PLY frames (frame_00000.ply, ...)
+  --export DIR             write particles as binary PLY frames (frame_00000.ply, ...),
+                           with a progress line each second and a summary on stderr
   --export-fps F           exported frames per simulated second (default 30)
   --bench                  run the scene headless and print steps/s and ms per phase
 
@@ -110,6 +113,9 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       o->bench = true;
     } else if (arg == "--scene") {
       if (!need(&o->scene)) return false;
+    } else if (arg == "--preset") {
+      if (!need(&o->preset)) return false;
+      if (o->preset.empty()) return fail("--preset needs a file name");
     } else if (arg == "--solver") {
       if (!need(&v)) return false;
       int kind = 0;

@@ -1,15 +1,12 @@
 #include "app/headless.h"
 
-#include <sys/stat.h>
-
 #include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <string>
 
+#include "app/frame_recorder.h"
 #include "app/setup.h"
 #include "sim/io.h"
 #include "sim/params.h"
@@ -20,31 +17,6 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
-
-bool make_dirs(const std::string& dir, std::string* error) {
-  std::string path;
-  for (size_t i = 0; i <= dir.size(); ++i) {
-    if (i == dir.size() || dir[i] == '/') {
-      if (!path.empty() && mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
-        *error = "cannot create directory '" + path + "': " + std::strerror(errno);
-        return false;
-      }
-    }
-    if (i < dir.size()) path += dir[i];
-  }
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    *error = "'" + dir + "' is not a directory";
-    return false;
-  }
-  return true;
-}
-
-std::string frame_name(const std::string& dir, int frame) {
-  char name[32];
-  std::snprintf(name, sizeof(name), "/frame_%05d.ply", frame);
-  return dir + name;
-}
 
 void print_bench(const SimSetup& s, const RunStats& st, double wall) {
   const Simulation& sim = *s.sim;
@@ -87,7 +59,8 @@ int run_headless(const Options& o) {
                sim.particle_count(), sim.spacing());
 
   std::string error;
-  if (!o.export_dir.empty() && !make_dirs(o.export_dir, &error)) {
+  FrameRecorder recorder;
+  if (!o.export_dir.empty() && !recorder.start(o.export_dir, o.export_fps, false, &error)) {
     std::fprintf(stderr, "tidepool: --export: %s\n", error.c_str());
     return 2;
   }
@@ -108,52 +81,55 @@ int run_headless(const Options& o) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   const auto t0 = std::chrono::steady_clock::now();
-  int frame = 0;
-  double next_export = 0.0;
+  const auto wall_seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
   int status = 0;
-  int skipped_frames = 0;
+  // Export progress: a line when the first frame is written, then one a second at most.
+  double next_export_line = 0.0;
   auto export_frame = [&]() {
-    const double t = sim.stats().simulated_time;
-    if (!write_ply(frame_name(o.export_dir, frame), sim.snapshot(), &error, t)) {
+    if (!recorder.record(sim, &error)) {
       std::fprintf(stderr, "tidepool: --export: %s\n", error.c_str());
       status = 1;
       return false;
     }
-    ++frame;
-    // One frame per step at most: when a step is longer than a frame interval, the frames
-    // it spans are not invented; each file records its own time instead.
-    next_export += 1.0 / o.export_fps;
-    while (next_export <= t) {
-      next_export += 1.0 / o.export_fps;
-      ++skipped_frames;
+    const double wall = wall_seconds();
+    if (wall >= next_export_line) {
+      next_export_line = wall + 1.0;
+      std::fprintf(stderr, "tidepool: export: frame %d (t = %.2f s), %.1f MB in %s\n",
+                   recorder.frames() - 1, recorder.last_time(), double(recorder.bytes()) / 1e6,
+                   recorder.dir().c_str());
     }
     return true;
   };
-  if (!o.export_dir.empty() && !export_frame()) return status;
+  if (recorder.active() && !export_frame()) return status;
   double next_progress = 2.0;
   for (int64_t step = 0; !g_stop; ++step) {
     const double t = sim.stats().simulated_time;
     if ((max_steps && step >= max_steps) || (!max_steps && t >= max_time)) break;
     sim.step();
     const double now = sim.stats().simulated_time;
-    if (!o.export_dir.empty() && now >= next_export && !export_frame()) break;
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (recorder.due(now) && !export_frame()) break;
+    const double wall = wall_seconds();
     if (wall >= next_progress) {
       next_progress += 2.0;
-      std::fprintf(stderr, "tidepool: t = %.3f s, step %lld, %.1f steps/s%s\n", now,
-                   (long long)step + 1, double(step + 1) / wall,
-                   o.export_dir.empty() ? "" : (", " + std::to_string(frame) + " frames exported").c_str());
+      std::fprintf(stderr, "tidepool: t = %.3f s, step %lld, %.1f steps/s\n", now,
+                   (long long)step + 1, double(step + 1) / wall);
     }
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const RunStats stats = sim.stats();
   if (g_stop)
     std::fprintf(stderr, "tidepool: interrupted at t = %.3f s after %llu steps; %d complete frames written\n",
-                 stats.simulated_time, (unsigned long long)stats.steps, frame);
-  if (skipped_frames)
+                 stats.simulated_time, (unsigned long long)stats.steps, recorder.frames());
+  if (recorder.skipped())
     std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
                  "times fell inside a step and were not written; each file's header records its "
-                 "time\n", o.export_fps, 1000.0 * stats.last_dt, skipped_frames);
+                 "time\n", o.export_fps, 1000.0 * stats.last_dt, recorder.skipped());
+  if (!o.export_dir.empty())
+    std::fprintf(stderr, "tidepool: export: %s in %s (t = %.2f to %.2f s, %g frames per simulated "
+                 "second)\n", recording_summary(recorder).c_str(), o.export_dir.c_str(),
+                 recorder.first_time(), recorder.last_time(), o.export_fps);
   if (o.bench) print_bench(setup, stats, wall);
   if (!o.report.empty()) {
     RunReport r;

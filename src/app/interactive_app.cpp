@@ -5,13 +5,16 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <system_error>
 
 #include "app/gl_publish_target.h"
 #include "app/paths.h"
+#include "app/preset.h"
 #include "app/screenshot_file.h"
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
@@ -32,6 +35,13 @@ constexpr double kRestFrameSeconds = 1.0 / 4.0;   // after that
 constexpr double kIdleInputSeconds = 1.0;
 
 glm::vec3 to_glm(const Vec3& v) { return glm::vec3(v.x, v.y, v.z); }
+
+// A path as the user can find it: absolute, from the working directory.
+std::string full_path(const std::string& path) {
+  std::error_code ignored;
+  const std::filesystem::path full = std::filesystem::absolute(path, ignored);
+  return full.empty() ? path : full.lexically_normal().string();
+}
 
 }  // namespace
 
@@ -54,6 +64,13 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   last_reset_count_ = int(setup_.sim->particle_count());
   controls_.particle_target = last_reset_count_;
   controls_.start_params = setup_.sim->params();
+  FileControls& files = controls_.files;
+  files.scene_dir = scene_dir();
+  files.scene_names = list_scenes(files.scene_dir);
+  files.record_dir = default_export_dir(std::time(nullptr));
+  files.record_fps = float(options.export_fps);
+  const char* widgets = std::getenv("TIDEPOOL_TEST_WIDGETS");
+  controls_.widgets.enabled = widgets && *widgets && std::string(widgets) != "0";
 }
 
 void InteractiveApp::handle_keys(bool* quit) {
@@ -110,15 +127,167 @@ void InteractiveApp::reset() {
     controls_.reset_error = e.what();
     return;
   }
+  stop_recording("the scene was reset");
+  after_new_particles();
+}
+
+void InteractiveApp::after_new_particles() {
   last_reset_count_ = controls_.particle_target = int(setup_.sim->particle_count());
   render_.particle_radius = 0.5f * setup_.spacing;
   // The tank's max faces snap to whole spacings, so they move with the particle count.
   renderer_.set_tank(to_glm(setup_.sim->tank_lo()), to_glm(setup_.sim->tank_hi()));
 }
 
+void InteractiveApp::load_scene(const std::string& name_or_path) {
+  const glm::vec2 old_default_range =
+      default_color_range(render_.color_mode, pressure_scale(setup_));
+  try {
+    switch_scene(setup_, options_, name_or_path);
+  } catch (const SetupError& e) {
+    // The running scene is untouched: say why in the panel and on stderr, and go on.
+    controls_.files.scene_error = e.what();
+    std::fprintf(stderr, "tidepool: %s\n", e.what());
+    return;
+  }
+  controls_.files.scene_error.clear();
+  stop_recording("the scene changed");
+  camera_ = OrbitCamera(setup_.scene.camera);
+  after_new_particles();
+  // What "Restore start values" goes back to is now the new scene's start.
+  controls_.start_params = setup_.sim->params();
+  controls_.param_notes.clear();
+  controls_.reset_error.clear();
+  // A colour range the user never changed follows the scene (the pressure range depends on
+  // its depth); one they set stays.
+  if (render_.color_range == old_default_range)
+    render_.color_range = default_color_range(render_.color_mode, pressure_scale(setup_));
+  std::fprintf(stderr, "tidepool: scene %s (%s): %u particles, spacing %.4f m\n",
+               scene_label(setup_, controls_.files).c_str(), full_path(setup_.scene.source).c_str(),
+               setup_.sim->particle_count(), setup_.spacing);
+}
+
+void InteractiveApp::toggle_recording() {
+  FileControls& files = controls_.files;
+  if (recorder_.active()) {
+    stop_recording("");
+    return;
+  }
+  std::string dir = files.record_dir;
+  if (files.record_dir_automatic) {
+    // A fresh timestamped name, with -2, -3, ... when that one already holds frames.
+    const std::string base = default_export_dir(std::time(nullptr));
+    dir = base;
+    for (int copy = 2; holds_frames(dir); ++copy) dir = base + "-" + std::to_string(copy);
+    files.record_dir = dir;
+  }
+  std::string error;
+  if (!recorder_.start(dir, files.record_fps, true, &error)) {
+    files.record_status = "Not recording: " + error;
+    files.record_failed = true;
+    std::fprintf(stderr, "tidepool: not recording: %s\n", error.c_str());
+    return;
+  }
+  files.recording = true;
+  files.record_failed = false;
+  record_debt_ = 0.0;
+  std::fprintf(stderr, "tidepool: recording PLY frames into %s (%g per simulated second)\n",
+               full_path(dir).c_str(), double(files.record_fps));
+  record_frame_if_due();  // the state as it is now is the first frame
+}
+
+void InteractiveApp::stop_recording(const std::string& why) {
+  if (!recorder_.active()) return;
+  recorder_.stop();
+  FileControls& files = controls_.files;
+  files.recording = false;
+  files.record_status = "Recorded " + recording_summary(recorder_) + " in " + recorder_.dir() +
+                        (why.empty() ? "" : " (stopped: " + why + ")");
+  std::fprintf(stderr, "tidepool: recorded %s in %s%s\n", recording_summary(recorder_).c_str(),
+               full_path(recorder_.dir()).c_str(),
+               why.empty() ? "" : (" (stopped: " + why + ")").c_str());
+}
+
+void InteractiveApp::record_frame_if_due() {
+  if (!recorder_.due(setup_.sim->stats().simulated_time)) return;
+  std::string error;
+  if (recorder_.record(*setup_.sim, &error)) {
+    controls_.files.record_status = "recording: " + recording_summary(recorder_);
+    return;
+  }
+  // A full disk or a directory that went away: stop, say why, carry on simulating.
+  FileControls& files = controls_.files;
+  files.recording = false;
+  files.record_failed = true;
+  files.record_status = "Recording stopped after " + recording_summary(recorder_) + ": " + error;
+  std::fprintf(stderr, "tidepool: recording stopped: %s\n", error.c_str());
+}
+
+void InteractiveApp::step_once() {
+  setup_.sim->step();
+  if (recorder_.active()) record_frame_if_due();
+}
+
+void InteractiveApp::advance_recording(double seconds, double budget_ms) {
+  // As Simulation::advance does it, with a look at the recording after every step.
+  const auto start = std::chrono::steady_clock::now();
+  record_debt_ += seconds;
+  while (record_debt_ > 0.0 && recorder_.active()) {
+    const double before = setup_.sim->stats().simulated_time;
+    step_once();
+    record_debt_ -= setup_.sim->stats().simulated_time - before;
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (budget_ms > 0.0 && ms >= budget_ms) {
+      record_debt_ = 0.0;  // slow motion rather than a spiral
+      break;
+    }
+  }
+  if (!recorder_.active()) record_debt_ = 0.0;
+}
+
+void InteractiveApp::save_preset() {
+  FileControls& files = controls_.files;
+  std::string error;
+  files.preset_failed = files.preset_path.empty() ||
+                        !save_preset_file(files.preset_path, setup_.sim->params(), &error);
+  if (files.preset_path.empty()) error = "type a file name for the preset first";
+  files.preset_note = files.preset_failed ? "Preset not saved: " + error
+                                          : "Saved the parameters to " + files.preset_path;
+  if (files.preset_failed)
+    std::fprintf(stderr, "tidepool: preset not saved: %s\n", error.c_str());
+  else
+    std::fprintf(stderr, "tidepool: saved preset %s\n", full_path(files.preset_path).c_str());
+}
+
+void InteractiveApp::load_preset() {
+  FileControls& files = controls_.files;
+  try {
+    const Preset preset = load_preset_file(files.preset_path);
+    apply_preset(preset, setup_.sim->params());  // all or nothing
+    files.preset_failed = false;
+    files.preset_note = "Loaded " + std::to_string(preset.params.size()) + " parameters from " +
+                        files.preset_path;
+    controls_.param_notes.clear();
+    std::fprintf(stderr, "tidepool: loaded preset %s\n", full_path(files.preset_path).c_str());
+  } catch (const PresetError& e) {
+    files.preset_failed = true;
+    files.preset_note = e.what();
+    std::fprintf(stderr, "tidepool: %s\n", e.what());
+  }
+}
+
 void InteractiveApp::apply_requests() {
   if (controls_.reset_requested) reset();
   controls_.reset_requested = false;
+  FileControls& files = controls_.files;
+  if (!files.scene_request.empty()) load_scene(files.scene_request);
+  files.scene_request.clear();
+  if (files.record_toggle_requested) toggle_recording();
+  files.record_toggle_requested = false;
+  if (files.preset_save_requested) save_preset();
+  files.preset_save_requested = false;
+  if (files.preset_load_requested) load_preset();
+  files.preset_load_requested = false;
   if (controls_.reload_shaders_requested) {
     try {
       renderer_.reload_shaders();
@@ -170,17 +339,24 @@ void InteractiveApp::drag_obstacles() {
 void InteractiveApp::simulate(double frame_seconds) {
   Simulation& sim = *setup_.sim;
   const bool fixed = options_.steps_per_frame > 0;
+  // While recording, the steps are taken here one by one so that every frame time is seen.
+  const auto advance = [&](double seconds) {
+    if (recorder_.active())
+      advance_recording(seconds, kSimulationBudgetMs);
+    else
+      sim.advance(seconds, kSimulationBudgetMs);
+  };
   if (!controls_.paused) {
     if (fixed) {
-      for (int k = 0; k < options_.steps_per_frame; ++k) sim.step();
+      for (int k = 0; k < options_.steps_per_frame; ++k) step_once();
     } else {
-      sim.advance(std::min(frame_seconds, kMaxFrameSeconds), kSimulationBudgetMs);
+      advance(std::min(frame_seconds, kMaxFrameSeconds));
     }
   } else if (controls_.step_requested) {
     if (fixed)
-      sim.step();
+      step_once();
     else
-      sim.advance(kSingleStepSeconds, kSimulationBudgetMs);
+      advance(kSingleStepSeconds);
   }
   controls_.step_requested = false;
 }
@@ -241,8 +417,11 @@ void InteractiveApp::save_view_screenshot(int fb_width, int fb_height) {
 }
 
 bool InteractiveApp::idle() const {
+  const FileControls& files = controls_.files;
   if (!controls_.paused || controls_.step_requested || controls_.reset_requested ||
-      controls_.reload_shaders_requested)
+      controls_.reload_shaders_requested || !files.scene_request.empty() ||
+      files.record_toggle_requested || files.preset_save_requested ||
+      files.preset_load_requested)
     return false;
   // A button held (a camera drag, a panel slider) wants every frame.
   for (int button : {GLFW_MOUSE_BUTTON_LEFT, GLFW_MOUSE_BUTTON_RIGHT, GLFW_MOUSE_BUTTON_MIDDLE})
@@ -339,6 +518,7 @@ int InteractiveApp::run() {
       panel = draw_panel(setup_, stats, frame_stats_, render_, controls_);
       draw_help_overlay(controls_, setup_.sim->params());
     }
+    print_widget_changes(controls_.widgets);
     camera_.set_screen_shift(screen_shift(panel));
     ImGui::Render();
 
@@ -379,6 +559,7 @@ int InteractiveApp::run() {
     input_.begin_frame();
     if (last) break;
   }
+  stop_recording("");
   // One line for scripts driving the window (did the drag move the water?).
   const RunStats stats = setup_.sim->stats();
   // GPU and CPU time per render pass (recent means), for comparing modes and sizes.

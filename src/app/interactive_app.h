@@ -7,6 +7,7 @@
 
 #include "app/camera.h"
 #include "app/cli.h"
+#include "app/frame_recorder.h"
 #include "app/frame_stats.h"
 #include "app/input.h"
 #include "app/mouse_tool.h"
@@ -36,6 +37,20 @@ class InteractiveApp {
   void select_solver_by_key(int key);  ///< 1, 2, 3: a solver; other keys: nothing
   void apply_requests();
   void reset();
+  // The panel's scene list or file field: switches scene (camera included), or leaves the
+  // running one as it is and shows why not.
+  void load_scene(const std::string& name_or_path);
+  void after_new_particles();  ///< counts, particle size and tank after a reset or a switch
+  // The Record toggle: starts or stops writing PLY frames; stop_recording says `why` in the
+  // panel when the app stops it (a reset).
+  void toggle_recording();
+  void stop_recording(const std::string& why);
+  void record_frame_if_due();
+  void step_once();  ///< one step, then a frame to the recording if one is due
+  // While recording, sim.advance's loop run here, so that a frame can follow any step.
+  void advance_recording(double seconds, double budget_ms);
+  void save_preset();
+  void load_preset();
   // Saves the back buffer as a new timestamped PNG in the working directory; reports on
   // stderr and in the panel's screenshot note, and carries on whatever happens.
   void save_view_screenshot(int fb_width, int fb_height);
@@ -64,6 +79,8 @@ class InteractiveApp {
   int last_reset_count_ = 0;  ///< particle count after the last reset
   bool panel_gl_errors_ = false;  ///< --gl-check saw an error after the panel's drawing
   double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
+  FrameRecorder recorder_;        ///< the panel's Record
+  double record_debt_ = 0.0;      ///< [s] simulated time owed to the clock while recording
 };
 
 }  // namespace tp

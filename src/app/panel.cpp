@@ -6,16 +6,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/panel_style.h"
 #include "imgui.h"
 #include "sim/params.h"
 
 namespace tp {
 
 namespace {
-
-const ImVec4 kErrorColor(1.0f, 0.35f, 0.3f, 1.0f);
-const ImVec4 kNoteColor(1.0f, 0.8f, 0.3f, 1.0f);
-const ImVec4 kDoneColor(0.45f, 0.95f, 0.5f, 1.0f);
 
 // Panel section of a shared parameter, by name only, so that a new field shows up on its
 // own (in "Other" until it is given a group here). Per-solver parameters go by their
@@ -39,16 +36,6 @@ std::string solver_keys_help() {
     labels += std::string(k ? "/" : "") + solver_label(k);
   }
   return numbers + ": " + labels;
-}
-
-void tooltip(const char* text) {
-  if (text && *text && ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 24.0f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
 }
 
 }  // namespace
@@ -134,13 +121,33 @@ bool param_widget(const ParamInfo& info, SimParams& p) {
 
 namespace {
 
+// 1234567 -> "1,234,567".
+std::string with_thousands(uint64_t value) {
+  std::string digits = std::to_string(value), out;
+  for (size_t k = 0; k < digits.size(); ++k) {
+    if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
+    out += digits[k];
+  }
+  return out;
+}
+
 void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats& frame) {
   Simulation& sim = *setup.sim;
   ImGui::Text("%.1f FPS   %.2f ms per frame", frame.frames_per_second(), frame.ms_per_frame());
   ImGui::Text("Simulation speed: %.3gx real time", frame.simulation_speed());
   ImGui::Text("Steps per frame: %.1f   dt: %.3g ms", frame.steps_per_frame(),
               stats.last_dt * 1000.0);
-  ImGui::Text("Particles: %u fluid, %u boundary", sim.particle_count(), sim.boundary_count());
+  ImGui::Text("Particles: %s fluid, %s boundary", with_thousands(sim.particle_count()).c_str(),
+              with_thousands(sim.boundary_count()).c_str());
+  if (!setup.scene.emitters.empty() || !setup.scene.outflows.empty()) {
+    ImGui::TextUnformatted(flow_counts_text(stats).c_str());
+    tooltip("Fluid particles the emitters added and the outflows removed since the last "
+            "reset. Emitted particles get new ids; removed ones leave gaps.");
+  }
+  if (stats.emitters_paused)
+    colored_text(kNoteColor,
+                 "Emitters paused: the scene's particle limit (max_particles) is reached; they "
+                 "go on when outflows make room.");
   ImGui::Text("Density error: %.2f %% now, %.2f %% mean", stats.last_density_error * 100.0,
               stats.density_error_mean * 100.0);
   ImGui::Text("Max speed: %.2f m/s now, %.2f m/s since reset", stats.last_max_speed,
@@ -215,7 +222,7 @@ void simulation_section(SimSetup& setup, AppControls& controls) {
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
     ImGui::TextWrapped("%s", controls.reset_error.c_str());
     ImGui::PopStyleColor();
-  }
+  }  scene_rows(setup, controls.files, controls.widgets);
 }
 
 void parameters_section(SimParams& p, AppControls& controls) {
@@ -260,15 +267,6 @@ void parameters_section(SimParams& p, AppControls& controls) {
   }
 }
 
-// 1234567 -> "1,234,567".
-std::string with_thousands(uint64_t value) {
-  std::string digits = std::to_string(value), out;
-  for (size_t k = 0; k < digits.size(); ++k) {
-    if (k > 0 && (digits.size() - k) % 3 == 0) out += ',';
-    out += digits[k];
-  }
-  return out;
-}
 
 void render_colour_settings(SimSetup& setup, RenderSettings& render);
 
@@ -399,12 +397,25 @@ float pressure_scale(SimSetup& setup) {
   const SimParams& p = sim.params();
   const float g =
       std::sqrt(p.gravity_x * p.gravity_x + p.gravity_y * p.gravity_y + p.gravity_z * p.gravity_z);
-  // Depth of the scene's water: from the floor to the highest fluid block's top.
-  float top = sim.tank_lo().y;
-  for (const FluidBlock& block : setup.scene.blocks) top = std::max(top, block.hi.y);
-  top = std::min(top, sim.tank_hi().y);
-  const float scale = p.rest_density * g * (top - sim.tank_lo().y);
+  const float scale = p.rest_density * g * rest_water_depth(setup.scene);
   return scale > 0.0f ? scale : 5000.0f;
+}
+
+float rest_water_depth(const Scene& scene) {
+  // The tallest block's water stands that deep at the start (a dam break's column); the
+  // volume over the floor is what settles (a ball dropped into a pool adds to the pool).
+  const float floor = scene.tank_lo.y, ceiling = scene.tank_hi.y;
+  float depth = 0.0f;
+  for (const FluidBlock& block : scene.blocks)
+    if (block.lo.y < ceiling && block.hi.y > floor)
+      depth = std::max(depth, std::min(block.hi.y, ceiling) - floor);
+  const double area = double(scene.tank_hi.x - scene.tank_lo.x) * (scene.tank_hi.z - scene.tank_lo.z);
+  if (area > 0.0) depth = std::max(depth, float(fluid_volume(scene) / area));
+  return std::min(depth, ceiling - floor);
+}
+
+std::string flow_counts_text(const RunStats& stats) {
+  return "Emitted " + with_thousands(stats.emitted) + ", removed " + with_thousands(stats.removed);
 }
 
 bool screenshot_note_visible(const AppControls& controls, double now) {
@@ -449,6 +460,8 @@ PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats&
     statistics_section(setup, stats, frame);
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
     simulation_section(setup, controls);
+  if (ImGui::CollapsingHeader("Files", ImGuiTreeNodeFlags_DefaultOpen))
+    files_section(controls.files, controls.widgets);
   if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
     parameters_section(setup.sim->params(), controls);
   if (ImGui::CollapsingHeader(kDiffuseSection))

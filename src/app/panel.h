@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/frame_stats.h"
+#include "app/panel_files.h"
 #include "app/setup.h"
 #include "render/render_types.h"
 #include "sim/params.h"
@@ -35,6 +36,8 @@ struct AppControls {
   SimParams start_params{};              ///< the parameters the run started with
   /// GPU milliseconds per render pass (recent mean), filled by the frame loop.
   std::vector<PassTime> render_pass_times;
+  FileControls files;  ///< scenes, recording, presets (panel_files.h)
+  WidgetLog widgets;   ///< where widgets are, for tests (TIDEPOOL_TEST_WIDGETS=1)
 };
 
 // How the panel's slider for a real parameter is set up.
@@ -70,9 +73,17 @@ void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& con
 // changed the value. Needs an ImGui frame under way.
 bool param_widget(const ParamInfo& info, SimParams& p);
 
-// Typical pressure [Pa] of the scene: the hydrostatic pressure under its water at rest,
-// the top of the default pressure colour range.
+// Depth of the scene's water at rest [m]: the higher of its tallest fluid block (clipped to
+// the tank) and its blocks' and spheres' volume spread over the tank's floor. 0 for a
+// scene of emitters alone.
+float rest_water_depth(const Scene& scene);
+
+// Typical pressure [Pa] of the scene: the hydrostatic pressure under its water at rest
+// (rest_water_depth), the top of the default pressure colour range.
 float pressure_scale(SimSetup& setup);
+
+// "Emitted 1,234, removed 56": what the emitters added and the outflows took since reset.
+std::string flow_counts_text(const RunStats& stats);
 
 // How long the panel shows where a screenshot went [s].
 constexpr double kScreenshotNoteSeconds = 5.0;

@@ -48,32 +48,85 @@ SimSetup make_setup(const Options& options) {
   } catch (const SceneError& e) {
     throw SetupError(e.what());
   }
+  if (!options.preset.empty()) {
+    try {
+      setup.preset = load_preset_file(options.preset);
+    } catch (const PresetError& e) {
+      throw SetupError(e.what());
+    }
+  }
+  const SimParams params =
+      start_params(setup.scene, options, setup.preset ? &*setup.preset : nullptr);
   try {
     setup.sim = make_simulation(choice.kind);
   } catch (const std::exception& e) {
     throw SetupError(std::string("cannot start the simulation: ") + e.what());
   }
-  SimParams& params = setup.sim->params();
+  setup.sim->params() = params;
+  setup.spacing = setup.scene.spacing;
+  reset_particles(setup, start_particle_count(setup.scene, options, choice.kind));
+  return setup;
+}
+
+SimParams start_params(const Scene& scene, const Options& options, const Preset* preset) {
+  SimParams params = default_params();
   try {
-    apply_scene_params(setup.scene, params);
+    apply_scene_params(scene, params);
   } catch (const SceneError& e) {
     throw SetupError(e.what());
   }
-  apply_overrides(options, params);
-  if (!parse_solver(options.solver, &params.solver))
+  if (preset) {
+    try {
+      apply_preset(*preset, params);
+    } catch (const PresetError& e) {
+      throw SetupError(e.what());
+    }
+  }
+  if (!options.solver.empty() && !parse_solver(options.solver, &params.solver))
     throw SetupError("--solver must be one of " + solver_names_list() + ", not '" +
                      options.solver + "'");
-  setup.spacing = setup.scene.spacing;
-  uint64_t particles = options.particles;
-  if (particles == 0 && choice.kind == BackendKind::Cpu) {
-    // A scene's spacing is written for a GPU-class machine; on the CPU the default is
-    // sized to the cores so that the water moves at a watchable pace (--particles wins).
-    const double scene_count = fluid_volume(setup.scene) / std::pow(double(setup.scene.spacing), 3);
-    const double budget = kDefaultParticlesPerCpuThread * omp_get_max_threads();
-    if (scene_count > budget) particles = uint64_t(budget);
+  apply_overrides(options, params);
+  return params;
+}
+
+uint64_t start_particle_count(const Scene& scene, const Options& options, BackendKind backend) {
+  if (options.particles > 0 || backend != BackendKind::Cpu) return options.particles;
+  // A scene's spacing is written for a GPU-class machine; on the CPU the default is
+  // sized to the cores so that the water moves at a watchable pace (--particles wins).
+  const double scene_count = fluid_volume(scene) / std::pow(double(scene.spacing), 3);
+  const double budget = kDefaultParticlesPerCpuThread * omp_get_max_threads();
+  return scene_count > budget ? uint64_t(budget) : 0;
+}
+
+void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path) {
+  Scene scene;
+  try {
+    scene = find_scene(name_or_path, scene_dir());
+  } catch (const SceneError& e) {
+    throw SetupError(e.what());
   }
-  reset_particles(setup, particles);
-  return setup;
+  Simulation& sim = *setup.sim;
+  SimParams params = start_params(scene, options, setup.preset ? &*setup.preset : nullptr);
+  params.solver = sim.params().solver;  // the user's choice, not the scene's
+  const uint64_t particles = start_particle_count(scene, options, sim.backend().kind);
+  const float spacing = particles ? spacing_for_count(scene, particles) : scene.spacing;
+  InitialState state;
+  try {
+    state = build_initial_state(scene, spacing);
+  } catch (const std::exception& e) {
+    throw SetupError(e.what());
+  }
+  // The reset reads the parameters (the particle mass follows the rest density).
+  const SimParams old = sim.params();
+  sim.params() = params;
+  try {
+    sim.reset(state);
+  } catch (const std::exception& e) {
+    sim.params() = old;
+    throw SetupError(e.what());
+  }
+  setup.scene = std::move(scene);
+  setup.spacing = spacing;
 }
 
 void reset_particles(SimSetup& setup, uint64_t particles) {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "app/cli.h"
+#include "app/preset.h"
 #include "sim/scene.h"
 #include "sim/simulation.h"
 
@@ -24,10 +26,27 @@ struct SimSetup {
   Scene scene;
   std::string backend_message;  ///< "backend: CPU (auto: ...)" — shown in the log and panel
   float spacing = 0.0f;         ///< the particle spacing in use
+  std::optional<Preset> preset;  ///< --preset, read once at start (applied to every scene)
 };
 
 // Throws SetupError with a sentence for the user.
 SimSetup make_setup(const Options& options);
+
+// The parameters a scene starts with: the defaults, then the scene's params, then the
+// --preset file (`preset`, may be null), then --solver, then each --set in order. Throws
+// SetupError naming the file or option and the key.
+SimParams start_params(const Scene& scene, const Options& options, const Preset* preset);
+
+// The fluid particle count a scene starts with on this backend: --particles when given;
+// else 0 (the scene's own spacing), except on the CPU backend where a scene with more
+// than 4000 particles per thread is scaled down to that many.
+uint64_t start_particle_count(const Scene& scene, const Options& options, BackendKind backend);
+
+// Replaces the running scene with another (the panel's scene list and scene file field):
+// new particles and the scene's start parameters (start_params) with the solver kept as
+// it is. `name_or_path` as for --scene. Everything is read and built before the running
+// scene is touched: on a SetupError (a bad file, too many particles) it runs on unchanged.
+void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path);
 
 // Rebuilds the particles of `setup.scene` (the Reset button), with about `particles`
 // particles (0 = the current spacing). Parameters are kept. Throws SetupError (the old

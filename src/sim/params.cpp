@@ -292,6 +292,11 @@ bool set_param_from_text(SimParams& p, const std::string& key, const std::string
     *error = std::string(info->name) + ": '" + value + "' is not valid; expected " + expected;
     return false;
   }
+  if (info->integer && info->choices.empty() && v >= info->min && v <= info->max &&
+      v != std::floor(v)) {
+    *error = std::string(info->name) + ": " + value + " must be a whole number in " + range;
+    return false;
+  }
   if (v < info->min || v > info->max || (info->integer && v != std::floor(v))) {
     *error = std::string(info->name) + ": " + value + " is outside its valid range " + range +
              (info->unit[0] ? std::string(" ") + info->unit : std::string());

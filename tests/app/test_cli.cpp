@@ -3,10 +3,14 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
+#include <vector>
 
 #include "process.h"
 
@@ -140,7 +144,8 @@ TEST(Cli, HelpListsEveryOption) {
   EXPECT_EQ(r.exit_code, 0);
   for (const char* option : {"--scene", "--solver", "--backend", "--particles", "--set", "--frames",
                              "--screenshot", "--headless", "--time", "--steps", "--report", "--export",
-                             "--export-fps", "--bench", "--version", "--threads", "--render", "--gl-check"})
+                             "--export-fps", "--bench", "--version", "--threads", "--render", "--gl-check",
+                             "--preset"})
     EXPECT_NE(r.output.find(option), std::string::npos) << option;
 }
 
@@ -213,4 +218,188 @@ TEST(Cli, TwoHeadlessRunsWriteIdenticalFrames) {
   EXPECT_TRUE(fa == read(b + last)) << "two identical runs differ";
   EXPECT_TRUE(fa == read(c + last)) << "1 and all threads differ";
   EXPECT_FALSE(fa == read(a + "/frame_00000.ply")) << "the water did not move";
+}
+
+// ---- scenes, presets and export progress (issue 6) -----------------------------------------
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+nlohmann::json report_of(const ProcessResult& r) {
+  const size_t brace = r.output.find("{\n");
+  if (brace == std::string::npos) return nlohmann::json();
+  return nlohmann::json::parse(r.output.substr(brace, r.output.rfind('}') - brace + 1));
+}
+
+// The shipped scenes, as the binary finds them (its ../share/tidepool/assets/scenes).
+std::vector<std::string> shipped_scenes() {
+  std::string dir = tidepool();
+  dir = dir.substr(0, dir.rfind('/')) + "/../share/tidepool/assets/scenes";
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string f = e->d_name;
+      if (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0) names.push_back(f.substr(0, f.size() - 5));
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST(Cli, EveryShippedSceneRunsHeadless) {
+  const std::vector<std::string> scenes = shipped_scenes();
+  for (const char* name : {"dam_break", "double_dam_break", "drop_into_pool", "fountain",
+                           "obstacles", "pool", "water_channel"})
+    EXPECT_NE(std::find(scenes.begin(), scenes.end(), name), scenes.end()) << name << " is missing";
+  for (const std::string& scene : scenes) {
+    SCOPED_TRACE(scene);
+    const ProcessResult r = run_command(tidepool() + " --headless --scene " + scene +
+                                        " --particles 2000 --time 0.2 --report -");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json j = report_of(r);
+    ASSERT_TRUE(j.is_object()) << r.output;
+    EXPECT_EQ(j["scene"], scene);
+    EXPECT_GE(j["simulated_time_s"].get<double>(), 0.2);
+    EXPECT_GT(j["particles"].get<int>(), 0);
+    EXPECT_EQ(j["outside_tank"].get<int>(), 0);
+    EXPECT_EQ(j["nan_count"].get<int>(), 0);
+  }
+}
+
+TEST(Cli, BadSceneFileExitsWithCode2NamingTheFileAndTheKeyPath) {
+  const std::string dir = temp_dir("bad_scenes");
+  struct Case {
+    const char* text;
+    const char* says;  // after "scene file '<path>': "
+  } cases[] = {
+      {R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "fluid_blocks": [{"min": [0,0,0], "max": [0.5,0.5,0.5]}],
+          "emitters": [{"position": [0.5,0.5,0.5], "velocity": [1,0,0], "radius": 0.1, "rate": -5}]})",
+       "emitters[0].rate must be a number in [0, 1e+09], not -5"},
+      {R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "fluid_blocks": [{"min": [0,0,0], "max": [0.5,0.5,0.5]}],
+          "params": {"viscosity": 7}})",
+       "params.viscosity is invalid: viscosity: 7 is outside its valid range"},
+      {"{\"tank\": {\"min\": [0,0,0],\n \"max\": [1,1,1]]}", "JSON syntax error at line 2, column "},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    const std::string path = dir + "/bad" + std::to_string(k++) + ".json";
+    std::ofstream(path) << c.text;
+    const ProcessResult r = run_command(tidepool() + " --headless --steps 5 --scene " + path);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("tidepool: scene file '" + path + "': " + c.says), std::string::npos)
+        << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line: " << r.output;
+  }
+}
+
+// --preset sets what the report shows; --solver and --set come after it.
+TEST(Cli, PresetSetsTheParametersAndComesBeforeSolverAndSet) {
+  const std::string dir = temp_dir("preset");
+  const std::string preset = dir + "/pbf.json";
+  std::ofstream(preset) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "pbf_iterations": 3,
+                              "viscosity": 0.005}})";
+  const std::string run = tidepool() + " --headless --scene dam_break --particles 2000 --steps 10 "
+                          "--report - --preset " + preset;
+  ProcessResult r = run_command(run);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json j = report_of(r);
+  EXPECT_EQ(j["solver"], "pbf");
+  EXPECT_DOUBLE_EQ(j["mean_iterations"].get<double>(), 3.0) << "the preset's pbf_iterations";
+
+  r = run_command(run + " --set pbf_iterations=5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  j = report_of(r);
+  EXPECT_EQ(j["solver"], "pbf");
+  EXPECT_DOUBLE_EQ(j["mean_iterations"].get<double>(), 5.0) << "--set wins over the preset";
+
+  r = run_command(run + " --solver wcsph");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(report_of(r)["solver"], "wcsph") << "--solver wins over the preset";
+
+  r = run_command(run + " --set solver=pcisph");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(report_of(r)["solver"], "pcisph") << "--set solver= is no longer overridden";
+}
+
+TEST(Cli, BadPresetExitsWithCode2NamingTheFileAndTheKey) {
+  const std::string dir = temp_dir("bad_preset");
+  struct Case {
+    const char* text;
+    const char* says;  // after "preset file '<path>': "
+  } cases[] = {
+      {R"({"tidepool_preset": 1, "params": {"viscosityy": 0.01}})",
+       "params.viscosityy is not a parameter (valid keys: "},
+      {R"({"tidepool_preset": 1, "params": {"stiffness": 1e30}})",
+       "params.stiffness: 1e+30 is outside its valid range [1000, 1e+07] Pa"},
+      {R"({"tidepool_preset": 1, "params": {"solver": 2.5}})",
+       "params.solver must be one of wcsph, pcisph, pbf, not 2.5"},
+      {R"({"tidepool_preset": 1, "params": {"viscosity": 0.01,}})", "JSON syntax error at line 1, column "},
+      {R"({"params": {}})", "tidepool_preset is missing"},
+  };
+  int k = 0;
+  for (const Case& c : cases) {
+    const std::string path = dir + "/bad" + std::to_string(k++) + ".json";
+    std::ofstream(path) << c.text;
+    const ProcessResult r =
+        run_command(tidepool() + " --headless --scene pool --particles 1000 --steps 5 --preset " + path);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("tidepool: preset file '" + path + "': " + c.says), std::string::npos)
+        << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line: " << r.output;
+  }
+  const ProcessResult r = run_command(tidepool() + " --headless --steps 5 --preset " + dir + "/none.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("preset file '" + dir + "/none.json' cannot be opened"), std::string::npos)
+      << r.output;
+}
+
+// --export says how it is going: a line when the first frame is written and then at most
+// one a second, "export: frame N (t = T s), X MB in DIR", and a summary at the end; the
+// frames are whole PLY files, as many as the summary says.
+TEST(Cli, ExportPrintsProgressAndASummary) {
+  const std::string dir = temp_dir("export_progress");
+  const ProcessResult r = run_command(tidepool() + " --headless --scene pool --particles 2000 "
+                                      "--time 0.5 --export-fps 20 --report - --export " + dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::regex progress(R"(tidepool: export: frame (\d+) \(t = ([0-9.]+) s\), ([0-9.]+) MB in (\S+)\n)");
+  int lines = 0, last_frame = -1;
+  for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), progress);
+       it != std::sregex_iterator(); ++it, ++lines) {
+    const int frame = std::stoi((*it)[1]);
+    EXPECT_GT(frame, last_frame);
+    EXPECT_NEAR(std::stod((*it)[2]), frame / 20.0, 0.01) << (*it)[0];
+    EXPECT_EQ((*it)[4].str(), dir);
+    last_frame = frame;
+  }
+  EXPECT_GE(lines, 1) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.output, m,
+      std::regex(R"(tidepool: export: (\d+) frames, ([0-9.]+) MB in (\S+) \(t = 0.00 to ([0-9.]+) s, 20 frames per simulated second\))")))
+      << r.output;
+  const int frames = std::stoi(m[1]);
+  EXPECT_EQ(frames, 11) << "t = 0, 0.05, ..., 0.5";
+  EXPECT_EQ(m[3].str(), dir);
+  EXPECT_NEAR(std::stod(m[4]), 0.5, 0.01);
+  const uint64_t particles = report_of(r)["particles"].get<uint64_t>();
+  uint64_t bytes = 0;
+  for (int k = 0; k < frames; ++k) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/frame_%05d.ply", k);
+    const std::string ply = read_file(dir + name);
+    const size_t end = ply.find("end_header\n");
+    ASSERT_NE(end, std::string::npos) << name;
+    EXPECT_NE(ply.find("element vertex " + std::to_string(particles) + "\n"), std::string::npos) << name;
+    EXPECT_EQ(ply.size(), end + 11 + particles * 28) << name << " is complete";
+    bytes += ply.size();
+  }
+  EXPECT_NEAR(std::stod(m[2]), double(bytes) / 1e6, 0.051);
 }

@@ -1,0 +1,136 @@
+#include "app/panel_files.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/panel_style.h"
+#include "app/setup.h"
+#include "imgui.h"
+#include "imgui_stdlib.h"
+
+namespace tp {
+
+std::string scene_label(const SimSetup& setup, const FileControls& files) {
+  const std::string& source = setup.scene.source;
+  for (const std::string& name : files.scene_names)
+    if (source == files.scene_dir + "/" + name + ".json") return name;
+  const size_t slash = source.rfind('/');
+  return slash == std::string::npos ? source : source.substr(slash + 1);
+}
+
+void note_widget(WidgetLog& log, const std::string& name) {
+  // A window's first frame lays it out before it is placed (a list that opens): not yet.
+  if (!log.enabled || ImGui::IsWindowAppearing()) return;
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  log.rects[name] = WidgetRect{int(lo.x), int(lo.y), int(hi.x - lo.x), int(hi.y - lo.y)};
+}
+
+void print_widget_changes(WidgetLog& log) {
+  if (!log.enabled) return;
+  for (const auto& [name, rect] : log.rects) {
+    const auto printed = log.printed.find(name);
+    if (printed != log.printed.end() && printed->second == rect) continue;
+    std::fprintf(stderr, "tidepool: widget '%s' %d %d %d %d\n", name.c_str(), rect.x, rect.y,
+                 rect.width, rect.height);
+    log.printed[name] = rect;
+  }
+}
+
+void scene_rows(const SimSetup& setup, FileControls& files, WidgetLog& log) {
+  const std::string current = scene_label(setup, files);
+  const bool open = ImGui::BeginCombo("Scene", current.c_str());
+  if (!open) {
+    // While the list is open, the last item is the list's window, not the combo.
+    note_widget(log, "scene");
+    tooltip(setup.scene.description.empty() ? nullptr : setup.scene.description.c_str());
+  }
+  if (open) {
+    for (const std::string& name : files.scene_names) {
+      if (ImGui::Selectable(name.c_str(), name == current)) files.scene_request = name;
+      note_widget(log, "scene:" + name);
+    }
+    ImGui::EndCombo();
+  }
+  const float em = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(em * 17.0f);
+  const bool enter = ImGui::InputTextWithHint("##scene_path", "scene file (.json)",
+                                              &files.scene_path,
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  note_widget(log, "scene path");
+  tooltip("A scene file to load (see Scene files in the README), or the name of a shipped "
+          "scene. Enter or Load opens it; a file with a mistake leaves the running scene as "
+          "it is and says what is wrong.");
+  ImGui::SameLine();
+  if (ImGui::Button("Load") || enter) {
+    if (files.scene_path.empty())
+      files.scene_error = "Type the path of a scene file first.";
+    else
+      files.scene_request = files.scene_path;
+  }
+  note_widget(log, "scene load");
+  if (!files.scene_error.empty()) {
+    colored_text(kErrorColor, files.scene_error);
+    note_widget(log, "scene error");
+  }
+}
+
+namespace {
+
+void record_rows(FileControls& files, WidgetLog& log) {
+  const float em = ImGui::GetFontSize();
+  ImGui::TextDisabled("Record PLY frames");
+  ImGui::BeginDisabled(files.recording);
+  ImGui::SetNextItemWidth(-1.0f);  // the panel's width
+  if (ImGui::InputText("##record_dir", &files.record_dir)) files.record_dir_automatic = false;
+  note_widget(log, "record dir");
+  tooltip("Directory for the frames, created when recording starts (relative to the working "
+          "directory). The frames are frame_00000.ply, frame_00001.ply, ...: ParaView opens "
+          "them as one time series.");
+  ImGui::EndDisabled();
+  if (ImGui::Button(files.recording ? "Stop recording" : "Record"))
+    files.record_toggle_requested = true;
+  note_widget(log, "record");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(files.recording);
+  ImGui::SetNextItemWidth(em * 4.0f);
+  ImGui::InputFloat("fps, simulated##record", &files.record_fps, 0.0f, 0.0f, "%g");
+  files.record_fps = std::clamp(files.record_fps, 0.1f, 1000.0f);
+  tooltip("The simulation may run slower than real time; the frames are spaced in simulated "
+          "time, as with --export-fps.");
+  ImGui::EndDisabled();
+  if (!files.record_status.empty()) {
+    const ImVec4 color = files.record_failed ? kErrorColor
+                         : files.recording   ? kNoteColor
+                                             : ImGui::GetStyleColorVec4(ImGuiCol_Text);
+    colored_text(color, files.record_status);
+    note_widget(log, "record status");
+  }
+}
+
+void preset_rows(FileControls& files, WidgetLog& log) {
+  ImGui::TextDisabled("Parameter preset");
+  ImGui::SetNextItemWidth(-1.0f);
+  ImGui::InputText("##preset_path", &files.preset_path);
+  note_widget(log, "preset path");
+  tooltip("A JSON file with every simulation parameter (the solver too), for --preset FILE "
+          "or Load preset. Loading sets all of them or, when the file has a mistake, none.");
+  if (ImGui::Button("Save preset")) files.preset_save_requested = true;
+  note_widget(log, "preset save");
+  ImGui::SameLine();
+  if (ImGui::Button("Load preset")) files.preset_load_requested = true;
+  note_widget(log, "preset load");
+  if (!files.preset_note.empty()) {
+    colored_text(files.preset_failed ? kErrorColor : kDoneColor, files.preset_note);
+    note_widget(log, "preset note");
+  }
+}
+
+}  // namespace
+
+void files_section(FileControls& files, WidgetLog& log) {
+  record_rows(files, log);
+  ImGui::Separator();
+  preset_rows(files, log);
+}
+
+}  // namespace tp

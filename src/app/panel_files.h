@@ -1,0 +1,71 @@
+// The panel's scene choice (in the Simulation section) and its Files section: recording PLY
+// frames and saving or loading parameter presets. Like the rest of the panel it only
+// leaves requests; the frame loop (interactive_app.cpp) carries them out and fills in what
+// happened.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tp {
+
+struct SimSetup;
+
+struct FileControls {
+  // Scenes
+  std::vector<std::string> scene_names;  ///< the scenes of assets/scenes, for the list
+  std::string scene_dir;                 ///< where they are (to tell which one is running)
+  std::string scene_path;                ///< the scene file field
+  std::string scene_request;             ///< a scene name or file to switch to; "" none
+  std::string scene_error;               ///< why the last switch failed (red); "" none
+  // Record
+  std::string record_dir;                ///< the directory field
+  bool record_dir_automatic = true;      ///< it holds the default timestamped name
+  float record_fps = 30.0f;              ///< frames per simulated second
+  bool record_toggle_requested = false;  ///< the Record button (start or stop)
+  bool recording = false;                ///< set by the frame loop
+  std::string record_status;             ///< "recording: 12 frames, 3.4 MB", or the last result
+  bool record_failed = false;            ///< the status is an error (red)
+  // Presets
+  std::string preset_path = "tidepool-preset.json";
+  bool preset_save_requested = false;
+  bool preset_load_requested = false;
+  std::string preset_note;               ///< what the last save or load did, or why it failed
+  bool preset_failed = false;
+  // (A "State" row for saving and loading the simulation state goes in the Files section.)
+};
+
+// The name shown for the running scene: its name in assets/scenes, or its file's name.
+std::string scene_label(const SimSetup& setup, const FileControls& files);
+
+// For tests that drive the panel from outside (TIDEPOOL_TEST_WIDGETS=1): where named
+// widgets are, in window coordinates, so that a test can click them like a person would.
+struct WidgetRect {
+  int x = 0, y = 0, width = 0, height = 0;
+  bool operator==(const WidgetRect& o) const {
+    return x == o.x && y == o.y && width == o.width && height == o.height;
+  }
+  bool operator!=(const WidgetRect& o) const { return !(*this == o); }
+};
+struct WidgetLog {
+  bool enabled = false;
+  std::map<std::string, WidgetRect> rects;   ///< this frame's
+  std::map<std::string, WidgetRect> printed;  ///< as last printed
+};
+// Records the last ImGui item's rectangle under `name` when the log is enabled.
+void note_widget(WidgetLog& log, const std::string& name);
+// Prints "tidepool: widget 'NAME' X Y W H" to stderr for each rectangle that is new or has
+// moved since last printed, and "tidepool: widget 'NAME' gone" for those no longer drawn;
+// then starts the next frame's record.
+void print_widget_changes(WidgetLog& log);
+
+// The scene row: the list of shipped scenes, a file field with Load, and the last error.
+// Needs an ImGui frame under way.
+void scene_rows(const SimSetup& setup, FileControls& files, WidgetLog& log);
+
+// The Files section: Record (directory, frame rate, toggle, status) and presets (path,
+// Save preset, Load preset, note). Needs an ImGui frame under way.
+void files_section(FileControls& files, WidgetLog& log);
+
+}  // namespace tp

@@ -1,0 +1,400 @@
+// The panel's scene list, scene file field, Record toggle and preset buttons in a real
+// window under Xvfb, used with the mouse and the keyboard through xdotool, as a person
+// would. Run as the other window tests (see test_window.cpp).
+//
+// Where to click: with TIDEPOOL_TEST_WIDGETS=1 the app prints each named widget's rectangle
+// ("tidepool: widget 'scene' X Y W H") when it first appears or moves. Only the layout comes
+// from the app; the clicks and keys go through X, GLFW and ImGui like anyone's.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <stb_image_write.h>
+
+#include "image.h"
+#include "process.h"
+#include "x11_frames.h"
+
+using namespace tp::test;
+#include "window_harness.h"
+
+namespace {
+
+constexpr double kWaitSeconds = 90.0;  // for anything the app does after an input
+
+struct Widget {
+  bool found = false;
+  int x = 0, y = 0, width = 0, height = 0;
+  int cx() const { return x + width / 2; }
+  int cy() const { return y + height / 2; }
+};
+
+// The latest rectangle the app printed for widget `name`.
+Widget widget(const RunningApp& app, const std::string& name) {
+  Widget w;
+  const std::string log = app.output();
+  const std::regex re("tidepool: widget '" + std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                      R"(' (-?\d+) (-?\d+) (\d+) (\d+))");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {
+    w.found = true;
+    w.x = std::stoi((*it)[1]);
+    w.y = std::stoi((*it)[2]);
+    w.width = std::stoi((*it)[3]);
+    w.height = std::stoi((*it)[4]);
+  }
+  return w;
+}
+
+// Waits until the app's output contains `text` (true) or the timeout passes or it exits.
+bool wait_for_output(RunningApp& app, const std::string& text, double timeout = kWaitSeconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+  while (app.output().find(text) == std::string::npos) {
+    if (!app.running() || std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+Widget wait_for_widget(RunningApp& app, const std::string& name) {
+  wait_for_output(app, "tidepool: widget '" + name + "'");
+  return widget(app, name);
+}
+
+// Starts the app with the widget log, waits for its window and for the panel to settle
+// (the Phases table appears after the first steps and moves what is below it).
+void start(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher, unsigned long* w) {
+  start_and_find_window(app, watcher, w);
+  if (testing::Test::HasFatalFailure()) return;
+  wait_frames(**watcher, 6, 1.0);
+}
+
+void click(unsigned long w, const Widget& widget) {
+  ASSERT_TRUE(widget.found) << "the widget was never drawn";
+  send(at(w, widget.cx(), widget.cy()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ImGui sees the hover first
+  send("click 1");
+}
+
+// Clicks into a text field, selects what it holds and types `text` over it.
+void type_into(unsigned long w, const Widget& field, const std::string& text) {
+  click(w, field);
+  if (testing::Test::HasFatalFailure()) return;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Held for a while, as fingers do: ImGui 1.86 polls the keys once a frame, so a press and
+  // release within one frame (xdotool's "key") would go unseen.
+  send("windowfocus --sync " + std::to_string(w) + " keydown ctrl+a sleep 0.5 keyup ctrl+a");
+  send("type --delay 40 " + quoted(text));
+}
+
+Image grab_window(FrameWatcher& watcher) {
+  Image img;
+  const std::vector<uint32_t> pixels = watcher.grab(WindowRect{0, 0, kWidth, kHeight});
+  if (pixels.size() != size_t(kWidth) * size_t(kHeight)) {
+    img.error = "could not read the window";
+    return img;
+  }
+  img.width = kWidth;
+  img.height = kHeight;
+  img.rgb.resize(pixels.size() * 3);
+  for (size_t i = 0; i < pixels.size(); ++i) {
+    img.rgb[3 * i] = uint8_t(pixels[i] >> 16);
+    img.rgb[3 * i + 1] = uint8_t(pixels[i] >> 8);
+    img.rgb[3 * i + 2] = uint8_t(pixels[i]);
+  }
+  return img;
+}
+
+void save_png(const Image& img, const std::string& path) {
+  if (!stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3))
+    std::printf("could not write %s\n", path.c_str());
+}
+
+// The panel's red (an error sentence) inside a widget's rectangle.
+long red_pixels(const Image& img, const Widget& w) {
+  return find_pixels(img, Rect{w.x, w.y, w.x + w.width, w.y + w.height}, [](const uint8_t* p) {
+           return p[0] > 200 && p[1] < 130 && p[2] < 130;
+         }).count;
+}
+
+std::vector<std::string> ply_files(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A complete binary PLY: its header's vertex count times 28 bytes follow the header.
+bool complete_ply(const std::string& path, long* vertices) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  const std::string bytes = s.str();
+  const size_t end = bytes.find("end_header\n");
+  std::smatch m;
+  const std::string header = bytes.substr(0, end);
+  if (end == std::string::npos || !std::regex_search(header, m, std::regex(R"(element vertex (\d+))")))
+    return false;
+  *vertices = std::stol(m[1]);
+  return bytes.size() == end + 11 + size_t(*vertices) * 28;
+}
+
+const std::string kWidgetLog = "env TIDEPOOL_TEST_WIDGETS=1";
+
+}  // namespace
+
+// The scene list: open it, pick the dam break, and the window shows the dam break (its
+// camera, its block of water at the left wall) where the pool was.
+TEST(Window, SceneListSwitchesTheScene) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene pool --particles 2000 --size 1280x800", dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const Image before = grab_window(*watcher);
+  save_png(before, dir + "/pool.png");
+
+  click(w, wait_for_widget(app, "scene"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_widget(app, "scene:dam_break").found)
+      << "the scene list did not open:\n" << app.output();
+  wait_frames(*watcher, 3);  // where the list settles
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "scene:dam_break"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: scene dam_break (")) << app.output();
+  wait_frames(*watcher, 4);
+  if (HasFatalFailure()) return;
+  const Image after = grab_window(*watcher);
+  save_png(after, dir + "/dam_break.png");
+
+  const Blob pool = find_water(before, kScene), dam = find_water(after, kScene);
+  std::printf("water beside the panel: pool %ld px, centroid x %.0f, %d columns; dam break %ld "
+              "px, centroid x %.0f, %d columns\n",
+              pool.count, pool.cx, pool.columns_hit, dam.count, dam.cx, dam.columns_hit);
+  EXPECT_GT(pool.count, 20000);
+  EXPECT_GT(dam.count, 5000);
+  // The pool's water spans its floor; the dam break's column stands at the left wall.
+  EXPECT_LT(dam.cx, pool.cx - 100) << "the water is not where the dam break's block is";
+  EXPECT_LT(dam.columns_hit, pool.columns_hit * 3 / 4);
+  EXPECT_GT(mean_abs_diff(before, after, kScene), 5.0) << "the view did not change";
+
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
+// A scene file with a mistake, typed into the scene file field and loaded: the panel says
+// what is wrong in red, stderr says the same, and the dam break goes on moving.
+TEST(Window, BadSceneFileShowsItsErrorAndTheSceneRunsOn) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string bad = dir + "/bad_scene.json";
+  std::ofstream(bad) << R"({ "tank": { "min": [0, 0, 0], "max": [1, 1, 1] },
+  "fluid_blocks": [ { "min": [0, 0, 0], "max": [0.5, 0.5] } ] })";
+  RunningApp app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", dir,
+                 kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+
+  type_into(w, wait_for_widget(app, "scene path"), bad);
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "scene load"));
+  if (HasFatalFailure()) return;
+  const std::string sentence = "tidepool: scene file '" + bad +
+                               "': fluid_blocks[0].max must be an array of 3 numbers, not an "
+                               "array of 2 elements";
+  ASSERT_TRUE(wait_for_output(app, sentence)) << app.output();
+  const Widget error = wait_for_widget(app, "scene error");
+  ASSERT_TRUE(error.found) << app.output();
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image first = grab_window(*watcher);
+  wait_frames(*watcher, 10, 2.0);
+  if (HasFatalFailure()) return;
+  const Image second = grab_window(*watcher);
+  save_png(first, dir + "/error.png");
+  save_png(second, dir + "/error_later.png");
+
+  const long red = red_pixels(second, error);
+  const long moved = count_differing(first, second, kScene);
+  std::printf("red pixels in the error text: %ld; scene pixels changed between two frames: %ld\n",
+              red, moved);
+  EXPECT_GT(red, 200) << "the panel shows the error in red";
+  EXPECT_GT(moved, 2000) << "the water stopped";
+  EXPECT_EQ(app.output().find("tidepool: scene dam_break"), std::string::npos)
+      << "no scene was loaded (nor the old one reloaded)";
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
+// Record writes complete PLY frames into a new timestamped directory in the working
+// directory until it is clicked again; a directory that cannot be made is an error in red
+// and the app goes on.
+TEST(Window, RecordWritesFramesUntilStopped) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string work = dir + "/work";
+  std::filesystem::create_directory(work);
+  RunningApp app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", work,
+                 kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+
+  click(w, wait_for_widget(app, "record"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: recording PLY frames into " + work + "/tidepool-export-"))
+      << app.output();
+  std::smatch m;
+  const std::string log = app.output();
+  ASSERT_TRUE(std::regex_search(log, m, std::regex(R"(recording PLY frames into (\S+) \(30 per)")));
+  const std::string out = m[1];
+  EXPECT_TRUE(std::regex_match(out.substr(work.size() + 1),
+                               std::regex(R"(tidepool-export-\d{8}-\d{6})")))
+      << out;
+  // A few frames at 30 per simulated second; the simulation runs in slow motion here.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (ply_files(out).size() < 4 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_GE(ply_files(out).size(), 4u) << app.output();
+  const Image recording = grab_window(*watcher);
+  save_png(recording, dir + "/recording.png");
+
+  click(w, widget(app, "record"));  // now "Stop recording"
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: recorded ")) << app.output();
+  const std::string done = app.output();
+  ASSERT_TRUE(std::regex_search(done, m, std::regex(R"(tidepool: recorded (\d+) frames, ([0-9.]+) MB in (\S+))")))
+      << done;
+  const int frames = std::stoi(m[1]);
+  EXPECT_EQ(m[3].str(), out);
+  const std::vector<std::string> files = ply_files(out);
+  ASSERT_EQ(int(files.size()), frames) << "every frame a file, nothing else (no .part files)";
+  long total = 0;
+  for (int k = 0; k < frames; ++k) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "frame_%05d.ply", k);
+    EXPECT_EQ(files[size_t(k)], name);
+    long vertices = 0;
+    EXPECT_TRUE(complete_ply(out + "/" + name, &vertices)) << name;
+    EXPECT_NEAR(vertices, 2000, 300) << name;
+    total += long(std::filesystem::file_size(out + "/" + name));
+  }
+  EXPECT_NEAR(std::stod(m[2]), double(total) / 1e6, 0.051);
+  std::printf("recorded %d frames, %ld bytes into %s\n", frames, total, out.c_str());
+
+  // A directory that cannot be made: red text, and the app goes on.
+  type_into(w, widget(app, "record dir"), "/proc/tidepool-cannot-be-made");
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "record"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(
+      app, "tidepool: not recording: cannot create directory '/proc/tidepool-cannot-be-made'"))
+      << app.output();
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image failed = grab_window(*watcher);
+  save_png(failed, dir + "/record_error.png");
+  EXPECT_GT(red_pixels(failed, widget(app, "record status")), 200) << "the error in red";
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  EXPECT_EQ(ply_files(out).size(), size_t(frames)) << "nothing written after the stop";
+}
+
+// Save preset writes the running parameters to the path in the field; Load preset with a
+// bad file says why in red and changes nothing (a second save writes the same file), and
+// with a good file changes the solver, which the panel's title shows.
+TEST(Window, PresetSaveAndLoadFromThePanel) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string bad = dir + "/bad_preset.json", good = dir + "/pbf_preset.json";
+  std::ofstream(bad) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "viscosity": 5}})";
+  std::ofstream(good) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "viscosity": 0.02}})";
+  RunningApp app("--scene pool --particles 2000 --size 1280x800 --set viscosity=0.004",
+                 dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+
+  click(w, wait_for_widget(app, "preset save"));  // the default name, in the working directory
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: saved preset " + dir + "/tidepool-preset.json"))
+      << app.output();
+  const std::string saved = [&] {
+    std::ifstream in(dir + "/tidepool-preset.json");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }();
+  EXPECT_NE(saved.find("\"viscosity\": 0.004,"), std::string::npos) << saved;
+  EXPECT_NE(saved.find("\"solver\": \"wcsph\","), std::string::npos) << saved;
+
+  type_into(w, widget(app, "preset path"), bad);
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "preset load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: preset file '" + bad +
+                                       "': params.viscosity: 5 is outside its valid range"))
+      << app.output();
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image refused = grab_window(*watcher);
+  save_png(refused, dir + "/preset_error.png");
+  EXPECT_GT(red_pixels(refused, wait_for_widget(app, "preset note")), 200) << "the error in red";
+  EXPECT_EQ(app.output().find("loaded preset"), std::string::npos);
+
+  type_into(w, widget(app, "preset path"), good);
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "preset load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: loaded preset " + good)) << app.output();
+  wait_frames(*watcher, 3);  // PBF adds a statistics line: what is below it moves down
+  if (HasFatalFailure()) return;
+  type_into(w, widget(app, "preset path"), dir + "/after.json");
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "preset save"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: saved preset " + dir + "/after.json")) << app.output();
+  std::ifstream in(dir + "/after.json");
+  std::stringstream after;
+  after << in.rdbuf();
+  EXPECT_NE(after.str().find("\"solver\": \"pbf\","), std::string::npos) << after.str();
+  EXPECT_NE(after.str().find("\"viscosity\": 0.02,"), std::string::npos) << after.str();
+  // The bad file changed nothing: apart from the good file's two keys, the same as before.
+  std::string expected = saved;
+  expected.replace(expected.find("\"solver\": \"wcsph\""), 17, "\"solver\": \"pbf\"");
+  expected.replace(expected.find("\"viscosity\": 0.004"), 18, "\"viscosity\": 0.02");
+  EXPECT_EQ(after.str(), expected);
+  wait_frames(*watcher, 2);
+  if (HasFatalFailure()) return;
+  save_png(grab_window(*watcher), dir + "/preset_loaded.png");
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
