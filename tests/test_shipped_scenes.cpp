@@ -98,9 +98,9 @@ TEST(ShippedScenes, MaxParticlesStandsForTheSameWaterAtAnotherSpacing) {
             std::max<uint64_t>(scene.max_particles / 8, kMinMaxParticles));
 }
 
-// The channel, inflow at one end and a free outfall at the other, settles at a steady
-// count: after the first seconds, the count over each further second stays in a band
-// around its mean. (A longer run of the same is under the soak label.)
+// The channel, inflow at one end and a weir at the other (water above its crest drains),
+// settles at a steady count: after the first seconds, the count stays in a band around
+// its mean. (A longer run of the same is under the soak label.)
 void channel_count_band(double seconds, double settle) {
   const Scene scene = find_scene("water_channel", kSceneDir);
   auto sim = scene_sim(scene, 2500, int(SolverKind::Pbf));
@@ -132,7 +132,7 @@ void channel_count_band(double seconds, double settle) {
   std::printf("\n");
   EXPECT_GT(low, 0.9 * mean);
   EXPECT_LT(high, 1.1 * mean);
-  EXPECT_GT(st.removed, uint64_t(sim->particle_count())) << "the water was renewed more than once";
+  EXPECT_GT(double(st.removed), 0.5 * mean) << "much of the water was renewed";
   const ParticleCheck c = test::check(*sim);
   EXPECT_EQ(c.nonfinite + c.outside, 0u);
 }

@@ -17,6 +17,10 @@ Scene and solver
   --backend auto|cpu|cuda  where to simulate (default auto: CUDA when a device answers)
   --threads N              CPU backend: use N threads (default: all cores)
   --particles N            about N particles for the scene's water (changes the spacing)
+  --load-state FILE        continue a simulation saved with the panel's Save state (particles,
+                           obstacles, emitters, time, parameters; --set still applies after it)
+  --save-state FILE        headless: save the simulation state at the end of the run (for
+                           --load-state, in a window or another headless run)
   --preset FILE            load simulation parameters from a preset file (the panel saves them)
   --set KEY=VALUE          set a simulation parameter (repeatable), e.g. --set viscosity=0.01
                            (order: defaults, the scene's params, --preset, --solver, --set)
@@ -33,7 +37,7 @@ Window
 
 Headless (no window, no OpenGL)
   --headless               simulate without a window
-  --time SECONDS           simulated time to run (headless)
+  --time SECONDS           run until this simulated time (headless; a loaded state starts later)
   --steps N                number of steps to run (headless)
   --report FILE|-          write a JSON summary at exit (- for standard output)
   --export DIR             write particles as binary PLY frames (frame_00000.ply, ...),
@@ -113,6 +117,12 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       o->bench = true;
     } else if (arg == "--scene") {
       if (!need(&o->scene)) return false;
+    } else if (arg == "--load-state") {
+      if (!need(&o->load_state)) return false;
+      if (o->load_state.empty()) return fail("--load-state needs a file name");
+    } else if (arg == "--save-state") {
+      if (!need(&o->save_state)) return false;
+      if (o->save_state.empty()) return fail("--save-state needs a file name");
     } else if (arg == "--preset") {
       if (!need(&o->preset)) return false;
       if (o->preset.empty()) return fail("--preset needs a file name");

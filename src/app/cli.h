@@ -13,6 +13,8 @@ struct Options {
   std::string scene = "dam_break";  ///< name in assets/scenes, or a .json path
   std::string solver;               ///< empty: the scene's params or --preset (default wcsph)
   std::string preset;               ///< --preset FILE: parameters applied after the scene's
+  std::string load_state;           ///< --load-state FILE: continue a saved simulation
+  std::string save_state;           ///< --save-state FILE: headless, save it at the end
   std::string backend = "auto";     ///< auto | cpu | cuda
   uint64_t particles = 0;           ///< 0 = the scene's own spacing
   std::vector<std::pair<std::string, std::string>> sets;  ///< --set key=value, in order

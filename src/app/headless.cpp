@@ -69,6 +69,10 @@ int run_headless(const Options& o) {
     std::fprintf(stderr, "tidepool: --report: %s\n", error.c_str());
     return 2;
   }
+  if (!o.save_state.empty() && !check_writable(o.save_state, &error)) {
+    std::fprintf(stderr, "tidepool: --save-state: %s\n", error.c_str());
+    return 2;
+  }
   // How long: --steps, --time, or for a plain headless run one simulated second; a bench
   // without either runs 300 steps.
   int64_t max_steps = o.steps;
@@ -131,6 +135,15 @@ int run_headless(const Options& o) {
                  "second)\n", recording_summary(recorder).c_str(), o.export_dir.c_str(),
                  recorder.first_time(), recorder.last_time(), o.export_fps);
   if (o.bench) print_bench(setup, stats, wall);
+  if (!o.save_state.empty()) {
+    if (save_state(setup, setup.scene.name, o.save_state, &error))
+      std::fprintf(stderr, "tidepool: saved state at t = %.3f s to %s\n", stats.simulated_time,
+                   o.save_state.c_str());
+    else {
+      std::fprintf(stderr, "tidepool: --save-state: %s\n", error.c_str());
+      status = 1;
+    }
+  }
   if (!o.report.empty()) {
     RunReport r;
     r.backend = sim.backend().description;

@@ -26,6 +26,12 @@ namespace tp {
 
 namespace {
 
+std::string format_seconds(double t) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f s", t);
+  return text;
+}
+
 constexpr double kMaxFrameSeconds = 1.0 / 30.0;  // longer frames run in slow motion
 constexpr double kSimulationBudgetMs = 25.0;     // keeps the window responsive
 constexpr double kSingleStepSeconds = 1.0 / 60.0;
@@ -276,6 +282,46 @@ void InteractiveApp::load_preset() {
   }
 }
 
+void InteractiveApp::save_state() {
+  FileControls& files = controls_.files;
+  std::string error;
+  if (files.state_path.empty()) error = "type a file name for the state first";
+  files.state_failed =
+      !error.empty() || !tp::save_state(setup_, scene_label(setup_, files), files.state_path, &error);
+  files.state_note = files.state_failed
+                         ? "State not saved: " + error
+                         : "Saved the simulation at t = " + format_seconds(setup_.sim->stats().simulated_time) +
+                               " to " + files.state_path;
+  if (files.state_failed)
+    std::fprintf(stderr, "tidepool: state not saved: %s\n", error.c_str());
+  else
+    std::fprintf(stderr, "tidepool: saved state %s\n", full_path(files.state_path).c_str());
+}
+
+void InteractiveApp::load_state() {
+  FileControls& files = controls_.files;
+  try {
+    tp::load_state(setup_, files.state_path);
+  } catch (const SetupError& e) {
+    // The running simulation is untouched.
+    files.state_failed = true;
+    files.state_note = e.what();
+    std::fprintf(stderr, "tidepool: %s\n", e.what());
+    return;
+  }
+  files.state_failed = false;
+  files.state_note = "Loaded " + files.state_path + ": t = " +
+                     format_seconds(setup_.sim->stats().simulated_time) + ", " +
+                     std::to_string(setup_.sim->particle_count()) + " particles";
+  stop_recording("a state was loaded");
+  camera_ = OrbitCamera(setup_.scene.camera);
+  after_new_particles();
+  controls_.param_notes.clear();
+  std::fprintf(stderr, "tidepool: loaded state %s (t = %.3f s, %u particles)\n",
+               full_path(files.state_path).c_str(), setup_.sim->stats().simulated_time,
+               setup_.sim->particle_count());
+}
+
 void InteractiveApp::apply_requests() {
   if (controls_.reset_requested) reset();
   controls_.reset_requested = false;
@@ -288,6 +334,10 @@ void InteractiveApp::apply_requests() {
   files.preset_save_requested = false;
   if (files.preset_load_requested) load_preset();
   files.preset_load_requested = false;
+  if (files.state_save_requested) save_state();
+  files.state_save_requested = false;
+  if (files.state_load_requested) load_state();
+  files.state_load_requested = false;
   if (controls_.reload_shaders_requested) {
     try {
       renderer_.reload_shaders();
@@ -421,7 +471,7 @@ bool InteractiveApp::idle() const {
   if (!controls_.paused || controls_.step_requested || controls_.reset_requested ||
       controls_.reload_shaders_requested || !files.scene_request.empty() ||
       files.record_toggle_requested || files.preset_save_requested ||
-      files.preset_load_requested)
+      files.preset_load_requested || files.state_save_requested || files.state_load_requested)
     return false;
   // A button held (a camera drag, a panel slider) wants every frame.
   for (int button : {GLFW_MOUSE_BUTTON_LEFT, GLFW_MOUSE_BUTTON_RIGHT, GLFW_MOUSE_BUTTON_MIDDLE})

@@ -51,6 +51,8 @@ class InteractiveApp {
   void advance_recording(double seconds, double budget_ms);
   void save_preset();
   void load_preset();
+  void save_state();
+  void load_state();
   // Saves the back buffer as a new timestamped PNG in the working directory; reports on
   // stderr and in the panel's screenshot note, and carries on whatever happens.
   void save_view_screenshot(int fb_width, int fb_height);

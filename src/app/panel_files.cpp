@@ -125,12 +125,33 @@ void preset_rows(FileControls& files, WidgetLog& log) {
   }
 }
 
+void state_rows(FileControls& files, WidgetLog& log) {
+  ImGui::TextDisabled("Simulation state");
+  ImGui::SetNextItemWidth(-1.0f);
+  ImGui::InputText("##state_path", &files.state_path);
+  note_widget(log, "state path");
+  tooltip("A file with the whole simulation: particles, obstacles, emitters, spray and foam, "
+          "time and parameters. Loading it continues exactly where it was saved "
+          "(also: --load-state FILE).");
+  if (ImGui::Button("Save state")) files.state_save_requested = true;
+  note_widget(log, "state save");
+  ImGui::SameLine();
+  if (ImGui::Button("Load state")) files.state_load_requested = true;
+  note_widget(log, "state load");
+  if (!files.state_note.empty()) {
+    colored_text(files.state_failed ? kErrorColor : kDoneColor, files.state_note);
+    note_widget(log, "state note");
+  }
+}
+
 }  // namespace
 
 void files_section(FileControls& files, WidgetLog& log) {
   record_rows(files, log);
   ImGui::Separator();
   preset_rows(files, log);
+  ImGui::Separator();
+  state_rows(files, log);
 }
 
 }  // namespace tp

@@ -33,7 +33,12 @@ struct FileControls {
   bool preset_load_requested = false;
   std::string preset_note;               ///< what the last save or load did, or why it failed
   bool preset_failed = false;
-  // (A "State" row for saving and loading the simulation state goes in the Files section.)
+  // State (the whole simulation, src/sim/state_file.h)
+  std::string state_path = "tidepool-state.tpstate";
+  bool state_save_requested = false;
+  bool state_load_requested = false;
+  std::string state_note;                ///< what the last save or load did, or why it failed
+  bool state_failed = false;
 };
 
 // The name shown for the running scene: its name in assets/scenes, or its file's name.

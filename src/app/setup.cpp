@@ -9,6 +9,7 @@
 #include "app/paths.h"
 #include "sim/backend_select.h"
 #include "sim/params.h"
+#include "sim/state_file.h"
 
 namespace tp {
 
@@ -65,6 +66,13 @@ SimSetup make_setup(const Options& options) {
   setup.sim->params() = params;
   setup.spacing = setup.scene.spacing;
   reset_particles(setup, start_particle_count(setup.scene, options, choice.kind));
+  if (!options.load_state.empty()) {
+    // The saved run's parameters, then --solver and --set as given.
+    load_state(setup, options.load_state);
+    SimParams& loaded = setup.sim->params();
+    if (!options.solver.empty()) parse_solver(options.solver, &loaded.solver);
+    apply_overrides(options, loaded);
+  }
   return setup;
 }
 
@@ -127,6 +135,23 @@ void switch_scene(SimSetup& setup, const Options& options, const std::string& na
   }
   setup.scene = std::move(scene);
   setup.spacing = spacing;
+}
+
+void load_state(SimSetup& setup, const std::string& path) {
+  std::string scene_name, error;
+  if (!load_state_file(*setup.sim, path, &scene_name, &error)) throw SetupError(error);
+  setup.spacing = setup.sim->spacing();
+  if (scene_name.empty()) return;
+  try {
+    setup.scene = find_scene(scene_name, scene_dir());
+  } catch (const SceneError&) {
+    // Not a shipped scene (a file elsewhere): keep the current one for the camera and Reset.
+  }
+}
+
+bool save_state(SimSetup& setup, const std::string& scene_label, const std::string& path,
+                std::string* error) {
+  return save_state_file(*setup.sim, scene_label, path, error);
 }
 
 void reset_particles(SimSetup& setup, uint64_t particles) {

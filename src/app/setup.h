@@ -53,6 +53,14 @@ void switch_scene(SimSetup& setup, const Options& options, const std::string& na
 // state is untouched then).
 void reset_particles(SimSetup& setup, uint64_t particles);
 
+// Replaces the running simulation with a state file's (src/sim/state_file.h); the scene it
+// names becomes the current one when it is a shipped scene (its camera, Reset), else the
+// current scene stays for those. Throws SetupError naming the file; nothing changes then.
+void load_state(SimSetup& setup, const std::string& path);
+// Saves the running simulation to `path`. Returns false with a sentence.
+bool save_state(SimSetup& setup, const std::string& scene_label, const std::string& path,
+                std::string* error);
+
 // Applies --set overrides after the scene's; throws SetupError naming the key.
 void apply_overrides(const Options& options, SimParams& params);
 

@@ -398,3 +398,61 @@ TEST(Window, PresetSaveAndLoadFromThePanel) {
   ASSERT_TRUE(app.wait_exit(60));
   EXPECT_EQ(app.exit_code(), 0) << app.output();
 }
+
+// Save state, let the water run on, Load state: the water is back where it was saved (the
+// frame after loading looks like the frame at the save, not like the one before loading).
+// A missing state file is a red sentence, and the water runs on.
+TEST(Window, StateSaveAndLoadFromThePanel) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  // A few small fixed steps per frame: the frames around the save and the load are close.
+  // (A taller window: at 800 pixels the State row is below the panel's fold.)
+  RunningApp app("--scene dam_break --particles 2000 --size 1280x1000 --steps-per-frame 4 "
+                 "--set dt_min=0.001 --set dt_max=0.001 --solver pbf",
+                 dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  click(w, wait_for_widget(app, "state save"));  // the default name, in the working directory
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: saved state " + dir + "/tidepool-state.tpstate")) << app.output();
+  const Image at_save = grab_window(*watcher);
+  save_png(at_save, dir + "/at_save.png");
+  wait_frames(*watcher, 60);  // 0.24 s of collapse
+  if (HasFatalFailure()) return;
+  const Image later = grab_window(*watcher);
+  save_png(later, dir + "/later.png");
+
+  type_into(w, widget(app, "state path"), dir + "/no-such.tpstate");
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "state load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: state file '" + dir + "/no-such.tpstate' cannot be opened"))
+      << app.output();
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image refused = grab_window(*watcher);
+  save_png(refused, dir + "/refused.png");
+  EXPECT_GT(red_pixels(refused, wait_for_widget(app, "state note")), 200) << "the error in red";
+  EXPECT_GT(mean_abs_diff(refused, later, kScene), 0.5) << "the water runs on after the refusal";
+
+  type_into(w, widget(app, "state path"), dir + "/tidepool-state.tpstate");
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "state load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: loaded state " + dir + "/tidepool-state.tpstate")) << app.output();
+  wait_frames(*watcher, 1);
+  if (HasFatalFailure()) return;
+  const Image loaded = grab_window(*watcher);
+  save_png(loaded, dir + "/loaded.png");
+  const double to_save = mean_abs_diff(loaded, at_save, kScene), to_later = mean_abs_diff(loaded, later, kScene);
+  std::printf("after loading: %.2f from the frame at the save, %.2f from the frame before loading\n", to_save,
+              to_later);
+  EXPECT_LT(to_save, 0.5 * to_later) << "the water went back to where it was saved";
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
