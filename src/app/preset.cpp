@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/json_text.h"
 #include "sim/params.h"
 #include "util/atomic_file.h"
 
@@ -23,23 +24,6 @@ using nlohmann::json;
 constexpr char kVersionKey[] = "tidepool_preset";
 constexpr char kParamsKey[] = "params";
 
-// Text from the file as one short printable line (keys and values are quoted in messages).
-std::string printable(const std::string& s, size_t limit = 60) {
-  std::string out;
-  for (size_t k = 0; k < s.size(); ++k) {
-    if (out.size() >= limit) return out + "...";
-    const unsigned char c = static_cast<unsigned char>(s[k]);
-    if (c < 0x20 || c == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof(escaped), "\\x%02x", c);
-      out += escaped;
-    } else {
-      out += char(c);
-    }
-  }
-  return out;
-}
-
 // Shortest decimal that reads back (as a double, then a float) to exactly `v`.
 std::string float_text(float v) {
   char text[32];
@@ -48,73 +32,6 @@ std::string float_text(float v) {
     if (float(std::strtod(text, nullptr)) == v) break;
   }
   return text;
-}
-
-std::string describe(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return v.get<bool>() ? "true" : "false";
-    case json::value_t::string:
-      return "the string \"" + printable(v.get_ref<const std::string&>(), 40) + "\"";
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    default:
-      return v.dump();
-  }
-}
-
-// Where brackets outside strings first nest deeper than `limit` (byte offset), or npos.
-// Checked before parsing: a parser that recurses per level must not meet 100,000 of them.
-size_t too_deep_at(const std::string& text, int limit) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t k = 0; k < text.size(); ++k) {
-    const char c = text[k];
-    if (in_string) {
-      if (c == '\\') ++k;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return k;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return std::string::npos;
-}
-
-std::string line_and_column(const std::string& text, size_t offset) {
-  size_t line = 1, column = 1;
-  for (size_t k = 0; k < offset && k < text.size(); ++k) {
-    if (text[k] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
-// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error
-// while parsing object - unexpected '}'; expected string literal" as "unexpected '}';
-// expected string literal (while parsing object)".
-std::string parse_error_detail(const std::string& what) {
-  std::string detail = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
-  const size_t colon = detail.find(": ");
-  if (detail.rfind("parse error", 0) == 0 && colon != std::string::npos)
-    detail = detail.substr(colon + 2);
-  const std::string syntax = "syntax error while parsing ";
-  const size_t dash = detail.find(" - ");
-  if (detail.rfind(syntax, 0) == 0 && dash != std::string::npos)
-    detail = detail.substr(dash + 3) + " (while parsing " +
-             detail.substr(syntax.size(), dash - syntax.size()) + ")";
-  return printable(detail, 200);
 }
 
 // One parameter's JSON value as set_param_from_text's text, or a PresetError. Numbers must
@@ -143,16 +60,16 @@ Preset parse_preset(const std::string& text, const std::string& source) {
   const size_t deep = too_deep_at(text, kMaxPresetDepth);
   if (deep != std::string::npos)
     throw PresetError(file + ": JSON nested more than " + std::to_string(kMaxPresetDepth) +
-                      " levels deep at " + line_and_column(text, deep) + " (a preset needs 2)");
+                      " levels deep at " + line_column(text, deep) + " (a preset needs 2)");
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     const size_t at = e.byte > 0 ? size_t(e.byte) - 1 : 0;  // e.byte counts from 1
-    throw PresetError(file + ": JSON syntax error at " + line_and_column(text, at) + ": " +
-                      parse_error_detail(e.what()));
+    throw PresetError(file + ": JSON syntax error at " + line_column(text, at) + ": " +
+                      printable(json_detail(e.what()), 200));
   } catch (const json::exception& e) {  // e.g. a number beyond a double's range
-    throw PresetError(file + ": JSON error: " + parse_error_detail(e.what()));
+    throw PresetError(file + ": JSON error: " + printable(json_detail(e.what()), 200));
   }
   if (!doc.is_object())
     throw PresetError(file + ": the top level must be an object {\"" + kVersionKey +
