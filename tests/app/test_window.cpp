@@ -344,31 +344,6 @@ int title_right_edge(const Image& img) {
   return find_pixels(img, kPanelTitle, [](const uint8_t* p) { return luminance(p) > 150; }).box.x1;
 }
 
-// The whole window as it is on screen now, read through the X server.
-Image grab_window(FrameWatcher& watcher) {
-  Image img;
-  const std::vector<uint32_t> pixels = watcher.grab(WindowRect{0, 0, kWidth, kHeight});
-  if (pixels.empty()) {
-    img.error = "could not read the window";
-    return img;
-  }
-  img.width = kWidth;
-  img.height = kHeight;
-  img.rgb.resize(pixels.size() * 3);
-  for (size_t i = 0; i < pixels.size(); ++i) {
-    img.rgb[3 * i] = uint8_t(pixels[i] >> 16);
-    img.rgb[3 * i + 1] = uint8_t(pixels[i] >> 8);
-    img.rgb[3 * i + 2] = uint8_t(pixels[i]);
-  }
-  return img;
-}
-
-// Kept beside the test's other files, for a look at what each check saw.
-void save_png(const Image& img, const std::string& path) {
-  if (!stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3))
-    std::printf("could not write %s\n", path.c_str());
-}
-
 // The pool is still drawn as water beside the panel, not a blank or black window.
 void expect_water(const Image& img, const char* when) {
   const Blob water = find_water(img, kScene);

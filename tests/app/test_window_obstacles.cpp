@@ -200,25 +200,6 @@ TEST(Window, ObstaclesShowInBothRenderModes) {
 
 namespace {
 
-// The window's scene area as an Image, read through the X server (as FrameWatcher does).
-Image grab_window(FrameWatcher& watcher, int width, int height) {
-  Image img;
-  const std::vector<uint32_t> px = watcher.grab(WindowRect{0, 0, width, height});
-  if (px.size() != size_t(width) * size_t(height)) {
-    img.error = "cannot read the window's pixels";
-    return img;
-  }
-  img.width = width;
-  img.height = height;
-  img.rgb.resize(px.size() * 3);
-  for (size_t i = 0; i < px.size(); ++i) {
-    img.rgb[3 * i] = uint8_t(px[i] >> 16);
-    img.rgb[3 * i + 1] = uint8_t(px[i] >> 8);
-    img.rgb[3 * i + 2] = uint8_t(px[i]);
-  }
-  return img;
-}
-
 // The obstacle-coloured pixels of the scene, as two blobs split at the widest run of
 // columns without any between the first and the last: the ball (left) and the box (right).
 struct TwoBlobs {
@@ -260,10 +241,6 @@ bool obstacle_at_exit(const std::string& output, int index, glm::vec3* center) {
   if (!std::regex_search(output, m, re)) return false;
   *center = glm::vec3(std::stof(m[1]), std::stof(m[2]), std::stof(m[3]));
   return true;
-}
-
-void save_png(const Image& img, const std::string& path) {
-  stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3);
 }
 
 }  // namespace

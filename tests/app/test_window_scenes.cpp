@@ -94,29 +94,6 @@ void type_into(unsigned long w, const Widget& field, const std::string& text) {
   send("type --delay 40 " + quoted(text));
 }
 
-Image grab_window(FrameWatcher& watcher) {
-  Image img;
-  const std::vector<uint32_t> pixels = watcher.grab(WindowRect{0, 0, kWidth, kHeight});
-  if (pixels.size() != size_t(kWidth) * size_t(kHeight)) {
-    img.error = "could not read the window";
-    return img;
-  }
-  img.width = kWidth;
-  img.height = kHeight;
-  img.rgb.resize(pixels.size() * 3);
-  for (size_t i = 0; i < pixels.size(); ++i) {
-    img.rgb[3 * i] = uint8_t(pixels[i] >> 16);
-    img.rgb[3 * i + 1] = uint8_t(pixels[i] >> 8);
-    img.rgb[3 * i + 2] = uint8_t(pixels[i]);
-  }
-  return img;
-}
-
-void save_png(const Image& img, const std::string& path) {
-  if (!stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3))
-    std::printf("could not write %s\n", path.c_str());
-}
-
 // The panel's red (an error sentence) inside a widget's rectangle.
 long red_pixels(const Image& img, const Widget& w) {
   return find_pixels(img, Rect{w.x, w.y, w.x + w.width, w.y + w.height}, [](const uint8_t* p) {

@@ -246,6 +246,32 @@ inline void start_and_find_window(RunningApp& app, std::unique_ptr<FrameWatcher>
 
 
 
+// The window's top-left width x height pixels as an Image, read through the X server (as
+// the FrameWatcher sees them).
+inline Image grab_window(FrameWatcher& watcher, int width = kWidth, int height = kHeight) {
+  Image img;
+  const std::vector<uint32_t> px = watcher.grab(WindowRect{0, 0, width, height});
+  if (px.size() != size_t(width) * size_t(height)) {
+    img.error = "could not read the window";
+    return img;
+  }
+  img.width = width;
+  img.height = height;
+  img.rgb.resize(px.size() * 3);
+  for (size_t i = 0; i < px.size(); ++i) {
+    img.rgb[3 * i] = uint8_t(px[i] >> 16);
+    img.rgb[3 * i + 1] = uint8_t(px[i] >> 8);
+    img.rgb[3 * i + 2] = uint8_t(px[i]);
+  }
+  return img;
+}
+
+// Kept beside a test's other files, for a look at what each check saw.
+inline void save_png(const Image& img, const std::string& path) {
+  if (!stbi_write_png(path.c_str(), img.width, img.height, 3, img.rgb.data(), img.width * 3))
+    std::printf("could not write %s\n", path.c_str());
+}
+
 // Waits until the window has shown `frames` more frames and, when given, at least
 // `min_seconds` have passed, so that events reach the app at a person's pace whatever the
 // frame rate (drag mode takes the cursor's speed from the wall clock).
