@@ -37,7 +37,8 @@ Window
 
 Headless (no window, no OpenGL)
   --headless               simulate without a window
-  --time SECONDS           run until this simulated time (headless; a loaded state starts later)
+  --time SECONDS           run until this simulated time (headless; default 1 s, or one more
+                           second after a loaded state's time)
   --steps N                number of steps to run (headless)
   --report FILE|-          write a JSON summary at exit (- for standard output)
   --export DIR             write particles as binary PLY frames (frame_00000.ply, ...),
@@ -218,7 +219,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     if (headless && o->given.count(window_only))
       return fail(std::string(window_only) + " needs a window; it cannot be used with " +
                   (o->bench ? "--bench" : "--headless"));
-  for (const char* headless_only : {"--time", "--steps", "--report", "--export"})
+  for (const char* headless_only : {"--time", "--steps", "--report", "--export", "--save-state"})
     if (!headless && o->given.count(headless_only))
       return fail(std::string(headless_only) + " works with --headless or --bench (the window "
                   "runs until closed or --frames)");

@@ -77,9 +77,10 @@ int run_headless(const Options& o) {
   // without either runs 300 steps.
   int64_t max_steps = o.steps;
   double max_time = o.time;
+  const uint64_t steps_before = sim.stats().steps;  // a loaded state's
   if (max_steps == 0 && max_time == 0.0) {
     if (o.bench) max_steps = 300;
-    else max_time = 1.0;
+    else max_time = sim.stats().simulated_time + 1.0;
   }
 
   std::signal(SIGINT, on_signal);
@@ -136,7 +137,7 @@ int run_headless(const Options& o) {
                  recorder.first_time(), recorder.last_time(), o.export_fps);
   if (o.bench) print_bench(setup, stats, wall);
   if (!o.save_state.empty()) {
-    if (save_state(setup, setup.scene.name, o.save_state, &error))
+    if (save_state(setup, o.save_state, &error))
       std::fprintf(stderr, "tidepool: saved state at t = %.3f s to %s\n", stats.simulated_time,
                    o.save_state.c_str());
     else {
@@ -151,6 +152,7 @@ int run_headless(const Options& o) {
     r.scene = setup.scene.name;
     r.particles = sim.particle_count();
     r.wall_seconds = wall;
+    r.steps_run = stats.steps - steps_before;
     r.stats = stats;
     r.check = check_particles(sim.snapshot(), sim.tank_lo(), sim.tank_hi());
     const std::string json = report_json(r);

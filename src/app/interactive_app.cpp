@@ -287,7 +287,7 @@ void InteractiveApp::save_state() {
   std::string error;
   if (files.state_path.empty()) error = "type a file name for the state first";
   files.state_failed =
-      !error.empty() || !tp::save_state(setup_, scene_label(setup_, files), files.state_path, &error);
+      !error.empty() || !tp::save_state(setup_, files.state_path, &error);
   files.state_note = files.state_failed
                          ? "State not saved: " + error
                          : "Saved the simulation at t = " + format_seconds(setup_.sim->stats().simulated_time) +

@@ -149,9 +149,13 @@ void load_state(SimSetup& setup, const std::string& path) {
   }
 }
 
-bool save_state(SimSetup& setup, const std::string& scene_label, const std::string& path,
-                std::string* error) {
-  return save_state_file(*setup.sim, scene_label, path, error);
+bool save_state(SimSetup& setup, const std::string& path, std::string* error) {
+  const std::string dir = scene_dir() + "/";
+  std::string scene = setup.scene.source;
+  if (scene.compare(0, dir.size(), dir) == 0 && scene.size() > 5 &&
+      scene.find('/', dir.size()) == std::string::npos)
+    scene = scene.substr(dir.size(), scene.size() - dir.size() - 5);  // "name.json" -> "name"
+  return save_state_file(*setup.sim, scene, path, error);
 }
 
 void reset_particles(SimSetup& setup, uint64_t particles) {

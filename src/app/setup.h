@@ -57,9 +57,10 @@ void reset_particles(SimSetup& setup, uint64_t particles);
 // names becomes the current one when it is a shipped scene (its camera, Reset), else the
 // current scene stays for those. Throws SetupError naming the file; nothing changes then.
 void load_state(SimSetup& setup, const std::string& path);
-// Saves the running simulation to `path`. Returns false with a sentence.
-bool save_state(SimSetup& setup, const std::string& scene_label, const std::string& path,
-                std::string* error);
+// Saves the running simulation to `path`, naming its scene the way load_state finds it
+// again: a shipped scene by name, any other by its file's path. Returns false with a
+// sentence.
+bool save_state(SimSetup& setup, const std::string& path, std::string* error);
 
 // Applies --set overrides after the scene's; throws SetupError naming the key.
 void apply_overrides(const Options& options, SimParams& params);

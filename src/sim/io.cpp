@@ -55,11 +55,14 @@ std::string report_json(const RunReport& r) {
   j["steps"] = r.stats.steps;
   j["simulated_time_s"] = r.stats.simulated_time;
   j["wall_time_s"] = r.wall_seconds;
-  j["steps_per_second"] = r.wall_seconds > 0 ? double(r.stats.steps) / r.wall_seconds : 0.0;
+  // Rates over this run's steps: the phase times are this run's too (a loaded state
+  // brings its step count, not its timings).
+  const uint64_t run = r.steps_run ? r.steps_run : r.stats.steps;
+  j["steps_per_second"] = r.wall_seconds > 0 ? double(run) / r.wall_seconds : 0.0;
   nlohmann::ordered_json phases = nlohmann::ordered_json::object();
   double total = 0.0;
   for (const PhaseTime& p : r.stats.phases) {
-    const double mean = r.stats.steps ? p.total_ms / double(r.stats.steps) : 0.0;
+    const double mean = run ? p.total_ms / double(run) : 0.0;
     phases[p.name] = mean;
     total += mean;
   }
@@ -74,6 +77,8 @@ std::string report_json(const RunReport& r) {
                   {"bubbles", r.stats.diffuse.bubbles},
                   {"spawned", r.stats.diffuse.spawned},
                   {"cap", r.stats.diffuse.capacity}};
+  j["emitted"] = r.stats.emitted;  // by emitters, since the start
+  j["removed"] = r.stats.removed;  // by outflows
   j["outside_tank"] = r.check.outside;
   // Non-finite particles now plus those the integrator found and reset during the run.
   j["nan_count"] = r.check.nonfinite + r.stats.nonfinite_resets;

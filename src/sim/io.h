@@ -25,6 +25,7 @@ struct RunReport {
   std::string backend, solver, scene;
   uint64_t particles = 0;
   double wall_seconds = 0.0;
+  uint64_t steps_run = 0;  ///< steps in this run (a loaded state's steps come before it)
   RunStats stats;
   ParticleCheck check;
 };

@@ -24,6 +24,13 @@ const char kMagic[] = "TIDEPOOL STATE 1\n";
 constexpr size_t kMagicLength = sizeof(kMagic) - 1;
 constexpr uint64_t kMaxStateBytes = uint64_t(64) << 30;  // 64 GB: larger is not a state file
 
+bool host_is_little_endian() {
+  const uint32_t one = 1;
+  unsigned char first;
+  std::memcpy(&first, &one, 1);
+  return first == 1;
+}
+
 json vec(Vec3 v) { return json::array({v.x, v.y, v.z}); }
 
 void put_u64(std::string& out, uint64_t v) {
@@ -92,6 +99,7 @@ std::string encode_state(const SimState& s, const std::string& scene) {
   const InitialState& init = s.initial;
   json h;
   h["scene"] = scene;
+  h["little_endian"] = host_is_little_endian();
   h["tank_lo"] = vec(init.tank_lo);
   h["tank_hi"] = vec(init.tank_hi);
   h["spacing"] = init.spacing;
@@ -192,6 +200,8 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
   InitialState& init = s.initial;
   try {
     if (scene) *scene = h.contains("scene") && h["scene"].is_string() ? h["scene"].get<std::string>() : "";
+    if (r.flag(h, "little_endian") != host_is_little_endian())
+      fail("was written on a machine of the other byte order");
     init.tank_lo = r.vec3(h, "tank_lo", "");
     init.tank_hi = r.vec3(h, "tank_hi", "");
     init.spacing = float(r.number(h, "spacing"));

@@ -2,11 +2,12 @@
 // particles, parameters, time and statistics) saved so that a loaded state continues
 // exactly as the saved run would have.
 //
-// Format (little-endian): the line "TIDEPOOL STATE 1\n", an 8-byte length and a JSON
+// Format: the line "TIDEPOOL STATE 1\n", an 8-byte little-endian length and a JSON
 // header of every scalar and small list, then the arrays as raw blobs, each preceded by
 // its 8-byte length: fluid positions and velocities (16 bytes each per particle), ids and
 // pressures (4 bytes), the tank's boundary samples (16 bytes), diffuse positions and
-// velocities (16 bytes). Floats in the header are written with enough digits to read
+// velocities (16 bytes), in the machine's byte order (the header says which; a file from
+// a machine of the other order is refused). Floats in the header are written with enough digits to read
 // back exactly.
 #pragma once
 
