@@ -63,8 +63,12 @@ TEST_P(ShippedScene, RunsTwoSecondsOnEachSolver) {
   if (!scene.emitters.empty()) {
     EXPECT_GT(st.emitted, 0u) << "its emitters ran";
   }
-  if (!scene.outflows.empty()) {
-    EXPECT_GT(st.removed, 0u) << "its outflows drained";
+  // A drain on the floor takes water at once; a weir only once the level reaches its
+  // crest (TheChannelKeepsASteadyCount checks those).
+  const bool drain = std::any_of(scene.outflows.begin(), scene.outflows.end(),
+                                 [&](const Outflow& o) { return o.lo.y <= scene.tank_lo.y; });
+  if (drain) {
+    EXPECT_GT(st.removed, 0u) << "its drain took water";
   }
   if (!scene.obstacles.empty()) {
     closest = std::min(closest, closest_to_obstacles(s, sim->obstacles()));
@@ -84,9 +88,9 @@ INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene, testing::ValuesIn(all_cases()),
                            return std::get<0>(info.param) + "_" + solver_name(std::get<1>(info.param));
                          });
 
-TEST(ShippedScenes, AllSevenAreThere) {
+TEST(ShippedScenes, AllSevenAreThere) {  // (the loop above runs whatever is in the folder)
   const std::vector<std::string> names = list_scenes(kSceneDir);
-  for (const char* want : {"dam_break", "double_dam_break", "drop_into_pool", "fountain", "water_channel", "obstacles"})
+  for (const char* want : {"dam_break", "double_dam_break", "drop_into_pool", "fountain", "water_channel", "obstacles", "pool"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
 }
 
@@ -103,8 +107,10 @@ TEST(ShippedScenes, MaxParticlesStandsForTheSameWaterAtAnotherSpacing) {
 // its mean. (A longer run of the same is under the soak label.)
 void channel_count_band(double seconds, double settle) {
   const Scene scene = find_scene("water_channel", kSceneDir);
-  auto sim = scene_sim(scene, 2500, int(SolverKind::Pbf));
+  // PBF at its interactive settings (three iterations), about 1,500 particles.
+  auto sim = scene_sim(scene, 1500, int(SolverKind::Pbf));
   sim->params().diffuse = 0;
+  sim->params().pbf_iterations = 3;
   std::vector<double> per_second;
   double sum = 0.0;
   int samples = 0;
@@ -137,7 +143,7 @@ void channel_count_band(double seconds, double settle) {
   EXPECT_EQ(c.nonfinite + c.outside, 0u);
 }
 
-TEST(ShippedScenes, TheChannelKeepsASteadyCount) { channel_count_band(14.0, 6.0); }
+TEST(ShippedScenes, TheChannelKeepsASteadyCount) { channel_count_band(12.0, 5.0); }
 TEST(Soak, TheChannelKeepsASteadyCountForTwoMinutes) { channel_count_band(126.0, 6.0); }
 
 }  // namespace

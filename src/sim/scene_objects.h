@@ -233,9 +233,8 @@ void SimulationImpl<B>::emit_particles() {
   if (emitters_.empty()) return;
   const double t = stats_.simulated_time;
   std::vector<Vec4> cand_x, cand_v;
-  StepConstants c = constants_;
   copy_obstacles_to_constants();
-  c = constants_;
+  const StepConstants& c = constants_;
   for (size_t k = 0; k < emitters_.size(); ++k) {
     const Emitter& e = emitters_[k];
     const double gap = emitter_gap(k);
