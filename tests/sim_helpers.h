@@ -1,6 +1,7 @@
 // Small helpers shared by the physics tests: scenes from inline JSON, CPU simulations.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -35,6 +36,15 @@ inline double kinetic_energy(const Snapshot& s, float mass) {
   double e = 0.0;
   for (const Vec4& v : s.velocity) e += 0.5 * mass * length2(xyz(v));
   return e;
+}
+
+// The smallest signed distance from any fluid particle to any obstacle's surface [m]
+// (negative: a particle inside one).
+inline float closest_to_obstacles(const Snapshot& s, const std::vector<ObstacleShape>& obstacles) {
+  float d = INFINITY;
+  for (const Vec4& p : s.position)
+    for (const ObstacleShape& o : obstacles) d = std::min(d, obstacle_distance(o, xyz(p)));
+  return d;
 }
 
 inline ParticleCheck check(Simulation& sim) {

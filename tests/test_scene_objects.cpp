@@ -20,14 +20,6 @@ constexpr float kSpacing = 0.05f;
 ObstacleShape sphere(Vec3 c, float r) { return ObstacleShape{int(ShapeKind::Sphere), c, {0, 0, 0}, r, {0, 0, 0}}; }
 ObstacleShape box(Vec3 c, Vec3 half) { return ObstacleShape{int(ShapeKind::Box), c, half, 0.0f, {0, 0, 0}}; }
 
-// The smallest signed distance from any fluid particle to any obstacle's surface [m].
-float closest_to_obstacles(const Snapshot& s, const std::vector<ObstacleShape>& obstacles) {
-  float d = INFINITY;
-  for (const Vec4& p : s.position)
-    for (const ObstacleShape& o : obstacles) d = std::min(d, obstacle_distance(o, xyz(p)));
-  return d;
-}
-
 TEST(SceneObjects, ObstacleSamplesLieHalfASpacingToTwoAndAHalfInside) {
   for (const ObstacleShape& shape : {sphere({0.3f, 0.2f, 0.1f}, 0.23f), box({0, 0, 0}, {0.2f, 0.1f, 0.35f})}) {
     const std::vector<Vec4> samples = obstacle_samples(shape, kSpacing, 0.125f);
@@ -214,7 +206,7 @@ TEST_P(EachSolverObjects, AMovingObstaclePushesTheWaterAndNoneEndsInside) {
   sim->params().solver = GetParam();
   // Settle, then move the ball 0.3 m along +x in 0.5 s (0.6 m/s).
   while (sim->stats().simulated_time < 0.3) sim->step();
-  EXPECT_GE(closest_to_obstacles(sim->snapshot(), sim->obstacles()), 0.0f);
+  EXPECT_GE(test::closest_to_obstacles(sim->snapshot(), sim->obstacles()), 0.0f);
   auto momentum_x = [&] {
     double p = 0.0;
     for (const Vec4& v : sim->snapshot().velocity) p += double(sim->mass()) * v.x;
@@ -228,7 +220,7 @@ TEST_P(EachSolverObjects, AMovingObstaclePushesTheWaterAndNoneEndsInside) {
     const double t = sim->stats().simulated_time - t0;
     ASSERT_TRUE(sim->move_obstacle(0, Vec3{float(-0.3 + 0.6 * std::min(t + 0.01, 0.5)), 0.18f, 0.0f}));
     sim->step();
-    closest = std::min(closest, closest_to_obstacles(sim->snapshot(), sim->obstacles()));
+    closest = std::min(closest, test::closest_to_obstacles(sim->snapshot(), sim->obstacles()));
     peak = std::max(peak, momentum_x());
   }
   const ObstacleShape ball = sim->obstacles()[0];

@@ -20,13 +20,6 @@ std::unique_ptr<Simulation> scene_sim(const Scene& scene, uint64_t particles, in
   return sim;
 }
 
-float closest_to_obstacles(const Snapshot& s, const std::vector<ObstacleShape>& obstacles) {
-  float d = INFINITY;
-  for (const Vec4& p : s.position)
-    for (const ObstacleShape& o : obstacles) d = std::min(d, obstacle_distance(o, xyz(p)));
-  return d;
-}
-
 class ShippedScene : public testing::TestWithParam<std::tuple<std::string, int>> {};
 
 // Two seconds of each scene at about 1,000 particles (and at most 1,000 spray, foam and
@@ -46,7 +39,7 @@ TEST_P(ShippedScene, RunsTwoSecondsOnEachSolver) {
     fewest = std::min(fewest, sim->particle_count());
     most = std::max(most, sim->particle_count());
     if (!scene.obstacles.empty() && sim->stats().steps % 50 == 0)
-      closest = std::min(closest, closest_to_obstacles(sim->snapshot(), sim->obstacles()));
+      closest = std::min(closest, test::closest_to_obstacles(sim->snapshot(), sim->obstacles()));
   }
   const Snapshot s = sim->snapshot();
   const ParticleCheck c = check_particles(s, sim->tank_lo(), sim->tank_hi());
@@ -71,7 +64,7 @@ TEST_P(ShippedScene, RunsTwoSecondsOnEachSolver) {
     EXPECT_GT(st.removed, 0u) << "its drain took water";
   }
   if (!scene.obstacles.empty()) {
-    closest = std::min(closest, closest_to_obstacles(s, sim->obstacles()));
+    closest = std::min(closest, test::closest_to_obstacles(s, sim->obstacles()));
     EXPECT_GE(closest, 0.0f) << "no particle inside an obstacle";
   }
 }

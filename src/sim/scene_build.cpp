@@ -95,7 +95,7 @@ uint64_t max_particles_at(const Scene& scene, float s) {
 double fluid_capacity(const Scene& scene, double initial, float s) {
   if (scene.emitters.empty()) return initial;
   const uint64_t most = max_particles_at(scene, s);
-  const double limit = most ? double(most) : std::max(4.0 * initial, 100000.0);
+  const double limit = most ? double(most) : double(automatic_max_particles(uint64_t(initial)));
   return std::max(initial, limit);
 }
 

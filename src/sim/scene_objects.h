@@ -48,7 +48,7 @@ void SimulationImpl<B>::setup_scene_objects(const InitialState& s) {
   emitter_points_.clear();
   for (const Emitter& e : emitters_) emitter_points_.push_back(emitter_layer(e, spacing_));
   const uint64_t initial = fluid.n;
-  max_particles_ = s.max_particles ? s.max_particles : std::max<uint64_t>(4 * initial, 100000);
+  max_particles_ = s.max_particles ? s.max_particles : automatic_max_particles(initial);
   max_particles_ = std::min<uint64_t>(max_particles_, uint64_t(1) << 31);
 
   // Obstacle samples: local offsets and owners, fixed; world positions follow the centres.

@@ -54,6 +54,12 @@ struct InitialState {
   uint64_t max_particles = 0;
 };
 
+// The most fluid particles emitters may bring a scene of `initial` particles to when it
+// sets no max_particles: four times as many, at least 100,000.
+inline uint64_t automatic_max_particles(uint64_t initial) {
+  return 4 * initial > 100000 ? 4 * initial : 100000;
+}
+
 // A ray in world space, for picking the fluid under the cursor.
 struct Ray {
   Vec3 origin;
