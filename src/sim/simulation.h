@@ -135,6 +135,9 @@ struct RunStats {
   uint64_t emitted = 0;             ///< fluid particles added by emitters
   uint64_t removed = 0;             ///< fluid particles removed by outflows
   bool emitters_paused = false;     ///< the latest step's emitters were at max_particles
+  double neighbors_per_particle = 0.0;  ///< fluid neighbours within h (self included), mean
+                                        ///< over particles at the latest neighbour search
+  double boundary_neighbors_per_particle = 0.0;  ///< boundary samples within h, likewise
   std::vector<PhaseTime> phases;
 };
 
