@@ -1,5 +1,6 @@
 // Shared by host (g++) and device (nvcc) code: the TP_HD qualifier, the small vector
-// types every kernel uses, and the few atomics the grid build needs. No STL containers,
+// types every kernel uses, and the few atomics the grid build and the neighbour lists
+// need. No STL containers,
 // no GL, no CUDA headers: the CPU backend compiles this with no toolkit installed.
 //
 // Vector type choice: our own Vec3/Vec4 rather than GLM. GLM 0.9.9 in nvcc device code
@@ -80,6 +81,15 @@ TP_HD TP_INLINE uint atomic_add(uint* address, uint value) {
   return atomicAdd(address, value);
 #else
   return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
+#endif
+}
+
+// Atomic store: several threads may set the same flag (to the same value).
+TP_HD TP_INLINE void atomic_store(uint* address, uint value) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<volatile uint*>(address) = value;
+#else
+  __atomic_store_n(address, value, __ATOMIC_RELAXED);
 #endif
 }
 

@@ -11,15 +11,17 @@ namespace tp {
 // Fluid part: the SPH density estimate, e.g. [Koschier et al. 2019, Eq. 11];
 // boundary part: Akinci et al. 2012, "Versatile rigid-fluid coupling for incompressible
 // SPH", Eq. 6 (boundary samples contribute their volume times the rest density).
-// in: positions (fluid, boundary); returns the density at x_i [kg/m^3].
-TP_HD TP_INLINE float sph_density(Vec3 xi, const Vec4* fluid_pos, const GridView& fluid_grid,
+// in: positions (fluid, boundary) and particle i's neighbour lists; returns the density at
+// x_i = fluid_pos[i] [kg/m^3].
+TP_HD TP_INLINE float sph_density(uint i, const Vec4* fluid_pos, const NeighborList& nl,
                                   const BoundaryView& boundary, const StepConstants& c) {
+  const Vec3 xi = xyz(fluid_pos[i]);
   const CubicKernel& W = c.kernel;
   float fluid_sum = 0.0f;
-  for_each_neighbor(fluid_grid, fluid_pos, xi, W.h,
+  for_each_listed(nl, i, fluid_pos, xi, W.h,
                     [&](uint, Vec3, float r) { fluid_sum += W.w(r); });
   float boundary_volume = 0.0f;
-  for_each_boundary_neighbor(boundary, xi, W.h,
+  for_each_boundary_neighbor(boundary, i, xi, W.h,
                     [&](uint b, Vec3, float r) { boundary_volume += boundary.sample[b].w * W.w(r); });
   return c.mass * fluid_sum + c.p.rest_density * boundary_volume;
 }

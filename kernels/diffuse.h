@@ -54,15 +54,15 @@ TP_HD TP_INLINE float unit_random(uint a, uint b, uint c) {
 // over fluid and wall samples (walls count as water, so a particle against a wall is not
 // taken for a surface): n = -grad c / |grad c|. Returns xyz = n, w = |grad c| h (the
 // surface indicator, see kSurfaceGradient).
-TP_HD TP_INLINE Vec4 diffuse_normal(uint i, const FluidView& f, const GridView& g,
+TP_HD TP_INLINE Vec4 diffuse_normal(uint i, const FluidView& f, const NeighborList& nl,
                                     const BoundaryView& b, const StepConstants& c) {
   const CubicKernel& W = c.kernel;
   const Vec3 xi = xyz(f.position[i]);
   Vec3 grad{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
     grad += W.grad(xij, r) * (c.mass / f.density[j]);
   });
-  for_each_boundary_neighbor(b, xi, W.h,
+  for_each_boundary_neighbor(b, i, xi, W.h,
                     [&](uint s, Vec3 xis, float r) { grad += W.grad(xis, r) * b.sample[s].w; });
   const float len = length(grad);
   const Vec3 n = len > 1e-12f ? grad * (-1.0f / len) : Vec3{0.0f, 0.0f, 0.0f};
@@ -77,7 +77,7 @@ TP_HD TP_INLINE Vec4 diffuse_normal(uint i, const FluidView& f, const GridView& 
 //         sum_j (1 - n_i . n_j) W~(x_ij) over neighbours below it (x^_ji . n_i < 0)
 //   I_k   kinetic energy [Eq. 3] per unit mass, v_i^2 / 2
 // `normal` holds diffuse_normal() of every fluid particle; `seed` changes every step.
-TP_HD TP_INLINE uint diffuse_spawn_count(uint i, const FluidView& f, const GridView& g,
+TP_HD TP_INLINE uint diffuse_spawn_count(uint i, const FluidView& f, const NeighborList& nl,
                                          const Vec4* normal, const uint* id, uint seed,
                                          const StepConstants& c) {
   const float h = c.kernel.h;
@@ -92,7 +92,7 @@ TP_HD TP_INLINE uint diffuse_spawn_count(uint i, const FluidView& f, const GridV
   const bool crest_candidate =
       ni4.w >= kSurfaceGradient && speed > 1e-6f && dot(vi, ni) >= kCrestAlignment * speed;
   float trapped = 0.0f, curvature = 0.0f;
-  for_each_neighbor(g, f.position, xi, h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, f.position, xi, h, [&](uint j, Vec3 xij, float r) {
     if (j == i || r < 1e-9f) return;
     const float w = diffuse_weight(r, h);
     const Vec3 vij = vi - xyz(f.velocity[j]);

@@ -30,20 +30,25 @@ struct GridView {
   TP_HD TP_INLINE uint cell_count() const { return uint(dims.x) * uint(dims.y) * uint(dims.z); }
 };
 
-// Calls row(begin, end) for each of the (up to) 9 index ranges that hold the particles of
-// the 3x3x3 cells around x, clipped to the grid.
+// Calls row(begin, end) for each index range holding the particles of the cells within
+// reach of x: the 3x3x3 block around x's cell when h fits in a cell (the simulation's
+// grids), clipped to the grid. Cells along x are contiguous in the linear index, so each
+// (y, z) row of the block is one range. (Cells of h / 2 visit fewer candidates, 125 or,
+// cut to the sphere, about 80, instead of 216, but the 25 rows' cell lookups and the
+// larger cell table cost more than the candidates saved: measured 30 % slower.)
 template <class F>
-TP_HD TP_INLINE void for_each_cell_row(const GridView& g, Vec3 x, F&& row) {
+TP_HD TP_INLINE void for_each_cell_row(const GridView& g, Vec3 x, float h, F&& row) {
   const Int3 c = g.cell_of(x);
-  const int x0 = c.x > 0 ? c.x - 1 : 0;
-  const int x1 = c.x < g.dims.x - 1 ? c.x + 1 : c.x;
-  for (int z = c.z - 1; z <= c.z + 1; ++z) {
-    if (z < 0 || z >= g.dims.z) continue;
-    for (int y = c.y - 1; y <= c.y + 1; ++y) {
-      if (y < 0 || y >= g.dims.y) continue;
+  const int reach = h * g.inv_cell <= 1.0f ? 1 : int(ceilf(h * g.inv_cell));
+  const int x0 = c.x - reach > 0 ? c.x - reach : 0;
+  const int x1 = c.x + reach < g.dims.x - 1 ? c.x + reach : g.dims.x - 1;
+  const int y0 = c.y - reach > 0 ? c.y - reach : 0;
+  const int y1 = c.y + reach < g.dims.y - 1 ? c.y + reach : g.dims.y - 1;
+  const int z0 = c.z - reach > 0 ? c.z - reach : 0;
+  const int z1 = c.z + reach < g.dims.z - 1 ? c.z + reach : g.dims.z - 1;
+  for (int z = z0; z <= z1; ++z)
+    for (int y = y0; y <= y1; ++y)
       row(g.cell_start[g.linear(Int3{x0, y, z})], g.cell_start[g.linear(Int3{x1, y, z}) + 1]);
-    }
-  }
 }
 
 // Calls f(j, x_ij, r) for every particle j of `positions` (sorted by the grid `g`) with
@@ -53,7 +58,7 @@ template <class F>
 TP_HD TP_INLINE void for_each_neighbor(const GridView& g, const Vec4* positions, Vec3 xi, float h,
                                        F&& f) {
   const float h2 = h * h;
-  for_each_cell_row(g, xi, [&](uint begin, uint end) {
+  for_each_cell_row(g, xi, h, [&](uint begin, uint end) {
     for (uint j = begin; j < end; ++j) {
       const Vec4 pj = positions[j];
       const Vec3 xij = Vec3{xi.x - pj.x, xi.y - pj.y, xi.z - pj.z};
@@ -61,13 +66,6 @@ TP_HD TP_INLINE void for_each_neighbor(const GridView& g, const Vec4* positions,
       if (r2 < h2) f(j, xij, sqrtf(r2));
     }
   });
-}
-
-// True when any particle is binned in the 3x3x3 cells around x.
-TP_HD TP_INLINE bool any_particle_near(const GridView& g, Vec3 x) {
-  bool any = false;
-  for_each_cell_row(g, x, [&](uint begin, uint end) { any = any || begin != end; });
-  return any;
 }
 
 }  // namespace tp

@@ -23,6 +23,11 @@ struct ObstacleShape {
   Vec3 velocity;     ///< [m/s] of its latest move (0 when at rest)
 };
 
+// Half the size of the obstacle's bounding box [m].
+TP_HD TP_INLINE Vec3 obstacle_half_size(const ObstacleShape& o) {
+  return o.kind == int(ShapeKind::Sphere) ? Vec3{o.radius, o.radius, o.radius} : o.half_extent;
+}
+
 // Signed distance from x to the shape's surface [m]: negative inside. For a box, the
 // exact Euclidean distance outside and the distance to the nearest face inside.
 TP_HD TP_INLINE float obstacle_distance(const ObstacleShape& o, Vec3 x) {

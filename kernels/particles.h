@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "grid.h"
+#include "neighbor_list.h"
 
 namespace tp {
 
@@ -35,17 +36,24 @@ struct BoundaryView {
   GridView obstacle_grid;
   uint wall_n;
   uint n;
+  NeighborList list;  ///< per fluid particle: the samples within h (at the last search)
+  // A point inside [wall_clear_lo, wall_clear_hi] is at least h from every tank sample
+  // (they lie outside the tank's faces); one outside [obstacle_lo, obstacle_hi] is at
+  // least h from every obstacle sample. The neighbour search skips those grids there.
+  Vec3 wall_clear_lo, wall_clear_hi;
+  Vec3 obstacle_lo, obstacle_hi;
+  const uint* active;  ///< per sample: 1 when some fluid particle lists it (a pressure is due)
 };
 
+TP_HD TP_INLINE bool inside_box(Vec3 x, Vec3 lo, Vec3 hi) {
+  return x.x > lo.x && x.y > lo.y && x.z > lo.z && x.x < hi.x && x.y < hi.y && x.z < hi.z;
+}
+
 // Calls f(k, x_ik, r) for every boundary sample k (an index into sample, velocity and
-// pressure) with r = |x_i - x_k| < h: the tank's, then the obstacles'.
+// pressure) within h of fluid particle i at x_i, from the particle's boundary list.
 template <class F>
-TP_HD TP_INLINE void for_each_boundary_neighbor(const BoundaryView& b, Vec3 xi, float h, F&& f) {
-  for_each_neighbor(b.grid, b.sample, xi, h, f);
-  if (b.n == b.wall_n) return;
-  const uint base = b.wall_n;
-  for_each_neighbor(b.obstacle_grid, b.sample + base, xi, h,
-                    [&](uint k, Vec3 xik, float r) { f(base + k, xik, r); });
+TP_HD TP_INLINE void for_each_boundary_neighbor(const BoundaryView& b, uint i, Vec3 xi, float h, F&& f) {
+  for_each_listed(b.list, i, b.sample, xi, h, f);
 }
 
 }  // namespace tp

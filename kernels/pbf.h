@@ -40,21 +40,21 @@ TP_HD TP_INLINE Vec3 pbf_project_to_walls(Vec3 x, Vec3 start, const StepConstant
 // is `pbf_relaxation` times the sum for a particle inside the initial lattice, so that it
 // means the same at every spacing.
 // in: predicted positions; out: *density (rho_i at x*); returns lambda_i.
-TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const GridView& g,
+TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const NeighborList& nl,
                                  const BoundaryView& b, const StepConstants& c, float* density) {
   const CubicKernel& W = c.kernel;
   const Vec3 xi = xyz(predicted[i]);
   const float inv_rho0 = 1.0f / c.p.rest_density;
   float rho = 0.0f, sum_grad2 = 0.0f;
   Vec3 grad_i{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
     rho += c.mass * W.w(r);
     if (j == i) return;
     const Vec3 grad_j = W.grad(xij, r) * (c.mass * inv_rho0);  // -grad_{x_j} C_i
     sum_grad2 += dot(grad_j, grad_j);
     grad_i += grad_j;
   });
-  for_each_boundary_neighbor(b, xi, W.h, [&](uint k, Vec3 xik, float r) {
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
     const float psi = c.p.rest_density * b.sample[k].w;
     rho += psi * W.w(r);
     grad_i += W.grad(xik, r) * (psi * inv_rho0);  // samples do not move: only grad_i
@@ -77,7 +77,7 @@ TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const GridView& 
 // into speed as 1/dt, and a resting pool at a fixed 0.5 ms step reached 8 m/s.
 // in: predicted positions, lambdas; returns dx_i.
 TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* lambda,
-                                    const GridView& g, const BoundaryView& b,
+                                    const NeighborList& nl, const BoundaryView& b,
                                     const StepConstants& c) {
   const CubicKernel& W = c.kernel;
   const Vec3 xi = xyz(predicted[i]);
@@ -90,7 +90,7 @@ TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* 
   const float k = c.p.pbf_scorr_k * step_scale / (volume * volume * c.lattice_grad2);
   const float n = c.p.pbf_scorr_n;
   Vec3 dx{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
     if (j == i) return;
     float s_corr = 0.0f;
     if (k > 0.0f) {
@@ -99,7 +99,7 @@ TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* 
     }
     dx += W.grad(xij, r) * (c.mass * (li + lambda[j] + s_corr));
   });
-  for_each_boundary_neighbor(b, xi, W.h, [&](uint s, Vec3 xis, float r) {
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint s, Vec3 xis, float r) {
     dx += W.grad(xis, r) * (c.p.rest_density * b.sample[s].w * li);
   });
   return dx * inv_rho0;
@@ -109,13 +109,13 @@ TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* 
 // ([MM13, Eq. 15] writes the same with the gradient taken with respect to x_j).
 // in: predicted positions, velocities, 1/rho; returns omega_i.
 TP_HD TP_INLINE Vec3 pbf_vorticity(uint i, const Vec4* predicted, const Vec4* velocity,
-                                   const float* inv_density, const GridView& g,
+                                   const float* inv_density, const NeighborList& nl,
                                    const StepConstants& c) {
   const CubicKernel& W = c.kernel;
   const Vec3 xi = xyz(predicted[i]);
   const Vec3 vi = xyz(velocity[i]);
   Vec3 omega{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
     if (j == i) return;
     omega += cross(W.grad(xij, r), xyz(velocity[j]) - vi) * (c.mass * inv_density[j]);
   });
@@ -125,24 +125,26 @@ TP_HD TP_INLINE Vec3 pbf_vorticity(uint i, const Vec4* predicted, const Vec4* ve
 // The velocity after vorticity confinement [MM13, Eq. 16] and XSPH viscosity [MM13, Eq. 17]:
 //   f_vort = eps_v (N x omega_i), N = eta / |eta|, eta = grad |omega| = sum_j V_j (|omega_j| - |omega_i|) grad W_ij;
 //   v_i += dt f_vort + c_xsph sum_j V_j (v_j - v_i) W_ij.
-// in: predicted positions, velocities, vorticities (xyz of `omega`), 1/rho; returns v_i.
+// in: predicted positions, velocities, vorticities (xyz of `omega`, read only when
+// `vorticity`), 1/rho; returns v_i.
 TP_HD TP_INLINE Vec3 pbf_confined_velocity(uint i, const Vec4* predicted, const Vec4* velocity,
                                            const Vec4* omega, const float* inv_density,
-                                           const GridView& g, const StepConstants& c) {
+                                           const NeighborList& nl, bool vorticity,
+                                           const StepConstants& c) {
   const CubicKernel& W = c.kernel;
   const Vec3 xi = xyz(predicted[i]);
   const Vec3 vi = xyz(velocity[i]);
-  const float omega_i = length(xyz(omega[i]));
+  const float omega_i = vorticity ? length(xyz(omega[i])) : 0.0f;
   Vec3 eta{0.0f, 0.0f, 0.0f}, smooth{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
     if (j == i) return;
     const float volume = c.mass * inv_density[j];
-    eta += W.grad(xij, r) * (volume * (length(xyz(omega[j])) - omega_i));
+    if (vorticity) eta += W.grad(xij, r) * (volume * (length(xyz(omega[j])) - omega_i));
     smooth += (xyz(velocity[j]) - vi) * (volume * W.w(r));
   });
   Vec3 v = vi + smooth * c.p.pbf_xsph;
   const float eta_len = length(eta);
-  if (eta_len > 1e-12f && c.p.pbf_vorticity > 0.0f)
+  if (vorticity && eta_len > 1e-12f)
     v += cross(eta / eta_len, xyz(omega[i])) * (c.p.pbf_vorticity * c.dt);
   return v;
 }

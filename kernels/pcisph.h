@@ -24,7 +24,7 @@ TP_HD TP_INLINE float pcisph_delta(const StepConstants& c) {
 // the boundary standing in for fluid as its pressure mirrors the fluid's), never above the
 // full lattice's: in a neighbourhood denser than the lattice (a compressed pocket, the
 // packing PBF's s_corr leaves) the lattice's delta over-corrects, and the loop diverges.
-TP_HD TP_INLINE float pcisph_particle_delta(uint i, const FluidView& f, const GridView& g,
+TP_HD TP_INLINE float pcisph_particle_delta(uint i, const FluidView& f, const NeighborList& nl,
                                             const BoundaryView& b, const StepConstants& c) {
   const Vec3 xi = xyz(f.position[i]);
   Vec3 sum{0.0f, 0.0f, 0.0f};
@@ -34,10 +34,10 @@ TP_HD TP_INLINE float pcisph_particle_delta(uint i, const FluidView& f, const Gr
     sum = sum + gw;
     sum2 += dot(gw, gw);
   };
-  for_each_neighbor(g, f.position, xi, c.kernel.h, [&](uint j, Vec3 d, float r) {
+  for_each_listed(nl, i, f.position, xi, c.kernel.h, [&](uint j, Vec3 d, float r) {
     if (j != i) add(d, r);
   });
-  for_each_boundary_neighbor(b, xi, c.kernel.h, [&](uint, Vec3 d, float r) { add(d, r); });
+  for_each_boundary_neighbor(b, i, xi, c.kernel.h, [&](uint, Vec3 d, float r) { add(d, r); });
   const float m = c.mass, rho0 = c.p.rest_density;
   const float denominator = fmaxf(dot(sum, sum) + sum2, c.lattice_grad2);
   return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * denominator);

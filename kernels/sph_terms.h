@@ -30,17 +30,17 @@ TP_HD TP_INLINE float viscosity_pair(float nu, float volume_j, float vx, float i
 // terms (`pressure_term`) and the boundary samples' pressures.
 // in: positions, pressure terms, boundary pressures; returns a_p.
 TP_HD TP_INLINE Vec3 pressure_acceleration(uint i, const Vec4* position, const float* pressure_term,
-                                           const GridView& g, const BoundaryView& b,
+                                           const NeighborList& nl, const BoundaryView& b,
                                            const StepConstants& c) {
   const CubicKernel& W = c.kernel;
   const Vec3 xi = xyz(position[i]);
   const float pi_term = pressure_term[i];
   Vec3 a{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, position, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, position, xi, W.h, [&](uint j, Vec3 xij, float r) {
     if (j != i) a += W.grad(xij, r) * pressure_pair(c.mass, pi_term, pressure_term[j]);
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-  for_each_boundary_neighbor(b, xi, W.h, [&](uint k, Vec3 xik, float r) {
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
     const float psi = c.p.rest_density * b.sample[k].w;
     a += W.grad(xik, r) * boundary_pressure_pair(psi, pi_term, b.pressure[k], inv_rho0_2);
   });
@@ -50,7 +50,7 @@ TP_HD TP_INLINE Vec3 pressure_acceleration(uint i, const Vec4* position, const f
 // Viscous acceleration of particle i (walls and obstacles take part with their velocity:
 // no-slip).
 // in: positions, velocities, 1/rho; returns a_visc.
-TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const GridView& g,
+TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const NeighborList& nl,
                                           const BoundaryView& b, const StepConstants& c) {
   const float nu = c.p.viscosity;
   if (nu <= 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
@@ -59,12 +59,12 @@ TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const Grid
   const Vec3 vi = xyz(f.velocity[i]);
   const float eps = 0.01f * W.h * W.h;
   Vec3 a{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
     if (j == i) return;
     const float vx = dot(vi - xyz(f.velocity[j]), xij);
     a += W.grad(xij, r) * viscosity_pair(nu, c.mass * f.inv_density[j], vx, 1.0f / (r * r + eps));
   });
-  for_each_boundary_neighbor(b, xi, W.h, [&](uint k, Vec3 xik, float r) {
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
     a += W.grad(xik, r) * viscosity_pair(nu, b.sample[k].w, dot(vi - xyz(b.velocity[k]), xik), 1.0f / (r * r + eps));
   });
   return a;

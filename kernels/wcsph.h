@@ -26,12 +26,13 @@ TP_HD TP_INLINE float tait_sound_speed(const SimParams& p) {
 // wall at rest,  p_b = (sum_f p_f W_bf + g . sum_f rho_f (x_b - x_f) W_bf) / sum_f W_bf.
 // Walls thereby carry the fluid's own pressure, including its hydrostatic gradient, so
 // that fluid rests against them at rest density and the pressure is rho g depth. Samples
-// with no fluid within the kernel's support get p_b = 0.
+// with no fluid within the kernel's support get p_b = 0: those the neighbour search did
+// not list (BoundaryView::active) without a search.
 // in: fluid positions, densities, pressures; returns p_b [Pa].
 TP_HD TP_INLINE float boundary_pressure(uint b, const FluidView& f, const GridView& g,
                                         const BoundaryView& bv, const StepConstants& c) {
+  if (!bv.active[b]) return 0.0f;  // most samples: no fluid in reach
   const Vec3 xb = xyz(bv.sample[b]);
-  if (!any_particle_near(g, xb)) return 0.0f;  // most samples: no fluid in reach
   const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
   float sum_w = 0.0f, sum_p = 0.0f;
   Vec3 sum_rho_x{0.0f, 0.0f, 0.0f};
@@ -50,7 +51,7 @@ TP_HD TP_INLINE float boundary_pressure(uint b, const FluidView& f, const GridVi
 // boundary_pressure(), Laplacian viscosity with no-slip walls) plus WCSPH's artificial
 // viscosity.
 // in: fluid position/velocity/density/pressure, boundary samples; out: returned value.
-TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridView& g,
+TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const NeighborList& nl,
                                         const BoundaryView& b, const StepConstants& c) {
   const CubicKernel& W = c.kernel;
   const Vec3 xi = xyz(f.position[i]);
@@ -64,7 +65,7 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridVi
   // a division per neighbour.
   const float art = c.p.alpha * c.spacing * c.sound_speed / c.p.rest_density;
   Vec3 a{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  for_each_listed(nl, i, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
     if (j == i) return;
     const float inv_r = 1.0f / r;  // unused by grad() when r is 0
     const Vec3 grad = W.grad(xij, r, inv_r);
@@ -77,7 +78,7 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const GridVi
     a += grad * s;
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-  for_each_boundary_neighbor(b, xi, W.h, [&](uint k, Vec3 xik, float r) {
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
     const float psi = c.p.rest_density * b.sample[k].w;
     const float s = boundary_pressure_pair(psi, pi_term, b.pressure[k], inv_rho0_2) +
                     viscosity_pair(nu, b.sample[k].w, dot(vi - xyz(b.velocity[k]), xik), 1.0f / (r * r + eps));

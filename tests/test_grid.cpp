@@ -8,6 +8,7 @@
 
 #include "sim/backend_cpu.h"
 #include "sim/neighbor_grid.h"
+#include "sim/neighbor_list.h"
 
 using namespace tp;
 
@@ -133,4 +134,107 @@ TEST(CpuBackend, ExclusiveScanIsRightForLargeArraysAndAnyTeamSize) {
   }
   omp_set_num_threads(omp_get_num_procs());
   EXPECT_EQ(b, expected);
+}
+
+namespace {
+
+// The neighbour lists of `fluid` (fluid neighbours by original id; boundary samples by
+// index) against brute force, for a boundary of tank samples [0, wall_n) and obstacle
+// samples [wall_n, n) with the given clear boxes.
+void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
+                 const std::vector<Vec4>& obstacles, Vec3 lo, Vec3 hi, float h, Vec3 clear_lo,
+                 Vec3 clear_hi, Vec3 obstacle_lo, Vec3 obstacle_hi,
+                 NeighborLists<CpuBackend>* lists) {
+  NeighborGrid<CpuBackend> grid, wall_grid, obstacle_grid;
+  for (auto* g : {&grid, &wall_grid, &obstacle_grid}) g->configure(lo, hi, h);
+  const uint n = uint(fluid.size());
+  HostBuffer<Vec4> pos(n), spare, samples(walls.size() + obstacles.size()), sample_spare;
+  std::copy(fluid.begin(), fluid.end(), pos.data());
+  grid.build(pos.data(), n);
+  std::vector<uint> id(grid.order(), grid.order() + n);
+  grid.reorder(pos, spare);
+  // Walls then obstacles, each sorted by its own grid (as the simulation keeps them).
+  const uint wall_n = uint(walls.size()), obstacle_n = uint(obstacles.size());
+  std::vector<Vec4> sorted;
+  std::vector<uint> sample_id;
+  wall_grid.build(walls.data(), wall_n);
+  for (uint k = 0; k < wall_n; ++k) sorted.push_back(walls[wall_grid.order()[k]]), sample_id.push_back(wall_grid.order()[k]);
+  obstacle_grid.build(obstacles.data(), obstacle_n);
+  for (uint k = 0; k < obstacle_n; ++k)
+    sorted.push_back(obstacles[obstacle_grid.order()[k]]), sample_id.push_back(wall_n + obstacle_grid.order()[k]);
+  std::copy(sorted.begin(), sorted.end(), samples.data());
+  HostBuffer<float> pressure(sorted.size());
+  BoundaryView b{samples.data(), samples.data(), pressure.data(), wall_grid.view(),
+                 obstacle_grid.view(), wall_n, wall_n + obstacle_n, NeighborList{}, clear_lo,
+                 clear_hi, obstacle_lo, obstacle_hi, nullptr};
+  lists->build(pos.data(), n, grid.view(), b, h);
+  const NeighborList fl = lists->fluid(), bl = lists->boundary();
+  const uint* active = lists->boundary_active();
+  std::vector<int> listed_samples(sorted.size(), 0);
+  for (uint i = 0; i < n; ++i) {
+    std::set<uint> got, want;
+    for_each_listed(fl, i, pos.data(), xyz(pos.data()[i]), h,
+                    [&](uint j, Vec3, float) { EXPECT_TRUE(got.insert(id[j]).second); });
+    for (uint j = 0; j < n; ++j)
+      if (length2(xyz(fluid[id[i]]) - xyz(fluid[j])) < h * h) want.insert(j);
+    EXPECT_EQ(got, want) << "fluid neighbours of particle " << id[i];
+    std::set<uint> got_b, want_b;
+    for_each_listed(bl, i, samples.data(), xyz(pos.data()[i]), h, [&](uint k, Vec3, float) {
+      EXPECT_TRUE(got_b.insert(sample_id[k]).second);
+      listed_samples[k] = 1;
+    });
+    for (uint k = 0; k < sorted.size(); ++k)
+      if (length2(xyz(pos.data()[i]) - xyz(sorted[k])) < h * h) want_b.insert(sample_id[k]);
+    EXPECT_EQ(got_b, want_b) << "boundary neighbours of particle " << id[i];
+  }
+  for (uint k = 0; k < sorted.size(); ++k)
+    EXPECT_EQ(active[k], uint(listed_samples[k])) << "sample " << k << " marked active wrongly";
+}
+
+}  // namespace
+
+// The lists hold exactly the neighbours a brute-force search finds: fluid, tank samples
+// (outside the tank, skipped deep inside it) and obstacle samples (skipped far from them).
+TEST(NeighborLists, MatchBruteForceForFluidWallsAndObstacles) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const float h = 0.08f;
+  std::vector<Vec4> fluid(2500), walls, obstacles;
+  for (Vec4& v : fluid) v = Vec4{u(rng), u(rng) * 0.6f, u(rng) * 0.5f, 0};
+  // Tank [0, 1] x [0, 0.6] x [0, 0.5]: samples in a shell up to 0.05 outside it.
+  while (walls.size() < 3000) {
+    const Vec4 p{u(rng) * 1.1f - 0.05f, u(rng) * 0.7f - 0.05f, u(rng) * 0.6f - 0.05f, 0};
+    if (p.x < 0 || p.x > 1 || p.y < 0 || p.y > 0.6f || p.z < 0 || p.z > 0.5f) walls.push_back(p);
+  }
+  // One obstacle: a ball of radius 0.1 at (0.5, 0.3, 0.25).
+  while (obstacles.size() < 400) {
+    const Vec4 p{0.4f + 0.2f * u(rng), 0.2f + 0.2f * u(rng), 0.15f + 0.2f * u(rng), 0};
+    if (length2(xyz(p) - Vec3{0.5f, 0.3f, 0.25f}) < 0.01f) obstacles.push_back(p);
+  }
+  NeighborLists<CpuBackend> lists;
+  check_lists(fluid, walls, obstacles, Vec3{-0.2f, -0.2f, -0.2f}, Vec3{1.2f, 0.8f, 0.7f}, h,
+              Vec3{h, h, h}, Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0.4f - h, 0.2f - h, 0.15f - h},
+              Vec3{0.6f + h, 0.4f + h, 0.35f + h}, &lists);
+}
+
+// A clump far denser than the lattice overflows the first lists: they grow and the search
+// runs again, so that no neighbour is dropped.
+TEST(NeighborLists, GrowWhenAParticleHasMoreNeighboursThanSlots) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const float h = 0.1f;
+  std::vector<Vec4> fluid;
+  for (int k = 0; k < 300; ++k) fluid.push_back(Vec4{0.5f + 0.03f * u(rng), 0.5f + 0.03f * u(rng), 0.5f + 0.03f * u(rng), 0});
+  for (int k = 0; k < 500; ++k) fluid.push_back(Vec4{u(rng), u(rng), u(rng), 0});
+  std::vector<Vec4> walls{Vec4{-0.01f, 0.5f, 0.5f, 0}}, obstacles;
+  NeighborLists<CpuBackend> lists;
+  const uint before = lists.fluid_capacity();
+  check_lists(fluid, walls, obstacles, Vec3{-0.2f, -0.2f, -0.2f}, Vec3{1.2f, 1.2f, 1.2f}, h,
+              Vec3{h, h, h}, Vec3{1 - h, 1 - h, 1 - h}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, &lists);
+  EXPECT_GT(lists.fluid_capacity(), 300u);
+  EXPECT_LT(before, 300u);
+  double pairs = 0;  // self included, as the lists count it
+  for (const Vec4& a : fluid)
+    for (const Vec4& b : fluid) pairs += length2(xyz(a) - xyz(b)) < h * h ? 1 : 0;
+  EXPECT_DOUBLE_EQ(lists.mean_fluid(), pairs / double(fluid.size()));
 }

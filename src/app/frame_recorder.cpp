@@ -84,7 +84,7 @@ bool FrameRecorder::start(const std::string& dir, double fps, bool fresh_only, s
 }
 
 bool FrameRecorder::record(Simulation& sim, std::string* error) {
-  const double t = sim.stats().simulated_time;
+  const double t = sim.simulated_time();
   if (!due(t)) return true;
   const std::string path = frame_file_name(dir_, frames_);
   if (!write_ply(path, sim.snapshot(), error, t)) {

@@ -110,10 +110,10 @@ int run_headless(const Options& o) {
   if (recorder.active() && !export_frame()) return status;
   double next_progress = 2.0;
   for (int64_t step = 0; !g_stop; ++step) {
-    const double t = sim.stats().simulated_time;
+    const double t = sim.simulated_time();
     if ((max_steps && step >= max_steps) || (!max_steps && t >= max_time)) break;
     sim.step();
-    const double now = sim.stats().simulated_time;
+    const double now = sim.simulated_time();
     if (recorder.due(now) && !export_frame()) break;
     const double wall = wall_seconds();
     if (wall >= next_progress) {

@@ -54,6 +54,7 @@ void SimulationImpl<B>::update_diffuse() {
   const uint cap = diffuse_capacity();
   const FluidView f = fluid.view();
   const GridView g = grid_.view();
+  const NeighborList nl = fluid_list();
   const BoundaryView b = boundary_view();
   const StepConstants c = constants_;
   const uint m = d.n;
@@ -76,11 +77,11 @@ void SimulationImpl<B>::update_diffuse() {
   d.spawn.grow(n + 1);
   {
     Vec4* normal = d.normal.data();
-    B::for_each(n, [=] TP_HD(uint i) { normal[i] = diffuse_normal(i, f, g, b, c); });
+    B::for_each(n, [=] TP_HD(uint i) { normal[i] = diffuse_normal(i, f, nl, b, c); });
     uint* count = d.spawn.data();
     const uint* id = fluid.id.data();
     const uint seed = uint(stats_.steps);
-    B::for_each(n, [=] TP_HD(uint i) { count[i] = diffuse_spawn_count(i, f, g, normal, id, seed, c); });
+    B::for_each(n, [=] TP_HD(uint i) { count[i] = diffuse_spawn_count(i, f, nl, normal, id, seed, c); });
   }
   B::exclusive_scan(d.spawn.data(), n);
   uint born = 0;

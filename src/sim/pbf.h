@@ -9,12 +9,19 @@
 
 namespace tp {
 
-// External forces (viscosity, gravity, the mouse), the time step, and the predicted
-// positions x* = x + dt (v + dt a), projected into the tank [MM13, Alg. 1, lines 1-4].
+// Gravity and the mouse, the time step, and the predicted positions
+// x* = x + dt (v + dt a), projected into the tank [MM13, Alg. 1, lines 1-4]. Viscosity,
+// which needs neighbours, comes at the end of the step with XSPH (pbf_update_velocity),
+// so that a step searches for neighbours once, at x*, as in [MM13, Alg. 1, line 5].
 template <class B>
 void pbf_predict(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
-  sim.nonpressure_accelerations();
+  {
+    const StepConstants k = sim.constants();
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      f.acceleration[i] = make_vec4(body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k), 0.0f);
+    });
+  }
   StepConstants& c = sim.constants();
   c.dt = flow_time_step(sim.max_speed(), sim.max_acceleration(), c);
   const StepConstants k = c;
@@ -31,7 +38,7 @@ void pbf_predict(SimulationImpl<B>& sim) {
 template <class B>
 void pbf_solve(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
-  const GridView g = sim.grid_view();
+  const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
   Vec4* predicted = sim.fluid.predicted.data();
@@ -42,7 +49,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
   for (int it = 0; it < iterations; ++it) {
     B::for_each(f.n, [=] TP_HD(uint i) {
       float rho;
-      lambda[i] = pbf_lambda(i, predicted, g, b, k, &rho);
+      lambda[i] = pbf_lambda(i, predicted, nl, b, k, &rho);
       f.density[i] = rho;
       f.inv_density[i] = 1.0f / rho;
       f.scratch[i] = compression(rho, k);
@@ -52,7 +59,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
       error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
     }
     B::for_each(f.n, [=] TP_HD(uint i) {
-      dx[i] = make_vec4(pbf_correction(i, predicted, lambda, g, b, k), 0.0f);
+      dx[i] = make_vec4(pbf_correction(i, predicted, lambda, nl, b, k), 0.0f);
     });
     B::for_each(f.n, [=] TP_HD(uint i) {
       const Vec3 x = xyz(predicted[i]) + xyz(dx[i]);
@@ -62,12 +69,15 @@ void pbf_solve(SimulationImpl<B>& sim) {
   sim.record_iterations(iterations, error);
 }
 
-// Velocities from the displacement, vorticity confinement and XSPH, then the move
+// Velocities from the displacement; the density at the corrected positions (the step's
+// end state: its compression goes into the statistics); vorticity confinement, XSPH and
+// the viscosity (sph_terms.h, explicit on the new velocities); then the move
 // [MM13, Alg. 1, lines 21-24].
 template <class B>
 void pbf_update_velocity(SimulationImpl<B>& sim) {
-  const FluidView f = sim.fluid.view();
-  const GridView g = sim.grid_view();
+  FluidView f = sim.fluid.view();
+  const NeighborList nl = sim.fluid_list();
+  const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
   const Vec4* predicted = sim.fluid.predicted.data();
   Vec4* omega = sim.fluid.aux.data();
@@ -75,24 +85,34 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.velocity[i] = make_vec4((xyz(predicted[i]) - xyz(f.position[i])) * inv_dt, 0.0f);
   });
-  if (k.p.pbf_vorticity > 0.0f || k.p.pbf_xsph > 0.0f) {
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      omega[i] = make_vec4(pbf_vorticity(i, predicted, f.velocity, f.inv_density, g, k), 0.0f);
-    });
-    Vec4* out = sim.fluid.spare4.data();
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      out[i] = make_vec4(
-          pbf_confined_velocity(i, predicted, f.velocity, omega, f.inv_density, g, k), 0.0f);
-    });
-    sim.fluid.velocity.swap(sim.fluid.spare4);
-  }
+  const bool vorticity = k.p.pbf_vorticity > 0.0f;
+  float* new_inv_density = sim.fluid.spare_f.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    const float rho = sph_density(i, predicted, nl, b, k);
+    f.density[i] = rho;
+    f.scratch[i] = compression(rho, k);
+    new_inv_density[i] = 1.0f / rho;
+    // omega uses 1/rho of the last constraint pass: the neighbours' new ones are being written.
+    if (vorticity)
+      omega[i] = make_vec4(pbf_vorticity(i, predicted, f.velocity, f.inv_density, nl, k), 0.0f);
+  });
+  sim.fluid.inv_density.swap(sim.fluid.spare_f);
+  sim.record_state_error();
+  f = sim.fluid.view();
+  FluidView at_predicted = f;  // the viscosity's neighbour loop runs at x*
+  at_predicted.position = sim.fluid.predicted.data();
+  Vec4* out = sim.fluid.spare4.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    Vec3 v = pbf_confined_velocity(i, predicted, f.velocity, omega, f.inv_density, nl, vorticity, k);
+    v += viscous_acceleration(i, at_predicted, nl, b, k) * k.dt;
+    out[i] = make_vec4(v, 0.0f);
+  });
+  sim.fluid.velocity.swap(sim.fluid.spare4);
   sim.commit_predicted();
 }
 
 template <class B>
 double Pbf<B>::step(SimulationImpl<B>& sim) {
-  sim.phase("grid", [&] { sim.sort_particles(); });
-  sim.phase("density", [&] { sim.compute_density(); });
   sim.phase("forces", [&] { pbf_predict(sim); });
   sim.phase("grid", [&] { sim.sort_by_predicted(); });
   sim.phase("constraints", [&] { pbf_solve(sim); });

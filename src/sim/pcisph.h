@@ -63,6 +63,7 @@ template <class B>
 PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
   const GridView g = sim.grid_view();
+  const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
   Vec4* a_p = sim.fluid.aux.data();
@@ -70,7 +71,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   float* best = sim.fluid.best_pressure.data();
   float* delta = sim.fluid.spare_f.data();  // free between grid builds
   B::for_each(f.n, [=] TP_HD(uint i) {
-    delta[i] = pcisph_particle_delta(i, f, g, b, k);
+    delta[i] = pcisph_particle_delta(i, f, nl, b, k);
     f.pressure[i] = 0.0f;
   });
   const float inv_rho0 = 1.0f / k.p.rest_density;
@@ -78,7 +79,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
     B::for_each(f.n, [=] TP_HD(uint i) { f.pressure_term[i] = f.pressure[i] * inv_rho0 * inv_rho0; });
     B::for_each(b.n, [=] TP_HD(uint s) { b.pressure[s] = boundary_pressure(s, f, g, b, k); });
     B::for_each(f.n, [=] TP_HD(uint i) {
-      a_p[i] = make_vec4(pressure_acceleration(i, f.position, f.pressure_term, g, b, k), 0.0f);
+      a_p[i] = make_vec4(pressure_acceleration(i, f.position, f.pressure_term, nl, b, k), 0.0f);
     });
   };
   pressure_force();
@@ -99,7 +100,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
       predicted[i] = make_vec4(pcisph_predict(i, f, a_p, k), 0.0f);
     });
     B::for_each(f.n, [=] TP_HD(uint i) {
-      const float rho = sph_density(xyz(predicted[i]), predicted, g, b, k);
+      const float rho = sph_density(i, predicted, nl, b, k);
       predicted_density[i] = rho;
       f.scratch[i] = compression(rho, k);
     });

@@ -104,8 +104,19 @@ void SimulationImpl<B>::copy_obstacles_to_constants() {
 // the boundary arrays after the tank's.
 template <class B>
 void SimulationImpl<B>::place_obstacle_samples() {
+  obstacle_lo_ = obstacle_hi_ = Vec3{0, 0, 0};
   if (obstacle_n_ == 0) return;
   copy_obstacles_to_constants();
+  // The box around every obstacle, widened by h: outside it no sample is within h.
+  const float h = 2.0f * spacing_;
+  obstacle_lo_ = Vec3{INFINITY, INFINITY, INFINITY};
+  obstacle_hi_ = -obstacle_lo_;
+  for (const ObstacleShape& o : obstacles_) {
+    const Vec3 half = obstacle_half_size(o);
+    const Vec3 lo = o.center - half - Vec3{h, h, h}, hi = o.center + half + Vec3{h, h, h};
+    obstacle_lo_ = Vec3{std::min(obstacle_lo_.x, lo.x), std::min(obstacle_lo_.y, lo.y), std::min(obstacle_lo_.z, lo.z)};
+    obstacle_hi_ = Vec3{std::max(obstacle_hi_.x, hi.x), std::max(obstacle_hi_.y, hi.y), std::max(obstacle_hi_.z, hi.z)};
+  }
   const StepConstants c = constants_;
   const Vec4* local = obstacle_local_.data();
   const uint* owner = obstacle_owner_.data();
@@ -128,7 +139,7 @@ template <class B>
 bool SimulationImpl<B>::move_obstacle(int index, Vec3 center) {
   if (index < 0 || index >= int(obstacles_.size()) || !is_finite(center)) return false;
   const ObstacleShape& o = obstacles_[size_t(index)];
-  const Vec3 half = o.kind == int(ShapeKind::Sphere) ? Vec3{o.radius, o.radius, o.radius} : o.half_extent;
+  const Vec3 half = obstacle_half_size(o);
   auto keep_in = [](float x, float lo, float hi, float h) {
     return lo + h <= hi - h ? clampf(x, lo + h, hi - h) : 0.5f * (lo + hi);
   };

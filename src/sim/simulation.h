@@ -202,6 +202,10 @@ class Simulation {
   // needed, which is why this is not const).
   virtual Snapshot snapshot() = 0;
   virtual RunStats stats() = 0;
+  // Simulated time [s]; unlike stats(), never computes anything (stats() brings the
+  // densities up to date, which costs a neighbour search when the last step moved the
+  // particles).
+  virtual double simulated_time() const = 0;
 
   // Obstacles as they are now (centre, velocity of the latest move).
   virtual std::vector<ObstacleShape> obstacles() const = 0;

@@ -21,6 +21,7 @@
 #include "kernels/wcsph.h"
 #include "sim/fluid_state.h"
 #include "sim/neighbor_grid.h"
+#include "sim/neighbor_list.h"
 #include "sim/params.h"
 #include "sim/simulation.h"
 
@@ -69,6 +70,7 @@ class SimulationImpl final : public Simulation {
   void add_diffuse(const std::vector<DiffuseParticle>& particles) override;
   Snapshot snapshot() override;
   RunStats stats() override;
+  double simulated_time() const override { return stats_.simulated_time; }
   std::vector<ObstacleShape> obstacles() const override { return obstacles_; }
   bool move_obstacle(int index, Vec3 center) override;
   std::vector<Emitter> emitters() const override { return emitters_; }
@@ -108,8 +110,15 @@ class SimulationImpl final : public Simulation {
   /// inv_density from the density), before their pressure solves.
   void nonpressure_accelerations();
   // PBF's end of step: positions become fluid.predicted, velocities as the solver left
-  // them; speed limit, tank clamp and NaN count as in integrate().
+  // them; speed limit, tank clamp and NaN count as in integrate(). The solver has
+  // recorded the end state's density error already (record_state_error).
   void commit_predicted();
+  // Records the density error of the state whose per-particle compression is in
+  // fluid.scratch (a solver that computed the end state's density itself: PBF).
+  void record_state_error() {
+    pending_measure_ = true;
+    measure_pending();
+  }
   void sort_by_predicted();  ///< grid build on fluid.predicted, every array reordered
   // An iterative solver's work this step: iterations used, mean compression reached.
   void record_iterations(int iterations, double error);
@@ -125,10 +134,15 @@ class SimulationImpl final : public Simulation {
 
   StepConstants& constants() { return constants_; }
   const GridView& grid_view() const { return grid_.view(); }
+  // Each fluid particle's fluid neighbours, as found by the latest grid build (in the
+  // order of that build: current positions, or PBF's predicted ones).
+  NeighborList fluid_list() const { return lists_.fluid(); }
   BoundaryView boundary_view() {
     return BoundaryView{boundary_.data(),     boundary_velocity_.data(), boundary_pressure_.data(),
                         boundary_grid_.view(), obstacle_grid_.view(),     wall_n_,
-                        wall_n_ + obstacle_n_};
+                        wall_n_ + obstacle_n_,  lists_.boundary(),        wall_clear_lo_,
+                        wall_clear_hi_,         obstacle_lo_,             obstacle_hi_,
+                        lists_.boundary_active()};
   }
 
   FluidState<Backend> fluid;
@@ -165,6 +179,8 @@ class SimulationImpl final : public Simulation {
   MouseForce mouse_{};
   StepConstants constants_{};
   NeighborGrid<Backend> grid_, boundary_grid_, obstacle_grid_;
+  NeighborLists<Backend> lists_;  ///< rebuilt with every fluid grid build
+  void build_lists(const Vec4* positions);
   // Boundary samples: the tank's [0, wall_n_), then the obstacles' (see BoundaryView).
   Buffer<Vec4> boundary_, boundary_spare_, boundary_velocity_;
   Buffer<float> boundary_pressure_;
@@ -182,6 +198,9 @@ class SimulationImpl final : public Simulation {
   static constexpr double kRestDensityDoublingTime = 1.0;  // [s]
   static constexpr float kMinSoundToFlow = 1.5f;
   Vec3 tank_lo_{0, 0, 0}, tank_hi_{1, 1, 1};
+  // See BoundaryView: where no tank sample / no obstacle sample is within h.
+  Vec3 wall_clear_lo_{0, 0, 0}, wall_clear_hi_{0, 0, 0};
+  Vec3 obstacle_lo_{0, 0, 0}, obstacle_hi_{0, 0, 0};
 
   // Positions sorted for the current grid / density valid for the current positions.
   bool sorted_ = false, density_valid_ = false;
@@ -235,12 +254,15 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   lattice_grad2_ = lattice_gradient_sum(kernel, spacing_);
   rest_density_ = params_.rest_density;
 
-  // The grids cover the tank plus one kernel support of boundary samples around it.
+  // The grids cover the tank plus one kernel support of boundary samples around it, in
+  // cells of h (see kernels/grid.h).
   const float pad = kernel.h + spacing_;
   const Vec3 lo = tank_lo_ - Vec3{pad, pad, pad};
   const Vec3 hi = tank_hi_ + Vec3{pad, pad, pad};
   grid_.configure(lo, hi, kernel.h);
   boundary_grid_.configure(lo, hi, kernel.h);
+  wall_clear_lo_ = tank_lo_ + Vec3{kernel.h, kernel.h, kernel.h};
+  wall_clear_hi_ = tank_hi_ - Vec3{kernel.h, kernel.h, kernel.h};
 
   const uint n = uint(s.fluid.size());
   fluid.resize(n);
@@ -381,18 +403,24 @@ void SimulationImpl<B>::sort_particles() {
   grid_.reorder(fluid.velocity, fluid.spare4);
   grid_.reorder(fluid.id, fluid.spare_id);
   grid_.reorder(fluid.pressure, fluid.spare_f);
+  build_lists(fluid.position.data());
   sorted_ = true;
+}
+
+template <class B>
+void SimulationImpl<B>::build_lists(const Vec4* positions) {
+  lists_.build(positions, fluid.n, grid_.view(), boundary_view(), constants_.kernel.h);
 }
 
 template <class B>
 void SimulationImpl<B>::compute_density() {
   if (!density_valid_) {
     const FluidView f = fluid.view();
-    const GridView g = grid_.view();
+    const NeighborList nl = fluid_list();
     const BoundaryView b = boundary_view();
     const StepConstants c = constants_;
     B::for_each(f.n, [=] TP_HD(uint i) {
-      const float rho = sph_density(xyz(f.position[i]), f.position, g, b, c);
+      const float rho = sph_density(i, f.position, nl, b, c);
       f.density[i] = rho;
       f.scratch[i] = compression(rho, c);
     });
@@ -422,12 +450,12 @@ void SimulationImpl<B>::measure_pending() {
 template <class B>
 void SimulationImpl<B>::nonpressure_accelerations() {
   const FluidView f = fluid.view();
-  const GridView g = grid_view();
+  const NeighborList nl = fluid_list();
   const BoundaryView b = boundary_view();
   const StepConstants k = constants_;
   B::for_each(f.n, [=] TP_HD(uint i) { f.inv_density[i] = 1.0f / f.density[i]; });
   B::for_each(f.n, [=] TP_HD(uint i) {
-    const Vec3 a = viscous_acceleration(i, f, g, b, k) +
+    const Vec3 a = viscous_acceleration(i, f, nl, b, k) +
                    body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k);
     f.acceleration[i] = make_vec4(a, 0.0f);
   });
@@ -461,7 +489,6 @@ void SimulationImpl<B>::commit_predicted() {
   const float* flags = f.scratch;
   stats_.nonfinite_resets += uint64_t(B::reduce_sum(f.n, [=] TP_HD(uint i) { return flags[i]; }));
   sorted_ = density_valid_ = false;
-  pending_measure_ = true;
 }
 
 template <class B>
@@ -472,6 +499,7 @@ void SimulationImpl<B>::sort_by_predicted() {
   grid_.reorder(fluid.predicted, fluid.spare4);
   grid_.reorder(fluid.id, fluid.spare_id);
   grid_.reorder(fluid.pressure, fluid.spare_f);
+  build_lists(fluid.predicted.data());
   sorted_ = density_valid_ = false;  // sorted for the predicted positions, not the current
 }
 
@@ -622,6 +650,8 @@ RunStats SimulationImpl<B>::stats() {
   ensure_density();
   RunStats s = stats_;
   s.phases = phases_;
+  s.neighbors_per_particle = lists_.mean_fluid();
+  s.boundary_neighbors_per_particle = lists_.mean_boundary();
   return s;
 }
 

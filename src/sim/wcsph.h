@@ -28,11 +28,11 @@ void wcsph_pressure(SimulationImpl<B>& sim) {
 template <class B>
 void wcsph_forces(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
-  const GridView g = sim.grid_view();
+  const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
   B::for_each(f.n, [=] TP_HD(uint i) {
-    const Vec3 a = wcsph_acceleration(i, f, g, b, k) +
+    const Vec3 a = wcsph_acceleration(i, f, nl, b, k) +
                    body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k);
     f.acceleration[i] = make_vec4(a, 0.0f);
   });

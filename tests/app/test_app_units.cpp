@@ -149,6 +149,7 @@ struct FakeSim : Simulation {
   void add_diffuse(const std::vector<DiffuseParticle>&) override {}
   Snapshot snapshot() override { return {}; }
   RunStats stats() override { return {}; }
+  double simulated_time() const override { return 0.0; }
   std::vector<ObstacleShape> obstacles() const override { return {}; }
   bool move_obstacle(int, Vec3) override { return false; }
   std::vector<Emitter> emitters() const override { return {}; }

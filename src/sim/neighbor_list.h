@@ -1,0 +1,122 @@
+// The neighbour lists of every fluid particle (kernels/neighbor_list.h), built from the
+// fluid grid and the boundary's grids right after a grid build. Each list has a fixed
+// number of slots per particle, learnt from the fluid: when a search finds a particle
+// with more neighbours than its slots, the slots grow and the search runs again (a
+// compressed start, an emitter's burst), so no neighbour is ever dropped.
+#pragma once
+
+#include <algorithm>
+
+#include "kernels/neighbor_list.h"
+#include "kernels/particles.h"
+
+namespace tp {
+
+template <class Backend>
+class NeighborLists {
+ public:
+  template <class T>
+  using Buffer = typename Backend::template Buffer<T>;
+
+  // Lists, for each of the n particles at `positions` (sorted by `fluid_grid`), the fluid
+  // particles and the boundary samples (b's grids) within h.
+  void build(const Vec4* positions, uint n, const GridView& fluid_grid, const BoundaryView& b,
+             float h) {
+    n_ = n;
+    active_.grow(b.n);
+    uint* active = active_.data();
+    for (;;) {
+      fluid_.layout(n);
+      boundary_.layout(n);
+      const Slots fs = fluid_.slots(), bs = boundary_.slots();
+      const GridView fg = fluid_grid;
+      const BoundaryView bv = b;
+      Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
+      Backend::for_each(n, [=] TP_HD(uint i) {
+        const Vec3 xi = xyz(positions[i]);
+        uint c = 0;
+        list_neighbors(fg, positions, xi, h, 0, fs.index + size_t(i) * fs.stride_i, fs.stride_k,
+                       fs.capacity, &c);
+        fs.count[i] = c;
+        c = 0;
+        uint* out = bs.index + size_t(i) * bs.stride_i;
+        if (!inside_box(xi, bv.wall_clear_lo, bv.wall_clear_hi))
+          list_neighbors(bv.grid, bv.sample, xi, h, 0, out, bs.stride_k, bs.capacity, &c);
+        if (bv.n > bv.wall_n && inside_box(xi, bv.obstacle_lo, bv.obstacle_hi))
+          list_neighbors(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
+                         bs.stride_k, bs.capacity, &c);
+        bs.count[i] = c;
+        // The listed samples need a pressure this step. Threads may mark the same sample:
+        // they all store 1.
+        const uint listed = c < bs.capacity ? c : bs.capacity;
+        for (uint k = 0; k < listed; ++k) atomic_store(&active[out[size_t(k) * bs.stride_k]], 1u);
+      });
+      // One reduction tells whether any list ran out of slots.
+      const float over = Backend::reduce_max(n, 0.0f, [=] TP_HD(uint i) {
+        return fmaxf(float(fs.count[i]) - float(fs.capacity), float(bs.count[i]) - float(bs.capacity));
+      });
+      if (over <= 0.0f) return;
+      fluid_.fit(n);
+      boundary_.fit(n);
+    }
+  }
+
+  NeighborList fluid() const { return fluid_.view(); }
+  NeighborList boundary() const { return boundary_.view(); }
+  const uint* boundary_active() const { return active_.data(); }
+  // Mean list lengths over the particles of the last build (a reduction; for statistics).
+  double mean_fluid() const { return fluid_.mean(n_); }
+  double mean_boundary() const { return boundary_.mean(n_); }
+  uint fluid_capacity() const { return fluid_.capacity; }
+  uint boundary_capacity() const { return boundary_.capacity; }
+
+ // (Public: nvcc wants the functions that enclose device lambdas accessible.)
+  struct Slots {
+    uint* index;
+    uint* count;
+    size_t stride_i, stride_k;
+    uint capacity;
+  };
+
+  struct List {
+    Buffer<uint> index, count;
+    uint capacity;  // neighbours a particle can hold (plus one spare slot, see list_neighbors)
+    uint rows = 0;  // particles the layout is for
+    explicit List(uint initial) : capacity(initial) {}
+
+    // The CPU keeps a particle's neighbours together (one cache line after another); CUDA
+    // interleaves them, so that neighbour k of consecutive particles is consecutive.
+    size_t stride_i() const { return Backend::kIsDevice ? 1 : size_t(capacity) + 1; }
+    size_t stride_k() const { return Backend::kIsDevice ? size_t(rows) : 1; }
+    void layout(uint n) {
+      rows = n;
+      index.grow(size_t(n) * (size_t(capacity) + 1));
+      count.grow(n);
+    }
+    Slots slots() { return Slots{index.data(), count.data(), stride_i(), stride_k(), capacity}; }
+    NeighborList view() const {
+      return NeighborList{index.data(), count.data(), uint(stride_i()), uint(stride_k())};
+    }
+    // Room for the longest list found, and a quarter more.
+    void fit(uint n) {
+      const uint* c = count.data();
+      const uint most = uint(Backend::reduce_max(n, 0.0f, [=] TP_HD(uint i) { return float(c[i]); }));
+      if (most > capacity) capacity = most + most / 4 + 4;
+    }
+    double mean(uint n) const {
+      if (n == 0) return 0.0;
+      const uint* c = count.data();
+      return Backend::reduce_sum(n, [=] TP_HD(uint i) { return float(c[i]); }) / double(n);
+    }
+  };
+
+ private:
+  // 33 neighbours at rest (h = 2 spacings, the particle itself included), 40 or so where
+  // PBF's prediction squeezes; a particle against a wall or in a corner sees up to about
+  // 30 samples of the two-layer boundary.
+  List fluid_{48}, boundary_{40};
+  Buffer<uint> active_;  ///< per boundary sample, see BoundaryView::active
+  uint n_ = 0;
+};
+
+}  // namespace tp
