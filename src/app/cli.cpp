@@ -1,5 +1,6 @@
 #include "app/cli.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +18,8 @@ Scene and solver
   --backend auto|cpu|cuda  where to simulate (default auto: CUDA when a device answers)
   --threads N              CPU backend: use N threads (default: all cores)
   --particles N            about N particles for the scene's water (changes the spacing)
+  --spacing S              particle spacing in metres, instead of the scene's (not with
+                           --particles)
   --load-state FILE        continue a simulation saved with the panel's Save state (particles,
                            obstacles, emitters, time, parameters; --set still applies after it)
   --save-state FILE        headless: save the simulation state at the end of the run (for
@@ -44,7 +47,17 @@ Headless (no window, no OpenGL)
   --export DIR             write particles as binary PLY frames (frame_00000.ply, ...),
                            with a progress line each second and a summary on stderr
   --export-fps F           exported frames per simulated second (default 30)
-  --bench                  run the scene headless and print steps/s and ms per phase
+
+Benchmark (headless)
+  --bench                  run headless and print a table: particles, steps, mean dt, ms per
+                           step and per phase, wall s per simulated s, density error,
+                           neighbours, iterations (300 steps unless --steps or --time)
+                           With --bench, --scene, --solver, --backend, --threads, --particles
+                           and --spacing take comma-separated lists and every combination
+                           runs from a fresh start, e.g. --solver wcsph,pbf --particles
+                           10000,30000; an unavailable backend is a skipped row
+  --bench-json FILE|-      also write the results as JSON (- for standard output; the table
+                           then goes to standard error)
 
   --version                print the version and the compiled backends
   --help                   print this help
@@ -72,7 +85,69 @@ bool parse_real(const std::string& text, double lo, double hi, double* out) {
   return true;
 }
 
+// Splits "a,b,c" into its items. An empty item (",a", "a,,b", "a,") is an error.
+bool split_list(const std::string& option, const std::string& text, std::vector<std::string>* items,
+                std::string* error) {
+  items->clear();
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    items->push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (items->back().empty()) {
+      *error = option + (text.empty() ? " needs a value"
+                                      : " has an empty item in '" + text +
+                                            "' (a list is items separated by single commas)");
+      return false;
+    }
+    if (comma == std::string::npos) return true;
+    start = comma + 1;
+  }
+}
+
+bool parse_threads(const std::string& text, int* out) {
+  long long n = 0;
+  if (!parse_int(text, 1, 4096, &n)) return false;
+  *out = int(n);
+  return true;
+}
+
+bool parse_count(const std::string& text, uint64_t* out) {
+  long long n = 0;
+  if (!parse_int(text, 1, 1000000000LL, &n)) return false;
+  *out = uint64_t(n);
+  return true;
+}
+
+bool parse_spacing(const std::string& text, double* out) {
+  return parse_real(text, 0.0, 1e6, out) && *out > 0.0;
+}
+
+// Each item through `parse` into *list; on the first that fails, "<rule>, not '<item>'".
+template <class T>
+bool parse_items(const std::vector<std::string>& items, bool (*parse)(const std::string&, T*),
+                 const std::string& rule, std::vector<T>* list, std::string* error) {
+  list->clear();
+  for (const std::string& item : items) {
+    T value{};
+    if (!parse(item, &value)) {
+      *error = rule + ", not '" + item + "'";
+      return false;
+    }
+    list->push_back(value);
+  }
+  return true;
+}
+
 }  // namespace
+
+size_t bench_configurations(const Options& o) {
+  size_t n = 1;
+  for (size_t size : {o.scene_list.size(), o.solver_list.size(), o.backend_list.size(),
+                      o.particles_list.size() + o.spacing_list.size(), o.threads_list.size()})
+    n *= std::max<size_t>(size, 1);
+  return n;
+}
 
 bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   auto fail = [&](const std::string& message) {
@@ -107,6 +182,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     long long n = 0;
     double d = 0.0;
     std::string v;
+    std::vector<std::string> items;
     o->given.insert(arg.rfind("--set", 0) == 0 ? "--set" : arg);
     if (arg == "--help" || arg == "-h") {
       o->help = true;
@@ -117,7 +193,10 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     } else if (arg == "--bench") {
       o->bench = true;
     } else if (arg == "--scene") {
-      if (!need(&o->scene)) return false;
+      if (!need(&v)) return false;
+      if (!split_list(arg, v, &items, error)) return false;
+      o->scene_list = items;
+      o->scene = items.front();
     } else if (arg == "--load-state") {
       if (!need(&o->load_state)) return false;
       if (o->load_state.empty()) return fail("--load-state needs a file name");
@@ -128,25 +207,43 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       if (!need(&o->preset)) return false;
       if (o->preset.empty()) return fail("--preset needs a file name");
     } else if (arg == "--solver") {
-      if (!need(&v)) return false;
+      if (!need(&v) || !split_list(arg, v, &items, error)) return false;
       int kind = 0;
-      if (!parse_solver(v, &kind))
-        return fail("--solver must be one of " + solver_names_list() + ", not '" + v + "'");
-      o->solver = v;
+      for (const std::string& item : items)
+        if (!parse_solver(item, &kind))
+          return fail("--solver must be one of " + solver_names_list() + ", not '" + item + "'");
+      o->solver_list = items;
+      o->solver = items.front();
     } else if (arg == "--backend") {
-      if (!need(&v)) return false;
-      if (v != "auto" && v != "cpu" && v != "cuda")
-        return fail("--backend must be auto, cpu or cuda, not '" + v + "'");
-      o->backend = v;
+      if (!need(&v) || !split_list(arg, v, &items, error)) return false;
+      for (const std::string& item : items)
+        if (item != "auto" && item != "cpu" && item != "cuda")
+          return fail("--backend must be auto, cpu or cuda, not '" + item + "'");
+      o->backend_list = items;
+      o->backend = items.front();
     } else if (arg == "--threads") {
-      if (!need(&v)) return false;
-      if (!parse_int(v, 1, 4096, &n)) return fail("--threads must be a whole number from 1 to 4096");
-      o->threads = int(n);
+      if (!need(&v) || !split_list(arg, v, &items, error) ||
+          !parse_items(items, parse_threads, "--threads must be a whole number from 1 to 4096",
+                       &o->threads_list, error))
+        return false;
+      o->threads = o->threads_list.front();
     } else if (arg == "--particles") {
-      if (!need(&v)) return false;
-      if (!parse_int(v, 1, 1000000000LL, &n))
-        return fail("--particles must be a whole number from 1 to 1000000000, not '" + v + "'");
-      o->particles = uint64_t(n);
+      if (!need(&v) || !split_list(arg, v, &items, error) ||
+          !parse_items(items, parse_count,
+                       "--particles must be a whole number from 1 to 1000000000",
+                       &o->particles_list, error))
+        return false;
+      o->particles = o->particles_list.front();
+    } else if (arg == "--spacing") {
+      if (!need(&v) || !split_list(arg, v, &items, error) ||
+          !parse_items(items, parse_spacing,
+                       "--spacing must be a positive number of metres (e.g. 0.02)",
+                       &o->spacing_list, error))
+        return false;
+      o->spacing = o->spacing_list.front();
+    } else if (arg == "--bench-json") {
+      if (!need(&o->bench_json)) return false;
+      if (o->bench_json.empty()) return fail("--bench-json needs a file name or -");
     } else if (arg.rfind("--set", 0) == 0) {
       if (arg.size() > 5 && arg[5] == '=') v = arg.substr(6);
       else if (arg.size() > 5) return fail("unknown option '" + arg + "'");
@@ -226,6 +323,26 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   if (o->given.count("--export-fps") && o->export_dir.empty())
     return fail("--export-fps needs --export DIR");
   if (o->time > 0.0 && o->steps > 0) return fail("use --time or --steps, not both");
+  if (o->given.count("--particles") && o->given.count("--spacing"))
+    return fail(
+        "use --particles or --spacing, not both (--particles picks a spacing from a count)");
+  if (o->given.count("--bench-json") && !o->bench) return fail("--bench-json needs --bench");
+  // Lists are for the benchmark's matrix; anywhere else one value is meant.
+  const std::pair<const char*, size_t> lists[] = {
+      {"--scene", o->scene_list.size()},         {"--solver", o->solver_list.size()},
+      {"--backend", o->backend_list.size()},     {"--threads", o->threads_list.size()},
+      {"--particles", o->particles_list.size()}, {"--spacing", o->spacing_list.size()}};
+  for (const auto& [option, size] : lists)
+    if (size > 1 && !o->bench)
+      return fail(std::string(option) + " takes a comma-separated list only with --bench (one "
+                  "run per item); give one value here");
+  const size_t configurations = bench_configurations(*o);
+  if (configurations > 1)
+    for (const char* one_run : {"--report", "--export", "--save-state", "--load-state"})
+      if (o->given.count(one_run))
+        return fail(std::string(one_run) + " is for one run, and this --bench runs " +
+                    std::to_string(configurations) + " configurations; use --bench-json FILE "
+                    "for the results of all of them");
   return true;
 }
 

@@ -17,6 +17,7 @@ struct Options {
   std::string save_state;           ///< --save-state FILE: headless, save it at the end
   std::string backend = "auto";     ///< auto | cpu | cuda
   uint64_t particles = 0;           ///< 0 = the scene's own spacing
+  double spacing = 0.0;             ///< [m] --spacing; 0 = the scene's (or --particles')
   std::vector<std::pair<std::string, std::string>> sets;  ///< --set key=value, in order
   int threads = 0;                  ///< 0 = all cores
   // Window
@@ -38,10 +39,22 @@ struct Options {
   std::string export_dir;           ///< PLY frames
   double export_fps = 30.0;
   bool bench = false;
+  std::string bench_json;           ///< --bench-json FILE, or "-" for stdout
+  // --bench matrices: each list as given (one item when the option is a single value; empty
+  // when the option is absent). The single fields above hold the first item, so everything
+  // but the bench reads them alone; lists of more than one item need --bench.
+  std::vector<std::string> scene_list, solver_list, backend_list;
+  std::vector<uint64_t> particles_list;
+  std::vector<double> spacing_list;
+  std::vector<int> threads_list;
   bool version = false;
   bool help = false;
   std::set<std::string> given;  ///< the options that appeared on the command line
 };
+
+// The number of configurations a --bench run covers: the product of the list lengths
+// (an absent option counts as one).
+size_t bench_configurations(const Options& options);
 
 // Parses argv. On failure returns false with a one-line message in *error.
 bool parse_command_line(int argc, char** argv, Options* options, std::string* error);

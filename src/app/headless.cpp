@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/bench.h"
 #include "app/frame_recorder.h"
 #include "app/setup.h"
 #include "sim/io.h"
@@ -18,35 +19,10 @@ namespace {
 std::atomic<bool> g_stop{false};
 void on_signal(int) { g_stop = true; }
 
-void print_bench(const SimSetup& s, const RunStats& st, double wall) {
-  const Simulation& sim = *s.sim;
-  std::printf("tidepool bench: scene %s, solver %s, %s\n", s.scene.name.c_str(),
-              solver_name(s.sim->params().solver), sim.backend().description.c_str());
-  std::printf("particles %u (boundary samples %u), spacing %.5f m\n", sim.particle_count(),
-              sim.boundary_count(), sim.spacing());
-  const double steps = double(st.steps);
-  std::printf("steps %llu in %.2f s: %.1f steps/s, %.2f ms/step, mean dt %.3f ms, "
-              "%.3f s simulated (%.1f wall s per simulated s)\n",
-              (unsigned long long)st.steps, wall, steps / wall, 1000.0 * wall / steps,
-              1000.0 * st.simulated_time / steps, st.simulated_time, wall / st.simulated_time);
-  for (const PhaseTime& p : st.phases)
-    std::printf("  %-10s %8.3f ms\n", p.name.c_str(), p.total_ms / steps);
-  std::printf("density error mean %.3f %%, max %.3f %%; max speed %.2f m/s\n",
-              100.0 * st.density_error_mean, 100.0 * st.density_error_max, st.max_speed);
-  // The iterative solvers' cost per step is their iteration count: the figure that their
-  // tolerance and iteration parameters trade against speed.
-  if (s.sim->params().diffuse)
-    std::printf("diffuse particles: %u spray, %u foam, %u bubbles (cap %u), %llu spawned\n",
-                st.diffuse.spray, st.diffuse.foam, st.diffuse.bubbles, st.diffuse.capacity,
-                (unsigned long long)st.diffuse.spawned);
-  if (s.sim->params().solver != int(SolverKind::Wcsph))
-    std::printf("solver iterations: mean %.2f per step; last step %d, error %.3f %%\n",
-                st.mean_iterations, st.last_iterations, 100.0 * st.last_solver_error);
-}
-
 }  // namespace
 
 int run_headless(const Options& o) {
+  if (o.bench) return run_bench(o);
   SimSetup setup;
   try {
     setup = make_setup(o);
@@ -54,10 +30,15 @@ int run_headless(const Options& o) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
     return 2;
   }
-  Simulation& sim = *setup.sim;
-  std::fprintf(stderr, "tidepool: %s; %u particles, spacing %.4f m\n", setup.backend_message.c_str(),
-               sim.particle_count(), sim.spacing());
+  std::fprintf(stderr, "tidepool: %s; %u particles, spacing %.4f m\n",
+               setup.backend_message.c_str(), setup.sim->particle_count(), setup.sim->spacing());
+  double wall = 0.0;
+  return run_setup(setup, o, &wall);
+}
 
+int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
+  *wall_out = 0.0;
+  Simulation& sim = *setup.sim;
   std::string error;
   FrameRecorder recorder;
   if (!o.export_dir.empty() && !recorder.start(o.export_dir, o.export_fps, false, &error)) {
@@ -123,6 +104,7 @@ int run_headless(const Options& o) {
     }
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  *wall_out = wall;
   const RunStats stats = sim.stats();
   if (g_stop)
     std::fprintf(stderr, "tidepool: interrupted at t = %.3f s after %llu steps; %d complete frames written\n",
@@ -135,7 +117,6 @@ int run_headless(const Options& o) {
     std::fprintf(stderr, "tidepool: export: %s in %s (t = %.2f to %.2f s, %g frames per simulated "
                  "second)\n", recording_summary(recorder).c_str(), o.export_dir.c_str(),
                  recorder.first_time(), recorder.last_time(), o.export_fps);
-  if (o.bench) print_bench(setup, stats, wall);
   if (!o.save_state.empty()) {
     if (save_state(setup, o.save_state, &error))
       std::fprintf(stderr, "tidepool: saved state at t = %.3f s to %s\n", stats.simulated_time,

@@ -64,8 +64,8 @@ SimSetup make_setup(const Options& options) {
     throw SetupError(std::string("cannot start the simulation: ") + e.what());
   }
   setup.sim->params() = params;
-  setup.spacing = setup.scene.spacing;
-  reset_particles(setup, start_particle_count(setup.scene, options, choice.kind));
+  setup.spacing = start_spacing(setup.scene, options, choice.kind);
+  reset_particles(setup, 0);
   if (!options.load_state.empty()) {
     // The saved run's parameters, then --solver and --set as given.
     load_state(setup, options.load_state);
@@ -97,7 +97,14 @@ SimParams start_params(const Scene& scene, const Options& options, const Preset*
   return params;
 }
 
+float start_spacing(const Scene& scene, const Options& options, BackendKind backend) {
+  if (options.spacing > 0.0) return float(options.spacing);
+  const uint64_t particles = start_particle_count(scene, options, backend);
+  return particles ? spacing_for_count(scene, particles) : scene.spacing;
+}
+
 uint64_t start_particle_count(const Scene& scene, const Options& options, BackendKind backend) {
+  if (options.spacing > 0.0) return 0;
   if (options.particles > 0 || backend != BackendKind::Cpu) return options.particles;
   // A scene's spacing is written for a GPU-class machine; on the CPU the default is
   // sized to the cores so that the water moves at a watchable pace (--particles wins).
@@ -116,8 +123,7 @@ void switch_scene(SimSetup& setup, const Options& options, const std::string& na
   Simulation& sim = *setup.sim;
   SimParams params = start_params(scene, options, setup.preset ? &*setup.preset : nullptr);
   params.solver = sim.params().solver;  // the user's choice, not the scene's
-  const uint64_t particles = start_particle_count(scene, options, sim.backend().kind);
-  const float spacing = particles ? spacing_for_count(scene, particles) : scene.spacing;
+  const float spacing = start_spacing(scene, options, sim.backend().kind);
   InitialState state;
   try {
     state = build_initial_state(scene, spacing);

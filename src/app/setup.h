@@ -39,8 +39,11 @@ SimParams start_params(const Scene& scene, const Options& options, const Preset*
 
 // The fluid particle count a scene starts with on this backend: --particles when given;
 // else 0 (the scene's own spacing), except on the CPU backend where a scene with more
-// than 4000 particles per thread is scaled down to that many.
+// than 4000 particles per thread is scaled down to that many. 0 with --spacing.
 uint64_t start_particle_count(const Scene& scene, const Options& options, BackendKind backend);
+// The particle spacing a scene starts with on this backend: --spacing when given, else
+// the one for start_particle_count, else the scene's own.
+float start_spacing(const Scene& scene, const Options& options, BackendKind backend);
 
 // Replaces the running scene with another (the panel's scene list and scene file field):
 // new particles and the scene's start parameters (start_params) with the solver kept as

@@ -112,25 +112,26 @@ TEST(Cli, ExportWritesPlyFramesInIdOrder) {
 TEST(Cli, BenchPrintsFigures) {
   const ProcessResult r = run_command(tidepool() + " --bench --scene pool --particles 2000 --steps 20");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("particles"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("steps/s"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("forces"), std::string::npos) << r.output;
+  for (const char* column : {"particles", "steps", "dt ms", "ms/step", "wall/sim", "rho err %",
+                             "nbrs", "iters", "ms per step by phase", "forces"})
+    EXPECT_NE(r.output.find(column), std::string::npos) << column << "\n" << r.output;
 }
 
 TEST(Cli, BenchOfAnIterativeSolverPrintsItsIterations) {
-  for (const char* solver : {"pcisph", "pbf"}) {
-    const std::string args =
-        std::string(" --bench --scene pool --particles 2000 --steps 10 --solver ") + solver;
-    const ProcessResult r = run_command(tidepool() + args);
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find(std::string("solver ") + solver), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("solver iterations: mean"), std::string::npos) << r.output;
-  }
-  // WCSPH does not iterate: no such line.
-  const ProcessResult r =
-      run_command(tidepool() + " --bench --scene pool --particles 2000 --steps 10");
+  // One row each; the last column is the mean iteration count, "-" for WCSPH.
+  const ProcessResult r = run_command(
+      tidepool() + " --bench --scene pool --particles 2000 --steps 10 --solver wcsph,pcisph,pbf");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output.find("solver iterations"), std::string::npos) << r.output;
+  const std::regex row(R"(\n(\d)  pool +(\w+) .* (\S+)(?=\n))");
+  std::vector<std::pair<std::string, std::string>> iterations;  // (solver, last column)
+  for (std::sregex_iterator m(r.output.begin(), r.output.end(), row), end; m != end; ++m)
+    iterations.emplace_back((*m)[2].str(), (*m)[3].str());
+  ASSERT_GE(iterations.size(), 3u) << r.output;
+  EXPECT_EQ(iterations[0], std::make_pair(std::string("wcsph"), std::string("-")));
+  for (size_t k : {1, 2}) {
+    EXPECT_NE(iterations[k].second, "-") << iterations[k].first << "\n" << r.output;
+    EXPECT_GE(std::atof(iterations[k].second.c_str()), 1.0) << r.output;
+  }
 }
 
 TEST(Cli, VersionListsCompiledBackends) {
@@ -145,7 +146,8 @@ TEST(Cli, HelpListsEveryOption) {
   for (const char* option : {"--scene", "--solver", "--backend", "--particles", "--set", "--frames",
                              "--screenshot", "--headless", "--time", "--steps", "--report", "--export",
                              "--export-fps", "--bench", "--version", "--threads", "--render", "--gl-check",
-                             "--preset", "--load-state", "--save-state"})
+                             "--preset", "--load-state", "--save-state", "--spacing",
+                             "--bench-json"})
     EXPECT_NE(r.output.find(option), std::string::npos) << option;
 }
 

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The benchmark matrices of issue 7, against the reference library's dam break
+# (bench/reference_dam_break.json). Each mode writes MODE.json (tidepool --bench-json) and
+# MODE.txt (the table) into OUT_DIR. See docs/benchmarks.md.
+#
+#   bench/reference.sh MODE OUT_DIR [extra tidepool options...]
+#
+#   small        reference settings, WCSPH, PCISPH and PBF, spacing 0.03125 m (29,791
+#                particles), 1 simulated second                      (minutes on 2 cores)
+#   large        the same at spacing 0.02 m (117,649 = 49^3 particles, the reference's
+#                r = 0.01 run)                                          (hours on 2 cores)
+#   interactive  the default parameters (what a user runs), the same scene and solvers as
+#                small, 1 simulated second
+#   scaling      WCSPH at a fixed time step of 0.5 ms, 20 steps, 10k to 1M particles
+#                (1M needs about 0.3 GB of memory; 1.5 s a step on 2 cores)
+#   threads      --threads 1,2 on the 29,791-particle scene, all three solvers, 100 steps
+#   all          every mode above, large last
+#
+# Environment: TIDEPOOL (the binary; default build/bin/tidepool), BACKENDS (default auto;
+# e.g. cpu,cuda), SIM_TIME (simulated seconds of small, large and interactive; default 1.0),
+# STEPS (steps of scaling and threads; default 20 and 100). Extra options go to every run,
+# e.g. `bench/reference.sh small out --threads 1,2`.
+set -euo pipefail
+
+usage() {
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+[ $# -ge 2 ] || usage
+MODE=$1
+OUT=$2
+shift 2
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TIDEPOOL=${TIDEPOOL:-$ROOT/build/bin/tidepool}
+SCENE=$ROOT/bench/reference_dam_break.json
+BACKENDS=${BACKENDS:-auto}
+SIM_TIME=${SIM_TIME:-1.0}
+SOLVERS=wcsph,pcisph,pbf
+
+# The reference library's settings, for every solver.
+REFERENCE=(--set diffuse=0 --set viscosity=0.01 --set cfl=0.4 --set stiffness=50000
+           --set exponent=7 --set dt_max=0.005)
+# Per-solver settings. Each key belongs to one solver and the others ignore it, so one
+# matrix run can carry all of them.
+# TODO(pbf tolerance): when PBF gets a density tolerance parameter, set it here to the
+# reference's (and keep pbf_iterations as its cap).
+WCSPH_SETTINGS=()
+PCISPH_SETTINGS=(--set pcisph_tolerance=0.1)
+PBF_SETTINGS=(--set pbf_iterations=2)
+PER_SOLVER=("${WCSPH_SETTINGS[@]}" "${PCISPH_SETTINGS[@]}" "${PBF_SETTINGS[@]}")
+
+if [ ! -x "$TIDEPOOL" ]; then
+  echo "reference.sh: no tidepool binary at $TIDEPOOL (build it, or set TIDEPOOL=...)" >&2
+  exit 2
+fi
+mkdir -p "$OUT"
+
+# bench NAME OPTIONS...: one matrix, its JSON and its table.
+bench() {
+  local name=$1
+  shift
+  echo "reference.sh: $name -> $OUT/$name.json" >&2
+  "$TIDEPOOL" --bench --scene "$SCENE" --backend "$BACKENDS" "$@" \
+    --bench-json "$OUT/$name.json" | tee "$OUT/$name.txt"
+}
+
+# plot NAME: the SVG of ms per step against particles (python3 only, no other package).
+plot() {
+  if command -v python3 >/dev/null; then
+    python3 "$ROOT/scripts/plot_bench.py" "$OUT/$1.json" "$OUT/$1.svg"
+  fi
+}
+
+run_mode() {
+  case $1 in
+    small)
+      bench small --solver "$SOLVERS" --spacing 0.03125 --time "$SIM_TIME" \
+        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${EXTRA[@]}" ;;
+    large)
+      # The block of reference_dam_break.json gives 49 particles per axis at 0.02 m too.
+      bench large --solver "$SOLVERS" --spacing 0.02 --time "$SIM_TIME" \
+        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${EXTRA[@]}" ;;
+    interactive)
+      bench interactive --solver "$SOLVERS" --spacing 0.03125 --time "$SIM_TIME" "${EXTRA[@]}" ;;
+    scaling)
+      bench scaling --solver wcsph --particles 10000,30000,100000,300000,1000000 \
+        --steps "${STEPS:-20}" "${REFERENCE[@]}" --set dt_min=0.0005 --set dt_max=0.0005 \
+        "${EXTRA[@]}"
+      plot scaling ;;
+    threads)
+      bench threads --solver "$SOLVERS" --spacing 0.03125 --threads 1,2 --steps "${STEPS:-100}" \
+        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${EXTRA[@]}" ;;
+    all)
+      for mode in small interactive threads scaling large; do run_mode "$mode"; done ;;
+    *)
+      usage ;;
+  esac
+}
+
+EXTRA=("$@")
+run_mode "$MODE"
