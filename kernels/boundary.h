@@ -24,12 +24,12 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
     return true;
   }
   push_out_of_obstacles(x, v, c.obstacles, c.obstacle_count, margin);
-  if (x.x < lo.x) { x.x = lo.x; v.x = fmaxf(v.x, 0.0f); }
-  if (x.x > hi.x) { x.x = hi.x; v.x = fminf(v.x, 0.0f); }
-  if (x.y < lo.y) { x.y = lo.y; v.y = fmaxf(v.y, 0.0f); }
-  if (x.y > hi.y) { x.y = hi.y; v.y = fminf(v.y, 0.0f); }
-  if (x.z < lo.z) { x.z = lo.z; v.z = fmaxf(v.z, 0.0f); }
-  if (x.z > hi.z) { x.z = hi.z; v.z = fminf(v.z, 0.0f); }
+  if (x.x < lo.x) { x.x = lo.x; v.x = maxf(v.x, 0.0f); }
+  if (x.x > hi.x) { x.x = hi.x; v.x = minf(v.x, 0.0f); }
+  if (x.y < lo.y) { x.y = lo.y; v.y = maxf(v.y, 0.0f); }
+  if (x.y > hi.y) { x.y = hi.y; v.y = minf(v.y, 0.0f); }
+  if (x.z < lo.z) { x.z = lo.z; v.z = maxf(v.z, 0.0f); }
+  if (x.z > hi.z) { x.z = hi.z; v.z = minf(v.z, 0.0f); }
   return false;
 }
 

@@ -28,7 +28,7 @@ TP_HD TP_INLINE float sph_density(uint i, const Vec4* fluid_pos, const NeighborL
 
 // The density error a step reports for one particle: max(rho / rho0 - 1, 0).
 TP_HD TP_INLINE float compression(float density, const StepConstants& c) {
-  return fmaxf(density / c.p.rest_density - 1.0f, 0.0f);
+  return maxf(density / c.p.rest_density - 1.0f, 0.0f);
 }
 
 }  // namespace tp

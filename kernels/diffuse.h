@@ -29,7 +29,7 @@ constexpr float kCrestAlignment = 0.6f;
 
 // [IAAT12, Eq. 1] the clamping function Phi(I, min, max) mapped to [0, 1].
 TP_HD TP_INLINE float diffuse_potential(float value, float lo, float hi) {
-  return clampf((value - lo) / fmaxf(hi - lo, 1e-6f), 0.0f, 1.0f);
+  return clampf((value - lo) / maxf(hi - lo, 1e-6f), 0.0f, 1.0f);
 }
 
 // [IAAT12, Eq. 2] the radially symmetric weight W~(r) = 1 - r / h of the potentials.
@@ -110,7 +110,7 @@ TP_HD TP_INLINE uint diffuse_spawn_count(uint i, const FluidView& f, const Neigh
   const uint extra = unit_random(id[i], seed, 0x5eedu) < expected - whole ? 1u : 0u;
   // At most 64 per particle and update, so that the scan of the counts cannot overflow
   // (up to 2^26 fluid particles) whatever the rates.
-  return uint(fminf(whole, 63.0f)) + extra;
+  return uint(minf(whole, 63.0f)) + extra;
 }
 
 // Fluid neighbours of a point and the kernel-weighted mean of their velocity (the fluid

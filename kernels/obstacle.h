@@ -35,8 +35,8 @@ TP_HD TP_INLINE float obstacle_distance(const ObstacleShape& o, Vec3 x) {
   if (o.kind == int(ShapeKind::Sphere)) return length(d) - o.radius;
   const Vec3 q{fabsf(d.x) - o.half_extent.x, fabsf(d.y) - o.half_extent.y,
                fabsf(d.z) - o.half_extent.z};
-  const Vec3 outside{fmaxf(q.x, 0.0f), fmaxf(q.y, 0.0f), fmaxf(q.z, 0.0f)};
-  return length(outside) + fminf(fmaxf(q.x, fmaxf(q.y, q.z)), 0.0f);
+  const Vec3 outside{maxf(q.x, 0.0f), maxf(q.y, 0.0f), maxf(q.z, 0.0f)};
+  return length(outside) + minf(maxf(q.x, maxf(q.y, q.z)), 0.0f);
 }
 
 // Outward unit normal of the surface point nearest to x (x inside or near the shape).
@@ -49,10 +49,10 @@ TP_HD TP_INLINE Vec3 obstacle_normal(const ObstacleShape& o, Vec3 x) {
   const Vec3 q{fabsf(d.x) - o.half_extent.x, fabsf(d.y) - o.half_extent.y,
                fabsf(d.z) - o.half_extent.z};
   if (q.x > 0.0f || q.y > 0.0f || q.z > 0.0f) {  // outside: towards x from the box
-    const Vec3 outside{d.x > 0.0f ? fmaxf(q.x, 0.0f) : -fmaxf(q.x, 0.0f),
-                       d.y > 0.0f ? fmaxf(q.y, 0.0f) : -fmaxf(q.y, 0.0f),
-                       d.z > 0.0f ? fmaxf(q.z, 0.0f) : -fmaxf(q.z, 0.0f)};
-    return outside / fmaxf(length(outside), 1e-12f);
+    const Vec3 outside{d.x > 0.0f ? maxf(q.x, 0.0f) : -maxf(q.x, 0.0f),
+                       d.y > 0.0f ? maxf(q.y, 0.0f) : -maxf(q.y, 0.0f),
+                       d.z > 0.0f ? maxf(q.z, 0.0f) : -maxf(q.z, 0.0f)};
+    return outside / maxf(length(outside), 1e-12f);
   }
   // Inside: the nearest face's normal.
   if (q.x >= q.y && q.x >= q.z) return Vec3{d.x >= 0.0f ? 1.0f : -1.0f, 0.0f, 0.0f};

@@ -24,9 +24,9 @@ namespace tp {
 TP_HD TP_INLINE Vec3 pbf_project_to_walls(Vec3 x, Vec3 start, const StepConstants& c) {
   const float lo_limit = 0.01f * c.spacing, hi_limit = 0.5f * c.spacing;
   auto axis = [&](float& xa, float sa, float lo, float hi) {
-    const float d_lo = fminf(fmaxf(sa - lo, lo_limit), hi_limit);
-    const float d_hi = fminf(fmaxf(hi - sa, lo_limit), hi_limit);
-    xa = fminf(fmaxf(xa, lo + d_lo), hi - d_hi);
+    const float d_lo = minf(maxf(sa - lo, lo_limit), hi_limit);
+    const float d_hi = minf(maxf(hi - sa, lo_limit), hi_limit);
+    xa = minf(maxf(xa, lo + d_lo), hi - d_hi);
   };
   axis(x.x, start.x, c.tank_lo.x, c.tank_hi.x);
   axis(x.y, start.y, c.tank_lo.y, c.tank_hi.y);
@@ -60,7 +60,7 @@ TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const NeighborLi
     grad_i += W.grad(xik, r) * (psi * inv_rho0);  // samples do not move: only grad_i
   });
   *density = rho;
-  const float C = fmaxf(rho * inv_rho0 - 1.0f, 0.0f);
+  const float C = maxf(rho * inv_rho0 - 1.0f, 0.0f);
   const float eps = c.p.pbf_relaxation * (c.mass * inv_rho0) * (c.mass * inv_rho0) * c.lattice_grad2;
   return -C / (sum_grad2 + dot(grad_i, grad_i) + eps);
 }

@@ -39,7 +39,7 @@ TP_HD TP_INLINE float pcisph_particle_delta(uint i, const FluidView& f, const Ne
   });
   for_each_boundary_neighbor(b, i, xi, c.kernel.h, [&](uint, Vec3 d, float r) { add(d, r); });
   const float m = c.mass, rho0 = c.p.rest_density;
-  const float denominator = fmaxf(dot(sum, sum) + sum2, c.lattice_grad2);
+  const float denominator = maxf(dot(sum, sum) + sum2, c.lattice_grad2);
   return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * denominator);
 }
 
@@ -56,7 +56,7 @@ TP_HD TP_INLINE float pcisph_holding_step(const StepConstants& c, float depth, f
   constexpr float kCorrections = 5.0f;
   const float m = c.mass, rho0 = c.p.rest_density, e = 0.5f * 0.01f * c.p.pcisph_tolerance;
   return sqrtf(kCorrections * rho0 * rho0 * e /
-               (2.0f * m * m * c.lattice_grad2 * fmaxf(g * depth, 1e-6f)));
+               (2.0f * m * m * c.lattice_grad2 * maxf(g * depth, 1e-6f)));
 }
 
 // Predicted position [SP09, Alg. 2]: v* = v + dt (a_nonpressure + a_pressure), x* = x + dt v*.
@@ -71,7 +71,7 @@ TP_HD TP_INLINE Vec3 pcisph_predict(uint i, const FluidView& f, const Vec4* a_pr
 // surface does not pull. Returns the new pressure.
 TP_HD TP_INLINE float pcisph_pressure(float pressure, float predicted_density, float delta,
                                       const StepConstants& c) {
-  return fmaxf(pressure + delta * (predicted_density - c.p.rest_density), 0.0f);
+  return maxf(pressure + delta * (predicted_density - c.p.rest_density), 0.0f);
 }
 
 }  // namespace tp

@@ -34,7 +34,7 @@ struct CubicKernel {
   // for about one neighbour in eight.
   TP_HD TP_INLINE float w(float r) const {
     const float q = r * inv_h;
-    const float a = fmaxf(1.0f - q, 0.0f), b = fmaxf(0.5f - q, 0.0f);
+    const float a = maxf(1.0f - q, 0.0f), b = maxf(0.5f - q, 0.0f);
     return k * (2.0f * a * a * a - 8.0f * b * b * b);
   }
 
@@ -46,7 +46,7 @@ struct CubicKernel {
   TP_HD TP_INLINE Vec3 grad(Vec3 x, float r, float inv_r) const {
     const float q = r * inv_h;
     if (r < 1e-9f) return Vec3{0.0f, 0.0f, 0.0f};
-    const float a = fmaxf(1.0f - q, 0.0f), b = fmaxf(0.5f - q, 0.0f);
+    const float a = maxf(1.0f - q, 0.0f), b = maxf(0.5f - q, 0.0f);
     const float dwdq = l * (4.0f * b * b - a * a);
     return x * (dwdq * inv_h * inv_r);
   }

@@ -76,9 +76,9 @@ TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const Neig
 TP_HD TP_INLINE float flow_time_step(float max_speed, float max_accel, const StepConstants& c) {
   const float s = c.spacing;
   float dt = c.p.dt_max;
-  if (max_speed > 0.0f) dt = fminf(dt, c.p.cfl * s / max_speed);
-  if (max_accel > 0.0f) dt = fminf(dt, 0.25f * sqrtf(s / max_accel));
-  if (c.p.viscosity > 0.0f) dt = fminf(dt, 0.125f * s * s / c.p.viscosity);
+  if (max_speed > 0.0f) dt = minf(dt, c.p.cfl * s / max_speed);
+  if (max_accel > 0.0f) dt = minf(dt, 0.25f * sqrtf(s / max_accel));
+  if (c.p.viscosity > 0.0f) dt = minf(dt, 0.125f * s * s / c.p.viscosity);
   return clampf(dt, c.p.dt_min, c.p.dt_max);
 }
 

