@@ -23,7 +23,7 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
     v = Vec3{0.0f, 0.0f, 0.0f};
     return true;
   }
-  push_out_of_obstacles(x, v, c.obstacles, c.obstacle_count, margin);
+  push_out_of_obstacles(x, v, c.obstacles, c.obstacle_count, margin, lo, hi);
   if (x.x < lo.x) { x.x = lo.x; v.x = maxf(v.x, 0.0f); }
   if (x.x > hi.x) { x.x = hi.x; v.x = minf(v.x, 0.0f); }
   if (x.y < lo.y) { x.y = lo.y; v.y = maxf(v.y, 0.0f); }

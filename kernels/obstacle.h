@@ -60,17 +60,77 @@ TP_HD TP_INLINE Vec3 obstacle_normal(const ObstacleShape& o, Vec3 x) {
   return Vec3{0.0f, 0.0f, d.z >= 0.0f ? 1.0f : -1.0f};
 }
 
+// The way out of a box for a point x inside it (or within `margin` of it): the face with
+// the shortest way out whose far side, `margin` beyond it, is inside [lo, hi] (the tank):
+// a box resting on the floor pushes a particle caught under it sideways, not into the
+// floor, from which the tank's clamp would put it back inside the box. Falls back to the
+// nearest face when every face is blocked. Returns the unit normal of the face.
+TP_HD TP_INLINE Vec3 box_exit_normal(const ObstacleShape& o, Vec3 x, float margin, Vec3 lo, Vec3 hi) {
+  const float c[3] = {o.center.x, o.center.y, o.center.z};
+  const float e[3] = {o.half_extent.x, o.half_extent.y, o.half_extent.z};
+  const float p[3] = {x.x, x.y, x.z};
+  const float l[3] = {lo.x, lo.y, lo.z}, u[3] = {hi.x, hi.y, hi.z};
+  int best_axis = -1;
+  float best_sign = 1.0f, best = 3.0e38f;
+  for (int a = 0; a < 3; ++a)
+    for (int s = 0; s < 2; ++s) {
+      const float sign = s ? -1.0f : 1.0f;
+      const float face = c[a] + sign * e[a];
+      const float travel = sign * (face - p[a]);  // how far x moves to reach the face
+      const float beyond = face + sign * margin;
+      if (beyond < l[a] || beyond > u[a]) continue;  // the tank's wall is in the way
+      if (travel < best) {
+        best = travel;
+        best_axis = a;
+        best_sign = sign;
+      }
+    }
+  if (best_axis < 0) return obstacle_normal(o, x);
+  return Vec3{best_axis == 0 ? best_sign : 0.0f, best_axis == 1 ? best_sign : 0.0f,
+              best_axis == 2 ? best_sign : 0.0f};
+}
+
 // Moves x out of every obstacle it is within `margin` of the surface of (or inside), onto
 // the surface plus the margin, and takes away the part of v that moves into the obstacle
-// faster than the obstacle itself. in/out: x, v.
+// faster than the obstacle itself; [lo, hi] is where x must stay (the tank). in/out: x, v.
 TP_HD TP_INLINE void push_out_of_obstacles(Vec3& x, Vec3& v, const ObstacleShape* obstacles,
-                                           int count, float margin) {
+                                           int count, float margin, Vec3 lo, Vec3 hi) {
   for (int k = 0; k < count; ++k) {
     const ObstacleShape& o = obstacles[k];
     const float dist = obstacle_distance(o, x);
     if (dist >= margin) continue;
-    const Vec3 n = obstacle_normal(o, x);
-    x = x + n * (margin - dist);
+    const bool inside_box = o.kind == int(ShapeKind::Box) && dist < margin &&
+                            fabsf(x.x - o.center.x) <= o.half_extent.x &&
+                            fabsf(x.y - o.center.y) <= o.half_extent.y &&
+                            fabsf(x.z - o.center.z) <= o.half_extent.z;
+    Vec3 n = inside_box ? box_exit_normal(o, x, margin, lo, hi) : obstacle_normal(o, x);
+    const Vec3 d = x - o.center;
+    if (inside_box) {
+      // Onto the chosen face plus the margin.
+      const float depth = dot(o.half_extent, Vec3{fabsf(n.x), fabsf(n.y), fabsf(n.z)}) - dot(d, n);
+      x = x + n * (depth + margin);
+    } else if (o.kind == int(ShapeKind::Sphere)) {
+      // Radially out, unless that crosses the tank's wall (a ball resting on the floor and
+      // a particle in the wedge under it): then along the wall, out to radius + margin.
+      const Vec3 out = x + n * (margin - dist);
+      Vec3 m = n;
+      if ((out.x < lo.x && m.x < 0.0f) || (out.x > hi.x && m.x > 0.0f)) m.x = 0.0f;
+      if ((out.y < lo.y && m.y < 0.0f) || (out.y > hi.y && m.y > 0.0f)) m.y = 0.0f;
+      if ((out.z < lo.z && m.z < 0.0f) || (out.z > hi.z && m.z > 0.0f)) m.z = 0.0f;
+      if (length(m) < 1e-6f) m = Vec3{1.0f, 0.0f, 0.0f};  // right under the contact point
+      const float len = length(m);
+      if (len < 0.9999f || dot(m, n) < 0.9999f) {
+        m = m / len;
+        const float b = dot(d, m), r = o.radius + margin;
+        const float t = -b + sqrtf(maxf(b * b - (dot(d, d) - r * r), 0.0f));
+        x = x + m * t;
+        n = m;
+      } else {
+        x = out;
+      }
+    } else {
+      x = x + n * (margin - dist);
+    }
     const float vn = dot(v - o.velocity, n);
     if (vn < 0.0f) v = v - n * vn;
   }

@@ -46,6 +46,30 @@ TEST(SceneObjects, ObstacleSamplesLieHalfASpacingToTwoAndAHalfInside) {
   }
 }
 
+// The clamp never leaves a particle inside an obstacle that rests on the tank's floor: a
+// particle in the wedge under a ball, or under the edge of a box, goes out along the floor,
+// not into it (from where the floor's clamp would put it back inside).
+TEST(SceneObjects, TheClampFreesParticlesCaughtBetweenAnObstacleAndTheFloor) {
+  StepConstants c{};
+  c.spacing = 0.05f;
+  c.tank_lo = Vec3{-1, 0, -1};
+  c.tank_hi = Vec3{1, 1, 1};
+  c.obstacle_count = 2;
+  c.obstacles[0] = ObstacleShape{int(ShapeKind::Sphere), Vec3{-0.5f, 0.2f, 0}, Vec3{0, 0, 0}, 0.2f, Vec3{0, 0, 0}};
+  c.obstacles[1] = ObstacleShape{int(ShapeKind::Box), Vec3{0.5f, 0.2f, 0}, Vec3{0.2f, 0.2f, 0.2f}, 0.0f, Vec3{0, 0, 0}};
+  const Vec3 starts[] = {Vec3{-0.52f, 0.001f, 0.01f}, Vec3{-0.45f, 0.01f, 0}, Vec3{-0.5f, 0.0f, 0},
+                         Vec3{0.31f, 0.001f, 0}, Vec3{0.5f, 0.002f, 0.19f}, Vec3{0.5f, 0.0f, 0.0f}};
+  for (const Vec3& start : starts) {
+    Vec3 x = start, v{0, -1, 0};
+    clamp_to_tank(x, v, c);
+    for (int k = 0; k < 2; ++k)
+      EXPECT_GE(obstacle_distance(c.obstacles[k], x), 0.0f)
+          << "from (" << start.x << ", " << start.y << ", " << start.z << ") to (" << x.x << ", " << x.y << ", " << x.z << ")";
+    EXPECT_GE(x.y, c.tank_lo.y);
+    if (x.y < c.tank_lo.y + 0.01f * c.spacing + 1e-6f) EXPECT_GE(v.y, 0.0f) << "no velocity into the floor";
+  }
+}
+
 TEST(SceneObjects, EmitterLayerFillsItsNozzleASpacingApart) {
   Emitter disk;
   disk.radius = 0.2f;
