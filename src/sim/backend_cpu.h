@@ -65,9 +65,14 @@ struct CpuBackend {
   // time slice (a thread of the team waits for a core).
   static constexpr uint kParallelThreshold = 4096;
 
+  // Dynamic in chunks of kForEachChunk: a particle's cost follows its neighbour count,
+  // which a splash or PBF's compressed pockets make uneven, and with equal static halves
+  // one thread waited for the other for a quarter of a PBF step. Each i writes only its
+  // own outputs, so the order of the chunks does not change any result.
+  static constexpr uint kForEachChunk = 512;
   template <class F>
   static void for_each(uint n, F f) {
-#pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
+#pragma omp parallel for schedule(dynamic, kForEachChunk) if (n >= kParallelThreshold)
     for (long long i = 0; i < (long long)n; ++i) f(uint(i));
   }
 
