@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernels/common.h"
 #include "sim/simulation.h"
@@ -71,10 +72,71 @@ __global__ void for_each_kernel(uint n, F f) {
   if (i < n) f(i);
 }
 
+// Device-side timing of the simulation's phases (SimulationImpl::phase): a start and an
+// end event per phase, recorded into the stream without waiting, and read back once the
+// step's work has finished. Events are created once per slot and reused every step.
+class CudaPhaseEvents {
+ public:
+  CudaPhaseEvents() = default;
+  ~CudaPhaseEvents() {
+    for (Pair& p : pairs_) {  // errors ignored: at exit the context may be gone already
+      cudaEventDestroy(p.start);
+      cudaEventDestroy(p.stop);
+    }
+  }
+  CudaPhaseEvents(const CudaPhaseEvents&) = delete;
+  CudaPhaseEvents& operator=(const CudaPhaseEvents&) = delete;
+
+  // Marks the start and the end of the k-th phase since the last collection.
+  void start(size_t k) {
+    while (pairs_.size() <= k) {
+      Pair p{};
+      cuda_check(cudaEventCreateWithFlags(&p.start, cudaEventDefault), "create event");
+      const cudaError_t e = cudaEventCreateWithFlags(&p.stop, cudaEventDefault);
+      if (e != cudaSuccess) cudaEventDestroy(p.start);
+      cuda_check(e, "create event");
+      pairs_.push_back(p);
+    }
+    cuda_check(cudaEventRecord(pairs_[k].start, 0), "record event");
+  }
+  void stop(size_t k) {
+    cuda_check(cudaEventRecord(pairs_[k].stop, 0), "record event");
+    last_ = k;
+  }
+  // Whether every phase recorded so far has finished on the device; with `wait`, waits
+  // for it (the last end event recorded: the stream runs in order).
+  bool ready(bool wait) {
+    if (pairs_.empty()) return true;
+    if (wait) {
+      cuda_check(cudaEventSynchronize(pairs_[last_].stop), "wait for event");
+      return true;
+    }
+    const cudaError_t e = cudaEventQuery(pairs_[last_].stop);
+    if (e == cudaErrorNotReady) return false;
+    cuda_check(e, "query event");
+    return true;
+  }
+  // Device time of the k-th phase [ms]; only once ready().
+  double elapsed_ms(size_t k) {
+    float ms = 0.0f;
+    cuda_check(cudaEventElapsedTime(&ms, pairs_[k].start, pairs_[k].stop), "event time");
+    return ms;
+  }
+
+ private:
+  struct Pair {
+    cudaEvent_t start, stop;
+  };
+  std::vector<Pair> pairs_;
+  size_t last_ = 0;
+};
+
 struct CudaBackend {
   template <class T>
   using Buffer = DeviceBuffer<T>;
   static constexpr bool kIsDevice = true;
+
+  using PhaseEvents = CudaPhaseEvents;
 
   static BackendInfo describe();
 
