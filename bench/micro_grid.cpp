@@ -44,10 +44,10 @@ using Grid = tp::NeighborGrid<CpuBackend>;
 template <class T>
 using Buffer = CpuBackend::Buffer<T>;
 
-constexpr float kSpacing = 0.01f;          // s [m]; the figures do not depend on it
+constexpr float kSpacing = 0.01f;            // s [m]; the figures do not depend on it
 constexpr float kSupport = 2.0f * kSpacing;  // h = 2 s
-constexpr float kJitter = 0.1f;            // each coordinate moves by up to +-0.1 s
-constexpr unsigned kSeed = 20240607u;      // fixed: every run sees the same points
+constexpr float kJitter = 0.1f;              // each coordinate moves by up to +-0.1 s
+constexpr unsigned kSeed = 20240607u;        // fixed: every run sees the same points
 
 // A side^3 cubic lattice of spacing s, each point moved by a uniform jitter, in a random
 // (fixed-seed) memory order: the unsorted state a grid build starts from.
@@ -156,7 +156,9 @@ void report(benchmark::State& state, Setup& s, double seconds) {
 }
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 void BM_GridBuild(benchmark::State& state) {
   Setup s(uint(state.range(0)));

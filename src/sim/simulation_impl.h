@@ -108,8 +108,9 @@ class SimulationImpl final : public Simulation {
       const auto t0 = std::chrono::steady_clock::now();
       body();
       Backend::synchronize();
-      add_phase_time(name, std::chrono::duration<double, std::milli>(
-                               std::chrono::steady_clock::now() - t0).count());
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      add_phase_time(name, ms);
     }
   }
   void add_phase_time(const char* name, double ms) {
