@@ -60,6 +60,15 @@ struct CpuBackend {
   static constexpr uint kChunk = 4096;  // reduction chunk: fixed, so sums are deterministic
   static BackendInfo describe();
 
+  // Device-side phase timing (CudaBackend::PhaseEvents). The CPU times its phases with the
+  // host clock (SimulationImpl::phase) and never calls these.
+  struct PhaseEvents {
+    void start(size_t) {}
+    void stop(size_t) {}
+    bool ready(bool) { return true; }
+    double elapsed_ms(size_t) { return 0.0; }
+  };
+
   // Below this many items a loop runs on the calling thread: waking the team costs more
   // than it saves, and on a busy machine every parallel region can cost a scheduler
   // time slice (a thread of the team waits for a core).

@@ -86,20 +86,48 @@ class SimulationImpl final : public Simulation {
   BackendInfo backend() const override { return Backend::describe(); }
 
   // ---- Shared phases, used by the solvers ----------------------------------------------
-  // Times `body` as the named phase (synchronising the backend so the time is real).
+  // Times `body` as the named phase. CPU: host clock after a synchronize (the work is
+  // done when body() returns). Device: a start and an end event in the stream and no
+  // wait; the times are read at the start of the next step, once the device has passed
+  // them (its time-step reductions have already waited for most of the step), or when
+  // stats() asks for them.
   template <class F>
   void phase(const char* name, F&& body) {
-    const auto t0 = std::chrono::steady_clock::now();
-    body();
-    Backend::synchronize();
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if constexpr (Backend::kIsDevice) {
+      const size_t k = pending_phases_.size();
+      pending_phases_.push_back(name);
+      phase_events_.start(k);
+      try {
+        body();
+      } catch (...) {
+        pending_phases_.resize(k);  // no end event: never read this one
+        throw;
+      }
+      phase_events_.stop(k);
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      body();
+      Backend::synchronize();
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      add_phase_time(name, ms);
+    }
+  }
+  void add_phase_time(const char* name, double ms) {
     for (PhaseTime& p : phases_)
       if (p.name == name) {
         p.total_ms += ms;
         return;
       }
     phases_.push_back(PhaseTime{name, ms});
+  }
+  // Device: adds the recorded phases' times once the device has finished them (with
+  // `wait`, waits for that); keeps them for a later call otherwise.
+  void collect_phase_times(bool wait) {
+    if (pending_phases_.empty() || !phase_events_.ready(wait)) return;
+    for (size_t k = 0; k < pending_phases_.size(); ++k)
+      add_phase_time(pending_phases_[k], phase_events_.elapsed_ms(k));
+    pending_phases_.clear();
   }
 
   void sort_particles();   ///< grid build + reorder (skipped when already sorted)
@@ -215,6 +243,9 @@ class SimulationImpl final : public Simulation {
   int previous_solver_ = -1;  ///< the solver of the last step (-1 after a reset)
   float solver_dt_limit_ = 1e-3f;
   std::vector<PhaseTime> phases_;
+  typename Backend::PhaseEvents phase_events_;  ///< device: phase timing events, reused
+  std::vector<const char*> pending_phases_;     ///< device: recorded, not yet read
+  static constexpr size_t kMaxPendingPhases = 64;  ///< then the next step waits to read them
   std::vector<ObstacleShape> obstacles_;
   std::vector<Vec3> obstacle_target_;  ///< where move_obstacle() asked each to go
   static constexpr float kMaxObstacleSpeed = 20.0f;  ///< [m/s]
@@ -295,6 +326,7 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   previous_solver_ = -1;
   solver_dt_limit_ = 1e-3f;
   phases_.clear();
+  pending_phases_.clear();
   mouse_ = MouseForce{};
   diffuse_.clear();
   diffuse_time_ = 0.0;
@@ -338,6 +370,7 @@ void SimulationImpl<B>::refresh_constants() {
 
 template <class B>
 double SimulationImpl<B>::step() {
+  collect_phase_times(pending_phases_.size() >= kMaxPendingPhases);
   clamp_params(params_);
   const double last_dt = stats_.steps ? stats_.last_dt : double(params_.dt_min);
   const float rate = float(std::exp2(last_dt / kRestDensityDoublingTime));
@@ -648,6 +681,7 @@ void SimulationImpl<B>::ensure_density() {
 template <class B>
 RunStats SimulationImpl<B>::stats() {
   ensure_density();
+  collect_phase_times(true);
   RunStats s = stats_;
   s.phases = phases_;
   s.neighbors_per_particle = lists_.mean_fluid();
