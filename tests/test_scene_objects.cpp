@@ -66,7 +66,9 @@ TEST(SceneObjects, TheClampFreesParticlesCaughtBetweenAnObstacleAndTheFloor) {
       EXPECT_GE(obstacle_distance(c.obstacles[k], x), 0.0f)
           << "from (" << start.x << ", " << start.y << ", " << start.z << ") to (" << x.x << ", " << x.y << ", " << x.z << ")";
     EXPECT_GE(x.y, c.tank_lo.y);
-    if (x.y < c.tank_lo.y + 0.01f * c.spacing + 1e-6f) EXPECT_GE(v.y, 0.0f) << "no velocity into the floor";
+    if (x.y < c.tank_lo.y + 0.01f * c.spacing + 1e-6f) {
+      EXPECT_GE(v.y, 0.0f) << "no velocity into the floor";
+    }
   }
 }
 
