@@ -9,6 +9,10 @@
 //                       within h are counted and W summed (the cubic kernel of
 //                       kernels/sph_kernel.h); the sum and the count are written
 //   BM_FullSearch       build + reorder + pass, from the shuffled order every iteration
+//   BM_ListBuild        what the simulation runs after each grid build: every particle's
+//                       neighbour list (src/sim/neighbor_list.h; AVX-512 where built for
+//                       it), stored, as the reference library stores its lists
+//   BM_FullListSearch   build + reorder + lists, from the shuffled order every iteration
 //
 // Sizes: 32,768, 125,000 and 1,000,000 points (32^3, 50^3, 100^3) at spacing s with
 // h = 2 s, as in the reference figures of docs/benchmarks.md (support 4r at spacing 2r).
@@ -33,6 +37,7 @@
 #include "kernels/sph_kernel.h"
 #include "sim/backend_cpu.h"
 #include "sim/neighbor_grid.h"
+#include "sim/neighbor_list.h"
 
 namespace {
 
@@ -129,6 +134,22 @@ struct Setup {
     });
   }
 
+  // Every particle's neighbour list, as the simulation builds it after a grid build (no
+  // boundary samples: an empty boundary grid).
+  tp::NeighborLists<CpuBackend> lists;
+  Grid empty;
+  Buffer<Vec4> no_samples;
+  void list() {
+    if (empty.view().cell_start == nullptr) {
+      empty.configure(l.lo, l.hi, kSupport);
+      no_samples.resize(1);
+      empty.build(no_samples.data(), 0);
+    }
+    const tp::BoundaryView b{no_samples.data(), no_samples.data(), nullptr, empty.view(), empty.view(),
+                             0, 0, tp::NeighborList{}, l.lo, l.hi, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr};
+    lists.build(position.data(), l.n, grid.view(), b, kSupport);
+  }
+
   // Mean of the counts the latest pass() wrote.
   double neighbours_per_particle() const {
     double total = 0.0;
@@ -223,6 +244,37 @@ void BM_FullSearch(benchmark::State& state) {
   report(state, s, seconds);
 }
 
+void BM_ListBuild(benchmark::State& state) {
+  Setup s(uint(state.range(0)));
+  s.sort();
+  s.list();  // slots sized once, as in a running simulation
+  const auto t0 = Clock::now();
+  for (auto _ : state) {
+    s.list();
+    benchmark::ClobberMemory();
+  }
+  const double seconds = since(t0);
+  state.counters["neighbours"] = s.lists.mean_fluid();
+  report(state, s, seconds);
+}
+
+void BM_FullListSearch(benchmark::State& state) {
+  Setup s(uint(state.range(0)));
+  s.sort();
+  s.list();
+  s.unsort();
+  const auto t0 = Clock::now();
+  for (auto _ : state) {
+    s.sort();
+    s.list();
+    benchmark::ClobberMemory();
+    s.unsort();
+  }
+  const double seconds = since(t0);
+  state.counters["neighbours"] = s.lists.mean_fluid();
+  report(state, s, seconds);
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
   b->Arg(32768)->Arg(125000)->Arg(1000000);
   b->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -232,6 +284,8 @@ BENCHMARK(BM_GridBuild)->Apply(sizes);
 BENCHMARK(BM_GridBuildSorted)->Apply(sizes);
 BENCHMARK(BM_NeighborPass)->Apply(sizes);
 BENCHMARK(BM_FullSearch)->Apply(sizes);
+BENCHMARK(BM_ListBuild)->Apply(sizes);
+BENCHMARK(BM_FullListSearch)->Apply(sizes);
 
 }  // namespace
 
