@@ -99,13 +99,13 @@ TP_HD TP_INLINE void push_out_of_obstacles(Vec3& x, Vec3& v, const ObstacleShape
     const ObstacleShape& o = obstacles[k];
     const float dist = obstacle_distance(o, x);
     if (dist >= margin) continue;
-    const bool inside_box = o.kind == int(ShapeKind::Box) && dist < margin &&
-                            fabsf(x.x - o.center.x) <= o.half_extent.x &&
-                            fabsf(x.y - o.center.y) <= o.half_extent.y &&
-                            fabsf(x.z - o.center.z) <= o.half_extent.z;
-    Vec3 n = inside_box ? box_exit_normal(o, x, margin, lo, hi) : obstacle_normal(o, x);
+    const bool in_box = o.kind == int(ShapeKind::Box) && dist < margin &&
+                        fabsf(x.x - o.center.x) <= o.half_extent.x &&
+                        fabsf(x.y - o.center.y) <= o.half_extent.y &&
+                        fabsf(x.z - o.center.z) <= o.half_extent.z;
+    Vec3 n = in_box ? box_exit_normal(o, x, margin, lo, hi) : obstacle_normal(o, x);
     const Vec3 d = x - o.center;
-    if (inside_box) {
+    if (in_box) {
       // Onto the chosen face plus the margin.
       const float depth = dot(o.half_extent, Vec3{fabsf(n.x), fabsf(n.y), fabsf(n.z)}) - dot(d, n);
       x = x + n * (depth + margin);
