@@ -122,27 +122,45 @@ TP_HD TP_INLINE Vec3 pbf_vorticity(uint i, const Vec4* predicted, const Vec4* ve
   return omega;
 }
 
-// The velocity after vorticity confinement [MM13, Eq. 16] and XSPH viscosity [MM13, Eq. 17]:
-//   f_vort = eps_v (N x omega_i), N = eta / |eta|, eta = grad |omega| = sum_j V_j (|omega_j| - |omega_i|) grad W_ij;
-//   v_i += dt f_vort + c_xsph sum_j V_j (v_j - v_i) W_ij.
-// in: predicted positions, velocities, vorticities (xyz of `omega`, read only when
-// `vorticity`), 1/rho; returns v_i.
-TP_HD TP_INLINE Vec3 pbf_confined_velocity(uint i, const Vec4* predicted, const Vec4* velocity,
-                                           const Vec4* omega, const float* inv_density,
-                                           const NeighborList& nl, bool vorticity,
-                                           const StepConstants& c) {
+// The end of a step at x*, in one pass over particle i's neighbours [MM13, Alg. 1,
+// lines 21-24], so that PBF reads its lists once more after the constraints, not three
+// times:
+//   - the density at x* (the step's end state, for the statistics), as sph_density;
+//   - vorticity confinement [MM13, Eq. 16], when `vorticity` (omega from pbf_vorticity):
+//     f_vort = eps_v (N x omega_i), N = eta / |eta|, eta = grad |omega| = sum_j V_j (|omega_j| - |omega_i|) grad W_ij;
+//   - XSPH [MM13, Eq. 17]: c_xsph sum_j V_j (v_j - v_i) W_ij;
+//   - the viscosity of sph_terms.h, explicit on the new velocities (walls no-slip).
+// The neighbours' volumes V_j = m / rho_j are those of the last constraint pass: their
+// densities at x* are being computed in the same pass.
+// in: predicted positions, velocities from the displacement, vorticities (xyz of `omega`,
+// read only when `vorticity`), 1/rho; out: *density; returns v_i.
+TP_HD TP_INLINE Vec3 pbf_end_of_step(uint i, const Vec4* predicted, const Vec4* velocity,
+                                     const Vec4* omega, const float* inv_density,
+                                     const NeighborList& nl, const BoundaryView& b, bool vorticity,
+                                     const StepConstants& c, float* density) {
   const CubicKernel& W = c.kernel;
   const Vec3 xi = xyz(predicted[i]);
   const Vec3 vi = xyz(velocity[i]);
   const float omega_i = vorticity ? length(xyz(omega[i])) : 0.0f;
-  Vec3 eta{0.0f, 0.0f, 0.0f}, smooth{0.0f, 0.0f, 0.0f};
+  const float nu = c.p.viscosity, eps = 0.01f * W.h * W.h;
+  float w_sum = 0.0f, boundary_volume = 0.0f;
+  Vec3 eta{0.0f, 0.0f, 0.0f}, smooth{0.0f, 0.0f, 0.0f}, a_visc{0.0f, 0.0f, 0.0f};
   for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+    const float w = W.w(r);
+    w_sum += w;
     if (j == i) return;
     const float volume = c.mass * inv_density[j];
+    const Vec3 vj = xyz(velocity[j]);
     if (vorticity) eta += W.grad(xij, r) * (volume * (length(xyz(omega[j])) - omega_i));
-    smooth += (xyz(velocity[j]) - vi) * (volume * W.w(r));
+    smooth += (vj - vi) * (volume * w);
+    a_visc += viscous_pair_acceleration(W, nu, volume, vi, vj, xij, r, eps);
   });
-  Vec3 v = vi + smooth * c.p.pbf_xsph;
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
+    boundary_volume += b.sample[k].w * W.w(r);
+    a_visc += viscous_pair_acceleration(W, nu, b.sample[k].w, vi, xyz(b.velocity[k]), xik, r, eps);
+  });
+  *density = c.mass * w_sum + c.p.rest_density * boundary_volume;
+  Vec3 v = vi + smooth * c.p.pbf_xsph + a_visc * c.dt;
   const float eta_len = length(eta);
   if (vorticity && eta_len > 1e-12f)
     v += cross(eta / eta_len, xyz(omega[i])) * (c.p.pbf_vorticity * c.dt);

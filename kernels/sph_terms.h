@@ -47,6 +47,13 @@ TP_HD TP_INLINE Vec3 pressure_acceleration(uint i, const Vec4* position, const f
   return a;
 }
 
+// One pair's viscous acceleration, neighbour (particle or wall sample) of volume V_j
+// moving at v_j: grad W_ij times viscosity_pair. eps = 0.01 h^2.
+TP_HD TP_INLINE Vec3 viscous_pair_acceleration(const CubicKernel& W, float nu, float volume_j, Vec3 vi,
+                                                Vec3 vj, Vec3 xij, float r, float eps) {
+  return W.grad(xij, r) * viscosity_pair(nu, volume_j, dot(vi - vj, xij), 1.0f / (r * r + eps));
+}
+
 // Viscous acceleration of particle i (walls and obstacles take part with their velocity:
 // no-slip).
 // in: positions, velocities, 1/rho; returns a_visc.
@@ -60,12 +67,10 @@ TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const Neig
   const float eps = 0.01f * W.h * W.h;
   Vec3 a{0.0f, 0.0f, 0.0f};
   for_each_listed(nl, i, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
-    if (j == i) return;
-    const float vx = dot(vi - xyz(f.velocity[j]), xij);
-    a += W.grad(xij, r) * viscosity_pair(nu, c.mass * f.inv_density[j], vx, 1.0f / (r * r + eps));
+    if (j != i) a += viscous_pair_acceleration(W, nu, c.mass * f.inv_density[j], vi, xyz(f.velocity[j]), xij, r, eps);
   });
   for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
-    a += W.grad(xik, r) * viscosity_pair(nu, b.sample[k].w, dot(vi - xyz(b.velocity[k]), xik), 1.0f / (r * r + eps));
+    a += viscous_pair_acceleration(W, nu, b.sample[k].w, vi, xyz(b.velocity[k]), xik, r, eps);
   });
   return a;
 }

@@ -69,10 +69,10 @@ void pbf_solve(SimulationImpl<B>& sim) {
   sim.record_iterations(iterations, error);
 }
 
-// Velocities from the displacement; the density at the corrected positions (the step's
-// end state: its compression goes into the statistics); vorticity confinement, XSPH and
-// the viscosity (sph_terms.h, explicit on the new velocities); then the move
-// [MM13, Alg. 1, lines 21-24].
+// Velocities from the displacement; the vorticities, when confinement is on; then one pass
+// (pbf_end_of_step) for the density at the corrected positions (the step's end state: its
+// compression goes into the statistics), vorticity confinement, XSPH and the viscosity;
+// then the move [MM13, Alg. 1, lines 21-24].
 template <class B>
 void pbf_update_velocity(SimulationImpl<B>& sim) {
   FluidView f = sim.fluid.view();
@@ -86,27 +86,23 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
     f.velocity[i] = make_vec4((xyz(predicted[i]) - xyz(f.position[i])) * inv_dt, 0.0f);
   });
   const bool vorticity = k.p.pbf_vorticity > 0.0f;
+  // omega uses 1/rho of the last constraint pass, as the end-of-step pass does.
+  if (vorticity)
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      omega[i] = make_vec4(pbf_vorticity(i, predicted, f.velocity, f.inv_density, nl, k), 0.0f);
+    });
   float* new_inv_density = sim.fluid.spare_f.data();
+  Vec4* out = sim.fluid.spare4.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
-    const float rho = sph_density(i, predicted, nl, b, k);
+    float rho;
+    const Vec3 v = pbf_end_of_step(i, predicted, f.velocity, omega, f.inv_density, nl, b, vorticity, k, &rho);
+    out[i] = make_vec4(v, 0.0f);
     f.density[i] = rho;
     f.scratch[i] = compression(rho, k);
     new_inv_density[i] = 1.0f / rho;
-    // omega uses 1/rho of the last constraint pass: the neighbours' new ones are being written.
-    if (vorticity)
-      omega[i] = make_vec4(pbf_vorticity(i, predicted, f.velocity, f.inv_density, nl, k), 0.0f);
   });
   sim.fluid.inv_density.swap(sim.fluid.spare_f);
   sim.record_state_error();
-  f = sim.fluid.view();
-  FluidView at_predicted = f;  // the viscosity's neighbour loop runs at x*
-  at_predicted.position = sim.fluid.predicted.data();
-  Vec4* out = sim.fluid.spare4.data();
-  B::for_each(f.n, [=] TP_HD(uint i) {
-    Vec3 v = pbf_confined_velocity(i, predicted, f.velocity, omega, f.inv_density, nl, vorticity, k);
-    v += viscous_acceleration(i, at_predicted, nl, b, k) * k.dt;
-    out[i] = make_vec4(v, 0.0f);
-  });
   sim.fluid.velocity.swap(sim.fluid.spare4);
   sim.commit_predicted();
 }
