@@ -29,7 +29,8 @@ struct SimParams {
   float alpha;           ///< [1] WCSPH artificial viscosity (Monaghan 1992), numerical damping
   float pcisph_tolerance;     ///< [%] PCISPH: stop when the mean predicted compression is below
   int pcisph_max_iterations;  ///< [1] PCISPH: iteration cap per step
-  int pbf_iterations;         ///< [1] PBF: constraint iterations per step
+  int pbf_iterations;         ///< [1] PBF: constraint iterations per step (the cap, with a tolerance)
+  float pbf_tolerance;        ///< [%] PBF: stop once the mean compression is below; 0: always pbf_iterations
   float pbf_relaxation;       ///< [1] PBF: constraint softening eps, relative to a full neighbourhood
   float pbf_scorr_k;          ///< [1] PBF: tensile-instability correction strength k
   float pbf_scorr_n;          ///< [1] PBF: its exponent n

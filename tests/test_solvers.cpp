@@ -343,3 +343,44 @@ TEST(Pbf, SmallFixedTimeStepKeepsARestingColumnCalm) {
   EXPECT_LT(late_max, 0.3) << "m/s";
   EXPECT_LT(sim->stats().density_error_mean, 0.01);
 }
+
+// pbf_tolerance: the loop stops at its tolerance (after at least two iterations), runs its
+// cap when the tolerance is out of reach, and runs pbf_iterations exactly when it is 0.
+TEST(Pbf, ToleranceStopsTheIterationsOnceTheDensityIsWithinIt) {
+  const float s = 0.02f;
+  struct Run {
+    double mean_iterations, error;
+    int max_iterations;
+  };
+  auto run = [&](int iterations, float tolerance) {
+    auto sim = cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{8 * s, 44 * s, 8 * s}, Vec3{0, 0, 0},
+                                 Vec3{8 * s, 16 * s, 8 * s}, s),
+                       s);
+    sim->params().solver = int(SolverKind::Pbf);
+    sim->params().pbf_iterations = iterations;
+    sim->params().pbf_tolerance = tolerance;
+    Run r{0.0, 0.0, 0};
+    while (sim->stats().simulated_time < 0.2) {
+      sim->step();
+      r.max_iterations = std::max(r.max_iterations, sim->stats().last_iterations);
+    }
+    r.mean_iterations = sim->stats().mean_iterations;
+    r.error = sim->stats().density_error_mean;
+    std::printf("pbf, %d iterations, tolerance %g %%: %.2f iterations (most %d), error %.4f %%\n",
+                iterations, tolerance, r.mean_iterations, r.max_iterations, 100.0 * r.error);
+    return r;
+  };
+  const Run fixed = run(7, 0.0f);
+  EXPECT_DOUBLE_EQ(fixed.mean_iterations, 7.0) << "no tolerance: always pbf_iterations";
+  const Run loose = run(50, 10.0f);
+  EXPECT_GE(loose.mean_iterations, 2.0) << "a tolerance met at once still runs two";
+  EXPECT_LT(loose.mean_iterations, 2.05) << "(the release from the lattice may need a third)";
+  const Run two = run(2, 0.0f);
+  const Run tight = run(100, 0.1f);
+  EXPECT_GT(tight.mean_iterations, 2.0) << "0.1 % needs more than two iterations";
+  EXPECT_LT(tight.mean_iterations, 100.0) << "and stops before the cap on average";
+  EXPECT_LT(tight.error, 0.0012) << "the end states are about within the tolerance";
+  EXPECT_LT(tight.error, 0.2 * two.error) << "five times stiffer than two fixed iterations";
+  const Run capped = run(5, 1e-6f);
+  EXPECT_DOUBLE_EQ(capped.mean_iterations, 5.0) << "an unreachable tolerance runs the cap";
+}

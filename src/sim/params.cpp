@@ -74,9 +74,15 @@ std::vector<ParamInfo> make_table() {
                  "reach the tolerance within them is redone at half the time step.")),
       only(SolverKind::Pbf,
            whole("pbf_iterations", "Iterations", &P::pbf_iterations, 1, 100, 10,
-                 "PBF: density-constraint iterations per step. More is stiffer (less "
-                 "compression) and slower. Real-time demos use 2 to 5 and accept a few per cent "
-                 "of compression; 10 keeps a 30-particle column within 1 %.")),
+                 "PBF: density-constraint iterations per step (the most, when a tolerance is "
+                 "set). More is stiffer (less compression) and slower. Real-time demos use 2 "
+                 "to 5 and accept a few per cent of compression; 10 keeps a 30-particle column "
+                 "within 1 %.")),
+      only(SolverKind::Pbf,
+           real("pbf_tolerance", "Density tolerance", "%", &P::pbf_tolerance, 0, 10, 0, false,
+                "PBF: with a tolerance, the iterations stop once the mean compression measured "
+                "before the last one is below it (after at least two, as SPlisHSPlasH does), "
+                "and Iterations is their cap. 0 runs Iterations every step.")),
       only(SolverKind::Pbf,
            real("pbf_relaxation", "Relaxation", "", &P::pbf_relaxation, 1e-4, 10, 0.01, true,
                 "PBF: constraint softening (the eps of lambda = -C / (|grad C|^2 + eps)), "
