@@ -37,7 +37,7 @@ struct SimParams {
   float pbf_scorr_dq;         ///< [1] PBF: its reference distance, as a fraction of h
   float pbf_vorticity;        ///< [m/s] PBF: vorticity confinement epsilon
   float pbf_xsph;             ///< [1] PBF: XSPH velocity smoothing c
-  float cfl;             ///< [1] CFL number: dt <= cfl * s / (c + |v|max)
+  float cfl;             ///< [1] CFL number: dt <= cfl * s / max(c, |v|max)
   float dt_max;          ///< [s] largest time step
   float dt_min;          ///< [s] smallest time step; below it the simulation slows down
   float speed_limit;     ///< [m/s] safety net: faster particles are slowed to this speed

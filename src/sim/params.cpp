@@ -107,7 +107,8 @@ std::vector<ParamInfo> make_table() {
                 "PBF: XSPH velocity smoothing c, the solver's own artificial viscosity "
                 "(separate from the physical viscosity above).")),
       real("cfl", "CFL number", "", &P::cfl, 0.05, 1.0, 0.4, false,
-           "Time step = CFL * spacing / (sound speed + max speed), also limited by forces "
+           "Time step = CFL * spacing / the faster of the speed of sound (WCSPH) and the "
+           "fastest particle, also limited by forces "
            "and viscosity. Smaller is more stable and slower."),
       real("dt_max", "Max time step", "s", &P::dt_max, 1e-5, 0.02, 0.005, true,
            "Largest time step the solver may take."),
