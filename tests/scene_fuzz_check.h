@@ -10,6 +10,7 @@
 #include <exception>
 #include <string>
 
+#include "sim/memory_need.h"
 #include "sim/scene.h"
 
 namespace tp::test {
