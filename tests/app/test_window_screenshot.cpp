@@ -428,3 +428,22 @@ TEST(Window, TabHidesThePanel) {
   EXPECT_LT(in_picture, area / 100);
   EXPECT_NEAR(water.cx, 400.0, 60.0) << "centred in the window";
 }
+
+// --screenshot onto a full disk (the writer's fault-injection seam): one line naming the
+// file and the reason, exit code 1, and neither the picture nor its temporary file.
+TEST(Window, ScreenshotOnAFullDiskIsAClearErrorAndLeavesNoFile) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string shot = dir + "/full.png";
+  const ProcessResult r =
+      run_command("TIDEPOOL_TEST_DISK_FULL_AFTER=2000 " + tidepool() +
+                  " --scene pool --particles 1000 --size 320x240 --frames 2 --screenshot " +
+                  quoted(shot));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("tidepool: cannot write '" + shot + "': No space left on device\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(shot));
+  EXPECT_FALSE(std::filesystem::exists(shot + ".part"));
+}
