@@ -97,7 +97,8 @@ inline std::string check_scene_mutant(const std::string& text, MutantOutcome* ou
       return "the message does not begin by naming the file: " + what;
     if (what.size() <= prefix.size()) return "the message says nothing: " + what;
     if (what.find_first_of("\n\r") != std::string::npos) return "the message is not one line: " + what;
-    if (what.find("unexpected JSON content") != std::string::npos)
+    // (src/sim/scene.cpp's last resort; the text itself may appear quoted from the input.)
+    if (what.rfind(prefix + "unexpected JSON content (", 0) == 0)
       return "a wrong type reached nlohmann instead of the Reader: " + what;
     const bool syntax =
         what.find("': JSON ") != std::string::npos || what.find("' is ") != std::string::npos;
