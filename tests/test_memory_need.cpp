@@ -133,7 +133,7 @@ TEST(MemoryNeed, TheMemoryLimitFromTheEnvironmentIsObeyed) {
 TEST(MemoryNeed, ASpacingTooFineIsRefusedWithTheMemoryItWouldNeed) {
   const Scene scene = block_scene(0.004f);  // 7.8 million particles
   const std::string why = refusal(scene, scene.spacing, 100'000'000, 0);
-  EXPECT_NE(why.find("about 7.8"), std::string::npos) << why;
+  EXPECT_NE(why.find("about 7,812,500 particles at spacing 0.004 m would need"), std::string::npos) << why;
   EXPECT_NE(why.find(" MB of memory, but only 100 MB is free; use fewer particles"),
             std::string::npos)
       << why;
@@ -148,7 +148,7 @@ TEST(MemoryNeed, TheDiffuseCapIsCountedUpFront) {
   const Scene scene = block_scene(0.05f);
   EXPECT_EQ(refusal(scene, scene.spacing, 100'000'000, 50'000), "");
   const std::string why = refusal(scene, scene.spacing, 100'000'000, 4'000'000);
-  EXPECT_NE(why.find("with room for 4e+06 spray, foam and bubble particles"), std::string::npos)
+  EXPECT_NE(why.find("with room for 4,000,000 spray, foam and bubble particles"), std::string::npos)
       << why;
   EXPECT_NE(why.find("or a smaller diffuse_cap"), std::string::npos) << why;
 }
@@ -159,9 +159,9 @@ TEST(MemoryNeed, ARaisedDiffuseCapThatDoesNotFitIsPutBack) {
   p.diffuse_cap = 4'000'000;
   const std::string note = keep_diffuse_cap_in_memory(p, 0, BackendKind::Cpu, 100'000'000);
   EXPECT_EQ(p.diffuse_cap, 0);
-  EXPECT_NE(note.find("diffuse_cap 4000000 (spray, foam and bubble particles) would need"), std::string::npos)
+  EXPECT_NE(note.find("diffuse_cap 4,000,000 (spray, foam and bubble particles) would need"), std::string::npos)
       << note;
-  EXPECT_NE(note.find("kept 50000"), std::string::npos) << note;
+  EXPECT_NE(note.find("kept 50,000"), std::string::npos) << note;
   p.diffuse_cap = 200'000;
   EXPECT_EQ(keep_diffuse_cap_in_memory(p, 0, BackendKind::Cpu, 100'000'000), "");
   EXPECT_EQ(p.diffuse_cap, 200'000);
@@ -213,7 +213,7 @@ TEST(MemoryNeed, AStateFileTooLargeForTheMemoryIsRefusedAndTheSimulationKept) {
     const MemoryLimit limit("20");
     std::string name;
     EXPECT_FALSE(load_state_file(*sim, path, &name, &error));
-    EXPECT_EQ(error.rfind("state file '" + path + "': 62500 particles", 0), 0u) << error;
+    EXPECT_EQ(error.rfind("state file '" + path + "': 62,500 particles", 0), 0u) << error;
     EXPECT_NE(error.find("MB of memory, but only 20 MB is free"), std::string::npos) << error;
     EXPECT_EQ(sim->particle_count(), before);
   }

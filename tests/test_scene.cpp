@@ -303,7 +303,7 @@ TEST(Scene, EmitterOnlySceneBuildsNoFluidAndCountsItsParticleLimit) {
     build_initial_state(s, s.spacing, 20'000'000);
     FAIL() << "200,000 particles fit in 20 MB";
   } catch (const SceneError& e) {
-    EXPECT_NE(std::string(e.what()).find("up to 200000 with the emitters"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("up to 200,000 with the emitters"), std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("max_particles"), std::string::npos) << e.what();
   }

@@ -118,8 +118,8 @@ std::string keep_diffuse_cap_in_memory(SimParams& params, int previous_setting,
   if (to <= from) return "";
   try {
     require_memory(double(to - from) * kPerDiffuse, budget ? budget : memory_budget_bytes(backend),
-                   "diffuse_cap " + std::to_string(to) + " (spray, foam and bubble particles)",
-                   "kept " + std::to_string(from));
+                   "diffuse_cap " + count_text(double(to)) + " (spray, foam and bubble particles)",
+                   "kept " + count_text(double(from)));
   } catch (const SceneError& e) {
     params.diffuse_cap = previous_setting;
     return e.what();
@@ -131,17 +131,20 @@ void require_neighbor_list_memory(uint64_t n, uint64_t slots, bool device) {
   // 4 B a slot, and the quarter more that a growing buffer keeps.
   const double need = 1.25 * double(n) * double(slots) * 4.0;
   require_memory(need, memory_budget_bytes(device ? BackendKind::Cuda : BackendKind::Cpu),
-                 "the neighbour lists of " + std::to_string(n) + " particles, with room for " +
-                     std::to_string(slots) +
+                 "the neighbour lists of " + count_text(double(n)) + " particles, with room for " +
+                     count_text(double(slots)) +
                      " neighbours each (the water is packed far denser than at rest)",
                  "the simulation cannot go on; use a smaller time step or fewer particles");
 }
 
-std::string megabytes_text(double bytes) {
-  const double mb = std::max(1.0, std::ceil(bytes / 1e6));
-  std::string digits = std::to_string(uint64_t(std::min(mb, 1e18)));
+std::string count_text(double count) {
+  std::string digits = std::to_string(uint64_t(std::min(std::max(count, 0.0), 1e19)));
   for (int k = int(digits.size()) - 3; k > 0; k -= 3) digits.insert(size_t(k), ",");
-  return digits + " MB";
+  return digits;
+}
+
+std::string megabytes_text(double bytes) {
+  return count_text(std::max(1.0, std::ceil(bytes / 1e6))) + " MB";
 }
 
 void require_memory(double need, uint64_t available, const std::string& what,

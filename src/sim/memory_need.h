@@ -52,7 +52,8 @@ std::string keep_diffuse_cap_in_memory(SimParams& params, int previous_setting,
 // rather than an allocation failure.
 void require_neighbor_list_memory(uint64_t n, uint64_t slots, bool device);
 
-// "1,234 MB" (at least 1 MB) for messages.
+// "1,234,567" and "1,234 MB" (rounded up, at least 1 MB) for messages.
+std::string count_text(double count);
 std::string megabytes_text(double bytes);
 
 // Throws SceneError "<what> would need N MB of memory, but only M MB is free; <advice>"

@@ -178,15 +178,15 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
       uint64_t(std::min(fluid_most, 1e18)), uint64_t(std::min(boundary_estimate, 1e18)),
       uint64_t(std::min(cells, 1e18)), diffuse_particles, growing));
   const std::string request =
-      "about " + fmt(std::round(fluid_estimate)) + " particles" +
-      (growing ? " (up to " + fmt(std::round(fluid_most)) + " with the emitters)" : "") +
+      "about " + count_text(std::round(fluid_estimate)) + " particles" +
+      (growing ? " (up to " + count_text(std::round(fluid_most)) + " with the emitters)" : "") +
       " at spacing " + fmt(s) + " m" +
-      (diffuse_particles ? " with room for " + fmt(double(diffuse_particles)) +
+      (diffuse_particles ? " with room for " + count_text(double(diffuse_particles)) +
                                " spray, foam and bubble particles"
                          : "");
   if (fluid_estimate > double(kMaxParticles))
     throw SceneError(request + " would need " + megabytes_text(need) +
-                     " of memory, more than Tidepool supports (" + fmt(double(kMaxParticles)) +
+                     " of memory, more than Tidepool supports (" + count_text(double(kMaxParticles)) +
                      " particles); use fewer particles");
   if (cells > 1.5e9)
     throw SceneError("the tank is too large for particle spacing " + fmt(s) +

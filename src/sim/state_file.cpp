@@ -383,9 +383,9 @@ bool load_state_file(Simulation& sim, const std::string& path, std::string* scen
                        uint64_t(grid_cells(init.tank_lo, init.tank_hi, init.spacing)),
                        diffuse_cap_for(state.params, backend), fluid > init.fluid.size())),
                    memory_budget_bytes(backend),
-                   std::to_string(init.fluid.size()) + " particles" +
-                       (fluid > init.fluid.size() ? " (up to " + std::to_string(fluid) + ")" : "") +
-                       " and " + std::to_string(init.boundary.size()) + " boundary samples",
+                   count_text(double(init.fluid.size())) + " particles" +
+                       (fluid > init.fluid.size() ? " (up to " + count_text(double(fluid)) + ")" : "") +
+                       " and " + count_text(double(init.boundary.size())) + " boundary samples",
                    "load it on a machine with more memory");
     sim.restore(state);
   } catch (const std::exception& e) {

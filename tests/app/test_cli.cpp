@@ -431,3 +431,29 @@ TEST(Cli, SaveStateThenLoadStateContinuesExactly) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.output.find("state file '" + dir + "/bad.tpstate'"), std::string::npos) << bad.output;
 }
+
+// Every way of asking for more than the memory holds is refused before the run, with exit
+// code 2 and the memory it would need (TIDEPOOL_MEMORY_MB stands for a small machine). (A
+// scene's own spacing: MemoryNeed.ASpacingTooFineIsRefusedWithTheMemoryItWouldNeed.)
+TEST(Cli, WhatDoesNotFitInMemoryIsRefusedUpFront) {
+  const std::string dir = temp_dir("memory");
+  const std::string state = dir + "/big.tpstate";
+  ASSERT_EQ(run_command(tidepool() + " --headless --scene pool --particles 60000 --steps 1 "
+                                     "--save-state " + state).exit_code, 0);
+  struct Case {
+    std::string args, says;
+  } cases[] = {
+      {"--particles 200000", "but only 40 MB is free; use fewer particles"},
+      {"--spacing 0.01", "about 1,000,000 particles at spacing 0.01 m"},
+      {"--particles 2000 --set diffuse_cap=4000000",
+       "with room for 4,000,000 spray, foam and bubble particles"},
+      {"--load-state " + state, "state file '" + state + "': 59,"},
+  };
+  for (const Case& c : cases) {
+    const ProcessResult r = run_command("TIDEPOOL_MEMORY_MB=40 " + tidepool() +
+                                        " --headless --steps 1 " + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find("MB of memory"), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
