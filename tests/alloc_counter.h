@@ -10,7 +10,7 @@ namespace tp::test {
 
 long long live_blocks();
 long long live_bytes();
-long long peak_bytes();       ///< since the last reset_peak_bytes()
-void reset_peak_bytes();      ///< the peak becomes the bytes alive now
+long long peak_bytes();   ///< since the last reset_peak_bytes()
+void reset_peak_bytes();  ///< the peak becomes the bytes alive now
 
 }  // namespace tp::test

@@ -15,7 +15,9 @@
 
 namespace tp::test {
 
-inline bool finite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+inline bool finite(Vec3 v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
 inline bool less(Vec3 a, Vec3 b) { return a.x < b.x && a.y < b.y && a.z < b.z; }
 inline bool within(Vec3 p, Vec3 lo, Vec3 hi) {
   return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z && p.z <= hi.z;
@@ -96,7 +98,8 @@ inline std::string check_scene_mutant(const std::string& text, MutantOutcome* ou
     if (what.rfind("scene file 'fuzz.json'", 0) != 0)
       return "the message does not begin by naming the file: " + what;
     if (what.size() <= prefix.size()) return "the message says nothing: " + what;
-    if (what.find_first_of("\n\r") != std::string::npos) return "the message is not one line: " + what;
+    if (what.find_first_of("\n\r") != std::string::npos)
+      return "the message is not one line: " + what;
     // (src/sim/scene.cpp's last resort; the text itself may appear quoted from the input.)
     if (what.rfind(prefix + "unexpected JSON content (", 0) == 0)
       return "a wrong type reached nlohmann instead of the Reader: " + what;
@@ -116,7 +119,8 @@ inline std::string check_scene_mutant(const std::string& text, MutantOutcome* ou
     st = build_initial_state(scene, spacing, kBudget);
   } catch (const SceneError& e) {
     const std::string what = e.what();
-    if (what.find_first_of("\n\r") != std::string::npos) return "the message is not one line: " + what;
+    if (what.find_first_of("\n\r") != std::string::npos)
+      return "the message is not one line: " + what;
     *outcome = MutantOutcome::RefusedForMemory;
     return "";
   } catch (const std::exception& e) {

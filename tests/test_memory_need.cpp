@@ -24,8 +24,8 @@ namespace {
 const char* kScenes = TIDEPOOL_SOURCE_DIR "/assets/scenes";
 
 struct Measured {
-  long long peak = 0;       ///< the most bytes alive at once [bytes]
-  uint64_t estimate = 0;    ///< estimate_memory_bytes for the same simulation
+  long long peak = 0;     ///< the most bytes alive at once [bytes]
+  uint64_t estimate = 0;  ///< estimate_memory_bytes for the same simulation
   unsigned fluid = 0;
 };
 
@@ -72,8 +72,8 @@ TEST(MemoryNeed, TheEstimateCoversWhatASimulationAllocates) {
   for (int solver = 0; solver < 3; ++solver) {
     SCOPED_TRACE(solver_name(solver));
     const Measured m = measure("dam_break", solver, 6000, 20);
-    std::printf("%s: %u particles, peak %.1f MB, estimate %.1f MB\n", solver_name(solver),
-                m.fluid, m.peak / 1e6, m.estimate / 1e6);
+    std::printf("%s: %u particles, peak %.1f MB, estimate %.1f MB\n", solver_name(solver), m.fluid,
+                m.peak / 1e6, m.estimate / 1e6);
     EXPECT_LE(m.peak, (long long)m.estimate);
     EXPECT_LE((long long)m.estimate, 2 * m.peak);
   }
@@ -91,7 +91,8 @@ TEST(MemoryNeed, TheDiffuseCapIsTheSimulations) {
     auto sim = make_simulation(BackendKind::Cpu);
     sim->params().diffuse_cap = cap;
     sim->reset(build_initial_state(scene, spacing_for_count(scene, 1000)));
-    EXPECT_EQ(uint64_t(sim->stats().diffuse.capacity), diffuse_cap_for(sim->params(), BackendKind::Cpu));
+    EXPECT_EQ(uint64_t(sim->stats().diffuse.capacity),
+              diffuse_cap_for(sim->params(), BackendKind::Cpu));
   }
 }
 
@@ -133,7 +134,8 @@ TEST(MemoryNeed, TheMemoryLimitFromTheEnvironmentIsObeyed) {
 TEST(MemoryNeed, ASpacingTooFineIsRefusedWithTheMemoryItWouldNeed) {
   const Scene scene = block_scene(0.004f);  // 7.8 million particles
   const std::string why = refusal(scene, scene.spacing, 100'000'000, 0);
-  EXPECT_NE(why.find("about 7,812,500 particles at spacing 0.004 m would need"), std::string::npos) << why;
+  EXPECT_NE(why.find("about 7,812,500 particles at spacing 0.004 m would need"), std::string::npos)
+      << why;
   EXPECT_NE(why.find(" MB of memory, but only 100 MB is free; use fewer particles"),
             std::string::npos)
       << why;
@@ -159,7 +161,8 @@ TEST(MemoryNeed, ARaisedDiffuseCapThatDoesNotFitIsPutBack) {
   p.diffuse_cap = 4'000'000;
   const std::string note = keep_diffuse_cap_in_memory(p, 0, BackendKind::Cpu, 100'000'000);
   EXPECT_EQ(p.diffuse_cap, 0);
-  EXPECT_NE(note.find("diffuse_cap 4,000,000 (spray, foam and bubble particles) would need"), std::string::npos)
+  EXPECT_NE(note.find("diffuse_cap 4,000,000 (spray, foam and bubble particles) would need"),
+            std::string::npos)
       << note;
   EXPECT_NE(note.find("kept 50,000"), std::string::npos) << note;
   p.diffuse_cap = 200'000;

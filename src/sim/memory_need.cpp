@@ -50,8 +50,8 @@ uint64_t read_number(const char* path) {
 
 }  // namespace
 
-uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells,
-                               uint64_t diffuse, bool growing) {
+uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells, uint64_t diffuse,
+                               bool growing) {
   // Emitters grow the particle arrays by half again when they run out, so the last growth
   // can overshoot the limit by up to a half.
   const double arrays = (growing ? 1.5 : 1.0) * kParticleArrays;
@@ -73,7 +73,8 @@ uint64_t available_memory_bytes() {
     }
     meminfo.ignore(256, '\n');
   }
-  if (available == 0) available = uint64_t(sysconf(_SC_AVPHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  if (available == 0)
+    available = uint64_t(sysconf(_SC_AVPHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
   // A container's limit (cgroup v2, else v1) when it leaves less than that.
   uint64_t limit = read_number("/sys/fs/cgroup/memory.max");
   uint64_t used = read_number("/sys/fs/cgroup/memory.current");
@@ -81,7 +82,8 @@ uint64_t available_memory_bytes() {
     limit = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
     used = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
   }
-  if (limit > 0 && limit < (uint64_t(1) << 60)) available = std::min(available, limit > used ? limit - used : 0);
+  if (limit > 0 && limit < (uint64_t(1) << 60))
+    available = std::min(available, limit > used ? limit - used : 0);
   if (const char* env = std::getenv("TIDEPOOL_MEMORY_MB"); env && *env) {
     const double mb = std::atof(env);
     if (mb > 0) available = std::min(available, uint64_t(mb * 1e6));
@@ -110,8 +112,8 @@ uint64_t diffuse_cap_for(const SimParams& params, BackendKind backend) {
   return backend == BackendKind::Cuda ? 2000000u : 50000u;
 }
 
-std::string keep_diffuse_cap_in_memory(SimParams& params, int previous_setting,
-                                       BackendKind backend, uint64_t budget) {
+std::string keep_diffuse_cap_in_memory(SimParams& params, int previous_setting, BackendKind backend,
+                                       uint64_t budget) {
   SimParams previous = params;
   previous.diffuse_cap = previous_setting;
   const uint64_t from = diffuse_cap_for(previous, backend), to = diffuse_cap_for(params, backend);

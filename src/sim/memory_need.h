@@ -43,8 +43,8 @@ uint64_t diffuse_cap_for(const SimParams& params, BackendKind backend);
 // particles it adds would not fit in `budget` (0: memory_budget_bytes(backend)), puts
 // params.diffuse_cap back to `previous_setting` and returns a note for the panel saying
 // why; else returns "".
-std::string keep_diffuse_cap_in_memory(SimParams& params, int previous_setting,
-                                       BackendKind backend, uint64_t budget = 0);
+std::string keep_diffuse_cap_in_memory(SimParams& params, int previous_setting, BackendKind backend,
+                                       uint64_t budget = 0);
 
 // Called before the neighbour lists of `n` particles grow to `slots` slots per particle
 // (fluid and boundary together; src/sim/neighbor_list.h): throws SceneError when they

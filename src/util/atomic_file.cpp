@@ -27,9 +27,7 @@ int64_t disk_room() {
   return g_disk_room;
 }
 
-std::string reason_text(int error) {
-  return error ? std::strerror(error) : "the write failed";
-}
+std::string reason_text(int error) { return error ? std::strerror(error) : "the write failed"; }
 
 // Writes all of `size` bytes, as far as the (simulated) disk takes them; false with errno.
 bool write_all(int fd, const char* data, size_t size) {

@@ -13,7 +13,8 @@ namespace tp {
 // Returns false and a sentence in *error (naming the path and the reason) on failure; the
 // temporary file is removed then.
 bool write_file_atomic(const std::string& path, const void* data, size_t size, std::string* error);
-inline bool write_file_atomic(const std::string& path, const std::string& text, std::string* error) {
+inline bool write_file_atomic(const std::string& path, const std::string& text,
+                              std::string* error) {
   return write_file_atomic(path, text.data(), text.size(), error);
 }
 

@@ -18,11 +18,7 @@ using namespace tp::test;
 
 namespace {
 
-std::string temp_dir(const std::string& name) {
-  const std::string dir = testing::TempDir() + "tidepool_" + name;
-  run_command("rm -rf '" + dir + "' && mkdir -p '" + dir + "'");
-  return dir;
-}
+std::string temp_dir(const std::string& name) { return fresh_temp_dir("tidepool_" + name); }
 
 }  // namespace
 
@@ -224,13 +220,6 @@ TEST(Cli, TwoHeadlessRunsWriteIdenticalFrames) {
 
 // ---- scenes, presets and export progress (issue 6) -----------------------------------------
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 nlohmann::json report_of(const ProcessResult& r) {
   const size_t brace = r.output.find("{\n");

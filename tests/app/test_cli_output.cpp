@@ -10,9 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,18 +21,7 @@ using namespace tp::test;
 
 namespace {
 
-std::string temp_dir(const std::string& name) {
-  const std::string dir = testing::TempDir() + "tidepool_output_" + name;
-  run_command("rm -rf '" + dir + "' && mkdir -p '" + dir + "'");
-  return dir;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string temp_dir(const std::string& name) { return fresh_temp_dir("tidepool_output_" + name); }
 
 bool exists(const std::string& path) {
   struct stat st;
@@ -51,11 +38,26 @@ std::vector<std::string> files_in(const std::string& dir) {
   return names;
 }
 
-std::string last_line(const std::string& text) {
-  const size_t end = text.find_last_not_of('\n');
-  if (end == std::string::npos) return "";
-  const size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+// `output` holds `line` as a whole line.
+void expect_line(const std::string& output, const std::string& line) {
+  EXPECT_NE(("\n" + output).find("\n" + line + "\n"), std::string::npos)
+      << "no line '" << line << "' in:\n"
+      << output;
+}
+
+// The last line says that the run stopped and `why`, and that `frames` frames in `dir`
+// are complete.
+void expect_stopped(const std::string& output, const std::string& why, int frames,
+                    const std::string& dir) {
+  const size_t end = output.find_last_not_of('\n');
+  const size_t start = end == std::string::npos ? 0 : output.rfind('\n', end) + 1;
+  const std::string last = end == std::string::npos ? "" : output.substr(start, end + 1 - start);
+  EXPECT_EQ(last.rfind("tidepool: stopped at t = ", 0), 0u) << output;
+  EXPECT_NE(last.find(" (" + why), std::string::npos) << last;
+  EXPECT_NE(last.find("; " + std::to_string(frames) + " complete frames in " + dir +
+                      "; every file written is complete"),
+            std::string::npos)
+      << last;
 }
 
 // Every file in `dir` is a complete frame, frame_00000.ply to frame_<n-1>.ply and nothing
@@ -73,7 +75,8 @@ int expect_only_complete_frames(const std::string& dir) {
     const std::string ply = read_file(dir + "/" + name);
     const size_t end = ply.find("end_header\n");
     const size_t count_at = ply.find("element vertex ");
-    EXPECT_TRUE(end != std::string::npos && count_at != std::string::npos) << name << " missing or cut";
+    EXPECT_TRUE(end != std::string::npos && count_at != std::string::npos)
+        << name << " missing or cut";
     if (end == std::string::npos || count_at == std::string::npos) continue;
     const uint64_t particles = std::stoull(ply.substr(count_at + 15));
     EXPECT_EQ(ply.size(), end + 11 + particles * 28) << name << " is not complete";
@@ -111,9 +114,10 @@ TEST(CliOutput, StoppingAnExportBySignalLeavesOnlyCompleteFilesAndSaysSo) {
     const std::string frames = dir + "/frames", log = dir + "/log";
     // Many frames, one every step or two, so that the signal is likely to land mid-write.
     const pid_t pid =
-        start(tidepool() + " --headless --scene pool --particles 4000 --time 1000 "
-                           "--export-fps 1000 --export " + frames + " --report " + dir +
-                  "/report.json --save-state " + dir + "/run.tpstate",
+        start(tidepool() +
+                  " --headless --scene pool --particles 4000 --time 1000 "
+                  "--export-fps 1000 --export " +
+                  frames + " --report " + dir + "/report.json --save-state " + dir + "/run.tpstate",
               log);
     ASSERT_GT(pid, 0);
     // Until a few frames are out (the bound only stops a test whose program hangs).
@@ -126,13 +130,7 @@ TEST(CliOutput, StoppingAnExportBySignalLeavesOnlyCompleteFilesAndSaysSo) {
     const std::string output = read_file(log);
     const int written = expect_only_complete_frames(frames);
     EXPECT_GE(written, 5);
-    const std::string last = last_line(output);
-    EXPECT_EQ(last.rfind("tidepool: stopped at t = ", 0), 0u) << output;
-    EXPECT_NE(last.find(signal == SIGTERM ? "(SIGTERM)" : "(Ctrl-C (SIGINT))"), std::string::npos)
-        << last;
-    EXPECT_NE(last.find(std::to_string(written) + " complete frames in " + frames),
-              std::string::npos)
-        << last;
+    expect_stopped(output, signal == SIGTERM ? "SIGTERM)" : "Ctrl-C (SIGINT))", written, frames);
     EXPECT_NO_THROW(nlohmann::json::parse(read_file(dir + "/report.json")));
     EXPECT_EQ(read_file(dir + "/run.tpstate").rfind("TIDEPOOL STATE 1\n", 0), 0u);
     for (const std::string& name : files_in(dir))
@@ -150,15 +148,10 @@ TEST(CliOutput, AFullDiskDuringAnExportIsAClearErrorAndLeavesOnlyCompleteFrames)
       "TIDEPOOL_TEST_DISK_FULL_AFTER=140000 " + tidepool() +
       " --headless --scene pool --particles 2000 --time 0.5 --export-fps 20 --export " + frames);
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("tidepool: --export: cannot write '" + frames +
-                          "/frame_00002.ply': No space left on device\n"),
-            std::string::npos)
-      << r.output;
+  expect_line(r.output, "tidepool: --export: cannot write '" + frames +
+                            "/frame_00002.ply': No space left on device");
   EXPECT_EQ(expect_only_complete_frames(frames), 2);
-  const std::string last = last_line(r.output);
-  EXPECT_EQ(last.rfind("tidepool: stopped at t = ", 0), 0u) << r.output;
-  EXPECT_NE(last.find("(the export failed: cannot write"), std::string::npos) << last;
-  EXPECT_NE(last.find("2 complete frames in " + frames), std::string::npos) << last;
+  expect_stopped(r.output, "the export failed: cannot write", 2, frames);
 }
 
 // The report and the state at the end of a run: refused whole, the error on one line.
@@ -169,14 +162,10 @@ TEST(CliOutput, AFullDiskAtTheEndLeavesNoReportOrStateFile) {
                   " --headless --scene pool --particles 1000 --steps 3 --report " + dir +
                   "/report.json --save-state " + dir + "/run.tpstate");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("tidepool: --save-state: cannot write '" + dir +
-                          "/run.tpstate': No space left on device\n"),
-            std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find("tidepool: --report: cannot write '" + dir +
-                          "/report.json': No space left on device\n"),
-            std::string::npos)
-      << r.output;
+  expect_line(r.output, "tidepool: --save-state: cannot write '" + dir +
+                            "/run.tpstate': No space left on device");
+  expect_line(r.output, "tidepool: --report: cannot write '" + dir +
+                            "/report.json': No space left on device");
   EXPECT_EQ(files_in(dir), std::vector<std::string>{}) << "a partial or temporary file is left";
 }
 
@@ -185,32 +174,28 @@ TEST(CliOutput, AnExportDirectoryThatCannotBeWrittenIsRefusedBeforeTheRun) {
   const std::string dir = temp_dir("unwritable");
   // A path through a regular file.
   run_command("touch '" + dir + "/file'");
-  ProcessResult r = run_command(tidepool() + " --headless --scene pool --particles 1000 "
-                                             "--steps 3 --export " + dir + "/file/frames");
+  ProcessResult r = run_command(tidepool() +
+                                " --headless --scene pool --particles 1000 "
+                                "--steps 3 --export " +
+                                dir + "/file/frames");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("tidepool: --export: cannot create directory '" + dir +
-                          "/file/frames': Not a directory\n"),
-            std::string::npos)
-      << r.output;
-  // A directory without write permission. Root writes anywhere; without CAP_DAC_OVERRIDE
-  // it obeys the directory's mode.
+  expect_line(r.output, "tidepool: --export: cannot create directory '" + dir +
+                            "/file/frames': Not a directory");
+  // A directory without write permission.
   const std::string read_only = dir + "/read_only";
   run_command("mkdir '" + read_only + "' && chmod 0555 '" + read_only + "'");
   std::string launcher;
-  if (geteuid() == 0) {
-    launcher = "setpriv --bounding-set -dac_override ";
-    if (run_command(launcher + "true").exit_code != 0)
-      GTEST_SKIP() << "running as root without setpriv (util-linux): cannot make a directory "
-                      "read-only for the program";
-  }
+  if (!permission_obeying_launcher(&launcher))
+    GTEST_SKIP() << "running as root without setpriv (util-linux): cannot make a directory "
+                    "read-only for the program";
   ASSERT_NE(run_command(launcher + "touch '" + read_only + "/probe'").exit_code, 0)
       << "the directory is writable: this test could not see a failure";
-  r = run_command(launcher + tidepool() + " --headless --scene pool --particles 1000 --steps 3 "
-                                          "--export " + read_only);
+  r = run_command(launcher + tidepool() +
+                  " --headless --scene pool --particles 1000 --steps 3 "
+                  "--export " +
+                  read_only);
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("tidepool: --export: cannot write '" + read_only +
-                          "/frame_00000.ply': Permission denied\n"),
-            std::string::npos)
-      << r.output;
+  expect_line(r.output, "tidepool: --export: cannot write '" + read_only +
+                            "/frame_00000.ply': Permission denied");
   EXPECT_EQ(files_in(read_only), std::vector<std::string>{});
 }

@@ -331,14 +331,10 @@ TEST(Window, ScreenshotIntoAReadOnlyDirectoryFailsAndTheAppGoesOn) {
   const std::string read_only = dir + "/read_only";
   std::filesystem::create_directory(read_only);
   ASSERT_EQ(chmod(read_only.c_str(), 0555), 0);
-  // Root writes anywhere; without CAP_DAC_OVERRIDE it obeys the directory's mode.
   std::string launcher;
-  if (geteuid() == 0) {
-    launcher = "setpriv --bounding-set -dac_override";
-    if (run_command(launcher + " true").exit_code != 0)
-      GTEST_SKIP() << "running as root without setpriv (util-linux): cannot make a directory "
-                      "read-only for the app";
-  }
+  if (!permission_obeying_launcher(&launcher))
+    GTEST_SKIP() << "running as root without setpriv (util-linux): cannot make a directory "
+                    "read-only for the app";
   const ProcessResult probe =
       run_command("cd " + quoted(read_only) + " && " + launcher + " touch probe");
   ASSERT_NE(probe.exit_code, 0) << "the directory is writable: this test could not see a failure";
