@@ -77,3 +77,68 @@ TEST(Io, CheckCountsOutsideAndNonFinite) {
   EXPECT_EQ(c.outside, 1u);
   EXPECT_EQ(c.nonfinite, 1u);
 }
+
+namespace {
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+Snapshot particles(uint n) {
+  Snapshot s;
+  for (uint i = 0; i < n; ++i) {
+    s.id.push_back(i);
+    s.position.push_back(Vec4{float(i), 0, 0, 0});
+    s.velocity.push_back(Vec4{0, 0, 0, 0});
+  }
+  return s;
+}
+
+}  // namespace
+
+// The writer's fault-injection seam fills the disk partway through a file: the write
+// fails with one line naming the file and the reason, and neither the file nor its
+// temporary is left; a file of that name from before stays as it was.
+TEST(Io, AFullDiskIsAOneLineErrorAndLeavesNoPartOfTheFile) {
+  const std::string path = testing::TempDir() + "tp_full_disk.ply";
+  std::remove(path.c_str());
+  std::string error;
+  for (int64_t room : {int64_t(0), int64_t(1), int64_t(4000)}) {
+    SCOPED_TRACE(room);
+    simulate_full_disk_after(room);
+    EXPECT_FALSE(write_ply(path, particles(1000), &error));  // 28 kB
+    simulate_full_disk_after(-1);
+    EXPECT_EQ(error, "cannot write '" + path + "': No space left on device");
+    EXPECT_FALSE(exists(path));
+    EXPECT_FALSE(exists(path + ".part"));
+  }
+  ASSERT_TRUE(write_file_atomic(path, std::string("the old frame"), &error)) << error;
+  simulate_full_disk_after(100);
+  EXPECT_FALSE(write_ply(path, particles(1000), &error));
+  simulate_full_disk_after(-1);
+  EXPECT_EQ(file_text(path), "the old frame");
+  EXPECT_FALSE(exists(path + ".part"));
+  // The seam counts across files: room for one small file, not for the next.
+  simulate_full_disk_after(30);
+  EXPECT_TRUE(write_file_atomic(path, std::string(20, 'a'), &error)) << error;
+  EXPECT_FALSE(write_file_atomic(path, std::string(20, 'b'), &error));
+  simulate_full_disk_after(-1);
+  EXPECT_EQ(file_text(path), std::string(20, 'a'));
+  std::remove(path.c_str());
+}
+
+TEST(Io, ADirectoryThatCannotHoldTheFileIsAClearError) {
+  const std::string file = testing::TempDir() + "tp_not_a_dir";
+  std::string error;
+  ASSERT_TRUE(write_file_atomic(file, std::string("x"), &error)) << error;
+  EXPECT_FALSE(write_ply(file + "/frame.ply", particles(3), &error));
+  EXPECT_EQ(error, "cannot write '" + file + "/frame.ply': Not a directory");
+  EXPECT_FALSE(check_writable(file + "/frame.ply", &error));
+  EXPECT_EQ(error, "cannot write '" + file + "/frame.ply': Not a directory");
+  std::remove(file.c_str());
+}

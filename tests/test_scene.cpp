@@ -298,12 +298,12 @@ TEST(Scene, EmitterOnlySceneBuildsNoFluidAndCountsItsParticleLimit) {
   EXPECT_FLOAT_EQ(st.emitters[0].radius, 0.05f);
   ASSERT_EQ(st.outflows.size(), 1u);
   EXPECT_EQ(st.max_particles, 200000u);
-  // 200,000 particles need about 26 MB: refused in 20 MB, with the limit named.
+  // 200,000 particles need about 190 MB: refused in 20 MB, with the limit named.
   try {
     build_initial_state(s, s.spacing, 20'000'000);
     FAIL() << "200,000 particles fit in 20 MB";
   } catch (const SceneError& e) {
-    EXPECT_NE(std::string(e.what()).find("up to 200000 with the emitters"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("up to 200,000 with the emitters"), std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("max_particles"), std::string::npos) << e.what();
   }
@@ -312,13 +312,13 @@ TEST(Scene, EmitterOnlySceneBuildsNoFluidAndCountsItsParticleLimit) {
 }
 
 TEST(Scene, AutomaticParticleLimitIsCountedInTheMemoryNeeded) {
-  // 1,000 initial particles and an emitter: at least 100,000 (13 MB) must fit.
+  // 1,000 initial particles and an emitter: at least 100,000 (about 95 MB) must fit.
   const char* text = R"({"tank": {"min": [0,0,0], "max": [1,1,1]},
     "fluid_blocks": [{"min": [0,0,0], "max": [1,0.09,1]}],
     "emitters": [{"position": [0.5,0.8,0.5], "velocity": [0,-2,0], "radius": 0.05}]})";
   const Scene s = parse_scene(text, "t");
-  EXPECT_THROW(build_initial_state(s, 0.04f, 10'000'000), SceneError);
-  EXPECT_EQ(build_initial_state(s, 0.04f, 40'000'000).fluid.size(), 25u * 2u * 25u);
+  EXPECT_THROW(build_initial_state(s, 0.04f, 100'000'000), SceneError);
+  EXPECT_EQ(build_initial_state(s, 0.04f, 150'000'000).fluid.size(), 25u * 2u * 25u);
   Scene without = s;
   without.emitters.clear();
   EXPECT_NO_THROW(build_initial_state(without, 0.04f, 10'000'000));

@@ -4,6 +4,7 @@
 // SceneError with a one-line message; nothing else may come out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "alloc_counter.h"
+#include "scene_fuzz_check.h"
 #include "sim/scene.h"
 
 using namespace tp;
@@ -32,123 +35,20 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-bool finite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
-bool less(Vec3 a, Vec3 b) { return a.x < b.x && a.y < b.y && a.z < b.z; }
-bool within(Vec3 p, Vec3 lo, Vec3 hi) {
-  return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z && p.z <= hi.z;
-}
-bool bounded(Vec3 v, float limit) {
-  return finite(v) && std::fabs(v.x) <= limit && std::fabs(v.y) <= limit && std::fabs(v.z) <= limit;
-}
-
-// Why an accepted scene breaks a documented range, or "" when it is valid.
-std::string invalid(const Scene& s) {
-  if (!bounded(s.tank_lo, 1e4f) || !bounded(s.tank_hi, 1e4f) || !less(s.tank_lo, s.tank_hi))
-    return "tank";
-  if (!(s.spacing >= 1e-4f && s.spacing <= 10.0f)) return "particle_spacing";
-  if (s.blocks.size() > kMaxSceneItems || s.spheres.size() > kMaxSceneItems)
-    return "too many shapes";
-  for (const FluidBlock& b : s.blocks)
-    if (!bounded(b.lo, 1e4f) || !bounded(b.hi, 1e4f) || !less(b.lo, b.hi) ||
-        !bounded(b.velocity, 100))
-      return "block";
-  for (const FluidSphere& b : s.spheres)
-    if (!bounded(b.center, 1e4f) || !(b.radius > 0 && b.radius <= 1e4f) ||
-        !bounded(b.velocity, 100))
-      return "sphere";
-  const Vec3 e = s.tank_hi - s.tank_lo;
-  const float largest = std::max({e.x, e.y, e.z});
-  if (s.emitters.size() > kMaxEmitters) return "too many emitters";
-  for (const Emitter& m : s.emitters) {
-    if (!finite(m.position) || !within(m.position, s.tank_lo, s.tank_hi)) return "emitter position";
-    const float speed = length(m.velocity);
-    if (!(speed >= kMinEmitterSpeed && speed <= kMaxEmitterSpeed)) return "emitter speed";
-    if (m.shape == 0 && !(m.radius > 0 && m.radius <= largest)) return "emitter radius";
-    if (m.shape == 1 && !(m.width > 0 && m.width <= largest && m.height > 0 && m.height <= largest))
-      return "emitter size";
-    if (m.shape != 0 && m.shape != 1) return "emitter shape";
-    if (!(m.rate >= 0 && m.rate <= 1e9f)) return "emitter rate";
-    if (!(m.start >= 0 && m.start <= 1e6f)) return "emitter start";
-    if (!(m.stop == -1.0f || (m.stop > m.start && m.stop <= 1e6f))) return "emitter stop";
-  }
-  if (s.outflows.size() > kMaxOutflows) return "too many outflows";
-  for (const Outflow& o : s.outflows)
-    if (!bounded(o.lo, 1e4f) || !bounded(o.hi, 1e4f) || !less(o.lo, o.hi) ||
-        !less(o.lo, s.tank_hi) || !less(s.tank_lo, o.hi))
-      return "outflow";
-  if (s.obstacles.size() > size_t(kMaxObstacles)) return "too many obstacles";
-  for (const ObstacleShape& o : s.obstacles) {
-    if (!finite(o.center) || !within(o.center, s.tank_lo, s.tank_hi)) return "obstacle center";
-    if (o.kind == int(ShapeKind::Sphere) && !(o.radius > 0 && o.radius <= largest))
-      return "obstacle radius";
-    if (o.kind == int(ShapeKind::Box) && !(o.half_extent.x > 0 && o.half_extent.y > 0 &&
-                                           o.half_extent.z > 0 && bounded(o.half_extent, largest)))
-      return "obstacle size";
-    if (o.kind != int(ShapeKind::Sphere) && o.kind != int(ShapeKind::Box)) return "obstacle kind";
-    if (!(o.velocity.x == 0 && o.velocity.y == 0 && o.velocity.z == 0)) return "obstacle velocity";
-  }
-  if (s.max_particles != 0 &&
-      (s.max_particles < kMinMaxParticles || s.max_particles > kMaxParticles))
-    return "max_particles";
-  if (s.emitters.empty() && !(fluid_volume(s) > 0)) return "no water";
-  if (!bounded(s.camera.target, 1e4f) ||
-      !(s.camera.distance >= 0.01f && s.camera.distance <= 1e4f) ||
-      !(s.camera.yaw >= -360 && s.camera.yaw <= 360) ||
-      !(s.camera.pitch >= -89 && s.camera.pitch <= 89))
-    return "camera";
-  return "";
-}
-
 struct Tally {
   int run = 0, accepted = 0, syntax = 0, validation = 0, built = 0, refused_to_build = 0;
 };
 
-// Parses one mutant and checks what comes out; builds the particles of an accepted scene
-// at twice its spacing (to keep the test fast) in a 64 MB budget.
 void check(const std::string& text, Tally& tally) {
   ++tally.run;
-  Scene scene;
-  try {
-    scene = parse_scene(text, "fuzz.json");
-  } catch (const SceneError& e) {
-    const std::string what = e.what();
-    ASSERT_EQ(what.rfind("scene file 'fuzz.json'", 0), 0u) << what;
-    ASSERT_GT(what.size(), std::string("scene file 'fuzz.json': ").size()) << what;
-    ASSERT_EQ(what.find_first_of("\n\r"), std::string::npos) << what;
-    ASSERT_EQ(what.find("unexpected JSON content"), std::string::npos)
-        << "a wrong type reached nlohmann instead of the Reader: " << what << "\n"
-        << text.substr(0, 2000);
-    const bool syntax =
-        what.find("': JSON ") != std::string::npos || what.find("' is ") != std::string::npos;
-    ++(syntax ? tally.syntax : tally.validation);
-    return;
-  } catch (const std::exception& e) {
-    FAIL() << "parse_scene threw something else than SceneError: " << e.what() << "\n"
-           << text.substr(0, 2000);
-  }
-  ++tally.accepted;
-  const std::string why = invalid(scene);
-  ASSERT_EQ(why, "") << "accepted an invalid scene:\n" << text.substr(0, 2000);
-  const float spacing = 2.0f * scene.spacing;
-  InitialState st;
-  try {
-    st = build_initial_state(scene, spacing, 64'000'000);
-  } catch (const SceneError& e) {
-    ++tally.refused_to_build;
-    return;
-  } catch (const std::exception& e) {
-    FAIL() << "build_initial_state threw something else than SceneError: " << e.what();
-  }
-  ++tally.built;
-  ASSERT_TRUE(!st.fluid.empty() || !scene.emitters.empty());
-  ASSERT_LE(estimate_memory_bytes(st.fluid.size(), st.boundary.size(), 0), 64'000'000u);
-  ASSERT_EQ(st.emitters.size(), scene.emitters.size());
-  ASSERT_EQ(st.outflows.size(), scene.outflows.size());
-  ASSERT_EQ(st.obstacles.size(), scene.obstacles.size());
-  for (const Vec4& p : st.fluid) {
-    ASSERT_TRUE(finite(xyz(p)) && within(xyz(p), st.tank_lo, st.tank_hi));
-    for (const ObstacleShape& o : st.obstacles)
-      ASSERT_GE(obstacle_distance(o, xyz(p)), 0.49f * spacing);
+  test::MutantOutcome outcome{};
+  const std::string wrong = test::check_scene_mutant(text, &outcome);
+  ASSERT_EQ(wrong, "") << "\n" << text.substr(0, 2000);
+  switch (outcome) {
+    case test::MutantOutcome::SyntaxError: ++tally.syntax; break;
+    case test::MutantOutcome::ValidationError: ++tally.validation; break;
+    case test::MutantOutcome::Built: ++tally.accepted, ++tally.built; break;
+    case test::MutantOutcome::RefusedForMemory: ++tally.accepted, ++tally.refused_to_build; break;
   }
 }
 
@@ -302,42 +202,94 @@ int count_from_env(const char* name, int fallback) {
   return v && std::atoi(v) > 0 ? std::atoi(v) : fallback;
 }
 
-}  // namespace
+struct FuzzRun {
+  Tally bytes, structure;
+  double seconds = 0.0;
+  double slowest_ms = 0.0;  ///< the slowest single pair of inputs
+  long long leaked = 0;     ///< blocks alive after the inputs minus before them
+};
 
-TEST(SceneFuzz, MutatedScenesAreValidOrRefusedWithOneLine) {
+// `per_kind` byte mutants and as many structure mutants, from the shipped scenes in turn.
+// Each kind has its own generator, so a longer run begins with the same inputs as a
+// shorter one. Every input must free every block it allocated.
+void run_fuzz(int per_kind, uint32_t seed, FuzzRun* out) {
   const std::vector<std::string> names = list_scenes(kScenes);
   ASSERT_GE(names.size(), 7u);
-  // TIDEPOOL_SCENE_FUZZ=N runs N of each kind instead (longer runs by hand).
-  const int per_kind = count_from_env("TIDEPOOL_SCENE_FUZZ", 20000);
-  std::mt19937 rng(20240611u);
-  Tally bytes, structure;
+  std::vector<std::string> texts;
+  std::vector<json> docs;
+  for (const std::string& name : names) {
+    texts.push_back(read_text(std::string(kScenes) + "/" + name + ".json"));
+    docs.push_back(json::parse(texts.back()));
+  }
+  std::mt19937 byte_rng(seed), structure_rng(seed ^ 0x9e3779b9u);
   const auto start = std::chrono::steady_clock::now();
   for (int k = 0; k < per_kind; ++k) {
-    const std::string text =
-        read_text(std::string(kScenes) + "/" + names[size_t(k) % names.size()] + ".json");
-    check(mutate_bytes(text, rng), bytes);
-    if (testing::Test::HasFatalFailure()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int kind = 0; kind < 2; ++kind) {
+      const std::string text = kind == 0
+                                   ? mutate_bytes(texts[size_t(k) % texts.size()], byte_rng)
+                                   : mutate_structure(docs[size_t(k) % docs.size()], structure_rng);
+      const long long before = test::live_blocks();
+      check(text, kind == 0 ? out->bytes : out->structure);
+      if (testing::Test::HasFatalFailure()) return;
+      const long long leaked = test::live_blocks() - before;
+      out->leaked += leaked;
+      ASSERT_EQ(leaked, 0) << "blocks left allocated by this input:\n" << text.substr(0, 2000);
+    }
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    out->slowest_ms = std::max(out->slowest_ms, ms);
   }
-  for (int k = 0; k < per_kind; ++k) {
-    const json doc = json::parse(
-        read_text(std::string(kScenes) + "/" + names[size_t(k) % names.size()] + ".json"));
-    check(mutate_structure(doc, rng), structure);
-    if (testing::Test::HasFatalFailure()) return;
-  }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (const auto& [kind, t] :
-       {std::pair<const char*, const Tally&>{"byte", bytes}, {"structure", structure}})
+  out->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& [kind, t] : {std::pair<const char*, const Tally&>{"byte", out->bytes},
+                                {"structure", out->structure}})
     std::printf(
         "%-9s mutations: %d run, %d accepted (%d built, %d refused for memory), %d syntax errors, "
         "%d validation errors\n",
         kind, t.run, t.accepted, t.built, t.refused_to_build, t.syntax, t.validation);
-  std::printf("%.1f s\n", seconds);
-  for (const Tally* t : {&bytes, &structure}) {
+  std::printf("%d inputs in %.1f s, the slowest pair %.1f ms, %lld blocks leaked\n", 2 * per_kind,
+              out->seconds, out->slowest_ms, out->leaked);
+}
+
+void expect_coverage(const FuzzRun& run, int per_kind) {
+  for (const Tally* t : {&run.bytes, &run.structure}) {
     EXPECT_EQ(t->run, per_kind);
     // Both kinds reach the validation, not only the JSON syntax check, and some pass it.
     EXPECT_GE(t->validation, per_kind / 20);
     EXPECT_GE(t->accepted, per_kind / 20);
   }
-  EXPECT_GE(bytes.syntax, per_kind / 4);
+  EXPECT_GE(run.bytes.syntax, per_kind / 4);
+}
+
+}  // namespace
+
+// 120,000 mutants (60,000 of each kind) in the default run: about 15 s on 2 cores.
+TEST(SceneFuzz, MutatedScenesAreValidOrRefusedWithOneLine) {
+  // TIDEPOOL_SCENE_FUZZ=N runs N of each kind instead (longer runs by hand).
+  const int per_kind = count_from_env("TIDEPOOL_SCENE_FUZZ", 60000);
+  FuzzRun run;
+  run_fuzz(per_kind, 20240611u, &run);
+  if (HasFatalFailure()) return;
+  expect_coverage(run, per_kind);
+}
+
+// The allocation count sees a leak (the check above would miss one otherwise).
+std::string* volatile g_kept;  // escapes, so the compiler cannot drop the allocation
+TEST(SceneFuzz, TheLeakCheckSeesALeak) {
+  const long long before = test::live_blocks();
+  g_kept = new std::string(100, 'x');
+  const long long with_leak = test::live_blocks();
+  delete g_kept;
+  const long long after = test::live_blocks();
+  EXPECT_EQ(with_leak - before, 2);  // the string and its characters
+  EXPECT_EQ(after - before, 0);
+}
+
+// A million mutants from another seed (label soak).
+TEST(Soak, SceneFuzzAMillionMutants) {
+  const int per_kind = 500000;
+  FuzzRun run;
+  run_fuzz(per_kind, 77001u, &run);
+  if (HasFatalFailure()) return;
+  expect_coverage(run, per_kind);
 }

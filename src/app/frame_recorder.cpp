@@ -69,6 +69,8 @@ bool FrameRecorder::start(const std::string& dir, double fps, bool fresh_only, s
     return false;
   }
   if (!make_directories(dir, error)) return false;
+  // A directory that exists but cannot be written is refused now, not at the first frame.
+  if (!check_writable(frame_file_name(dir, 0), error)) return false;
   if (fresh_only && holds_frames(dir)) {
     *error = "'" + dir + "' already holds frame_*.ply files; choose another directory or empty it";
     return false;

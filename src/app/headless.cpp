@@ -16,8 +16,27 @@ namespace tp {
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-void on_signal(int) { g_stop = true; }
+// The signal that asked the run to stop (0: none). Set by the handler, read between steps.
+std::atomic<int> g_stop{0};
+void on_signal(int signal) { g_stop = signal; }
+
+// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) stop the run after the current
+// step, so that it ends the way a finished run does: every file whole, a last line.
+void catch_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+}
+
+const char* signal_text(int signal) {
+  switch (signal) {
+    case SIGINT: return "Ctrl-C (SIGINT)";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP (the terminal closed)";
+    default: return "a signal";
+  }
+}
 
 }  // namespace
 
@@ -64,18 +83,20 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
     else max_time = sim.stats().simulated_time + 1.0;
   }
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  catch_stop_signals();
   const auto t0 = std::chrono::steady_clock::now();
   const auto wall_seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   int status = 0;
+  std::string stop_reason;  // why the run ended early, for the last line
+  bool step_failed = false;
   // Export progress: a line when the first frame is written, then one a second at most.
   double next_export_line = 0.0;
   auto export_frame = [&]() {
     if (!recorder.record(sim, &error)) {
       std::fprintf(stderr, "tidepool: --export: %s\n", error.c_str());
+      stop_reason = "the export failed: " + error;
       status = 1;
       return false;
     }
@@ -93,7 +114,15 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   for (int64_t step = 0; !g_stop; ++step) {
     const double t = sim.simulated_time();
     if ((max_steps && step >= max_steps) || (!max_steps && t >= max_time)) break;
-    sim.step();
+    try {
+      sim.step();
+    } catch (const std::exception& e) {  // e.g. memory for neighbour lists that grew
+      std::fprintf(stderr, "tidepool: %s\n", e.what());
+      stop_reason = std::string("the simulation failed: ") + e.what();
+      step_failed = true;
+      status = 1;
+      break;
+    }
     const double now = sim.simulated_time();
     if (recorder.due(now) && !export_frame()) break;
     const double wall = wall_seconds();
@@ -106,9 +135,7 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   *wall_out = wall;
   const RunStats stats = sim.stats();
-  if (g_stop)
-    std::fprintf(stderr, "tidepool: interrupted at t = %.3f s after %llu steps; %d complete frames written\n",
-                 stats.simulated_time, (unsigned long long)stats.steps, recorder.frames());
+  if (g_stop && stop_reason.empty()) stop_reason = signal_text(g_stop);
   if (recorder.skipped())
     std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
                  "times fell inside a step and were not written; each file's header records its "
@@ -118,7 +145,9 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
                  "second)\n", recording_summary(recorder).c_str(), o.export_dir.c_str(),
                  recorder.first_time(), recorder.last_time(), o.export_fps);
   if (!o.save_state.empty()) {
-    if (save_state(setup, o.save_state, &error))
+    if (step_failed)
+      std::fprintf(stderr, "tidepool: --save-state: not saved, the last step failed\n");
+    else if (save_state(setup, o.save_state, &error))
       std::fprintf(stderr, "tidepool: saved state at t = %.3f s to %s\n", stats.simulated_time,
                    o.save_state.c_str());
     else {
@@ -139,12 +168,23 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
     const std::string json = report_json(r);
     if (o.report == "-") {
       std::fputs(json.c_str(), stdout);
+      std::fflush(stdout);  // before the last line on standard error
     } else if (!write_file_atomic(o.report, json, &error)) {
       std::fprintf(stderr, "tidepool: --report: %s\n", error.c_str());
       status = 1;
     }
   }
-  return g_stop ? 130 : status;
+  // The last line says how the run ended when it ended early; what it wrote is complete.
+  if (!stop_reason.empty()) {
+    const std::string frames =
+        o.export_dir.empty()
+            ? ""
+            : "; " + std::to_string(recorder.frames()) + " complete frames in " + o.export_dir;
+    std::fprintf(stderr, "tidepool: stopped at t = %.3f s after %llu steps (%s)%s; every file "
+                 "written is complete\n", stats.simulated_time, (unsigned long long)stats.steps,
+                 stop_reason.c_str(), frames.c_str());
+  }
+  return status ? status : g_stop ? 130 : 0;
 }
 
 }  // namespace tp

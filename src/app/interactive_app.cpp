@@ -20,6 +20,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "render/screenshot.h"
+#include "sim/memory_need.h"
 #include "sim/params.h"
 
 namespace tp {
@@ -269,11 +270,16 @@ void InteractiveApp::load_preset() {
   FileControls& files = controls_.files;
   try {
     const Preset preset = load_preset_file(files.preset_path);
-    apply_preset(preset, setup_.sim->params());  // all or nothing
+    SimParams& params = setup_.sim->params();
+    const int previous_cap = params.diffuse_cap;
+    apply_preset(preset, params);  // all or nothing
     files.preset_failed = false;
     files.preset_note = "Loaded " + std::to_string(preset.params.size()) + " parameters from " +
                         files.preset_path;
     controls_.param_notes.clear();
+    const std::string note =
+        keep_diffuse_cap_in_memory(params, previous_cap, setup_.sim->backend().kind);
+    if (!note.empty()) controls_.param_notes.push_back(note);
     std::fprintf(stderr, "tidepool: loaded preset %s\n", full_path(files.preset_path).c_str());
   } catch (const PresetError& e) {
     files.preset_failed = true;

@@ -8,6 +8,7 @@
 
 #include "app/panel_style.h"
 #include "imgui.h"
+#include "sim/memory_need.h"
 #include "sim/params.h"
 
 namespace tp {
@@ -369,7 +370,9 @@ std::string diffuse_counts_text(const DiffuseCounts& counts) {
   return text;
 }
 
-void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls) {
+void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls,
+                     BackendKind backend) {
+  const int previous_cap = p.diffuse_cap;
   bool on = p.diffuse != 0;
   if (ImGui::Checkbox("Spray, foam and bubbles", &on)) p.diffuse = on ? 1 : 0;
   if (const ParamInfo* info = find_param("diffuse")) tooltip(info->help);
@@ -383,7 +386,12 @@ void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& con
     if (section && std::strcmp(section, kDiffuseSection) == 0 && !switch_itself)
       changed |= param_widget(info, p);
   }
-  if (changed) controls.param_notes = clamp_params(p);
+  if (changed) {
+    controls.param_notes = clamp_params(p);
+    // A cap raised beyond the memory goes back, with the reason.
+    const std::string note = keep_diffuse_cap_in_memory(p, previous_cap, backend);
+    if (!note.empty()) controls.param_notes.push_back(note);
+  }
   for (const std::string& note : controls.param_notes) {
     if (note.rfind("diffuse", 0) != 0) continue;  // the others show under Parameters
     ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
@@ -465,7 +473,7 @@ PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats&
   if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
     parameters_section(setup.sim->params(), controls);
   if (ImGui::CollapsingHeader(kDiffuseSection))
-    diffuse_section(setup.sim->params(), stats.diffuse, controls);
+    diffuse_section(setup.sim->params(), stats.diffuse, controls, setup.sim->backend().kind);
   if (ImGui::CollapsingHeader("Render")) render_section(setup, render, controls);
   ImGui::PopItemWidth();
   ImGui::End();

@@ -66,8 +66,10 @@ inline constexpr char kDiffuseSection[] = "Spray and foam";
 std::string diffuse_counts_text(const DiffuseCounts& counts);
 
 // The "Spray and foam" section's contents: the on/off checkbox, the live counts and the
-// diffuse_* parameters. Needs an ImGui frame under way.
-void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls);
+// diffuse_* parameters; a cap raised beyond the memory of `backend` is put back with a
+// note. Needs an ImGui frame under way.
+void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls,
+                     BackendKind backend = BackendKind::Cpu);
 
 // One widget for one parameter table entry (combo, slider). Returns true when the user
 // changed the value. Needs an ImGui frame under way.

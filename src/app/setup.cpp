@@ -8,6 +8,7 @@
 
 #include "app/paths.h"
 #include "sim/backend_select.h"
+#include "sim/memory_need.h"
 #include "sim/params.h"
 #include "sim/state_file.h"
 
@@ -126,7 +127,8 @@ void switch_scene(SimSetup& setup, const Options& options, const std::string& na
   const float spacing = start_spacing(scene, options, sim.backend().kind);
   InitialState state;
   try {
-    state = build_initial_state(scene, spacing);
+    state = build_initial_state(scene, spacing, memory_budget_bytes(sim.backend().kind),
+                                diffuse_cap_for(params, sim.backend().kind));
   } catch (const std::exception& e) {
     throw SetupError(e.what());
   }
@@ -167,7 +169,9 @@ bool save_state(SimSetup& setup, const std::string& path, std::string* error) {
 void reset_particles(SimSetup& setup, uint64_t particles) {
   const float spacing = particles ? spacing_for_count(setup.scene, particles) : setup.spacing;
   try {
-    setup.sim->reset(build_initial_state(setup.scene, spacing));
+    Simulation& sim = *setup.sim;
+    sim.reset(build_initial_state(setup.scene, spacing, memory_budget_bytes(sim.backend().kind),
+                                  diffuse_cap_for(sim.params(), sim.backend().kind)));
   } catch (const std::exception& e) {
     throw SetupError(e.what());
   }

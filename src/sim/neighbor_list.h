@@ -9,6 +9,7 @@
 
 #include "kernels/neighbor_list.h"
 #include "kernels/particles.h"
+#include "sim/memory_need.h"
 
 #if defined(__AVX512F__) && !defined(__CUDACC__)
 #define TP_LIST_AVX512 1
@@ -115,6 +116,9 @@ class NeighborLists {
       if (over <= 0.0f) return;
       fluid_.fit(n);
       boundary_.fit(n);
+      // Refused with a sentence rather than failing to allocate (src/sim/memory_need.h).
+      require_neighbor_list_memory(n, fluid_.capacity + boundary_.capacity + 2 * List::kSpare,
+                                   Backend::kIsDevice);
     }
   }
 

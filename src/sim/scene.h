@@ -90,15 +90,15 @@ float spacing_for_count(const Scene& scene, uint64_t count);
 // walls continue the lattice on every side. Emitters, outflows and obstacles (at rest) are
 // copied, and max_particles scaled to spacing s (it counts particles of the scene's own
 // spacing, so at another it stands for the same volume of water). The fluid is empty only in a scene with emitters. Throws
-// SceneError, before allocating anything, when the particles would not fit in
-// `memory_bytes` (0 = the machine's free memory); with emitters, that counts the most
-// fluid particles they may bring (max_particles, or 4 x the initial count, at least
-// 100,000).
-InitialState build_initial_state(const Scene& scene, float spacing, uint64_t memory_bytes = 0);
+// SceneError, before allocating anything, when the simulation would not fit in
+// `memory_bytes` (0 = the machine's available memory; see src/sim/memory_need.h); with
+// emitters, that counts the most fluid particles they may bring (max_particles, or 4 x
+// the initial count, at least 100,000), and `diffuse_particles` spray, foam and bubbles
+// (the simulation's cap).
+InitialState build_initial_state(const Scene& scene, float spacing, uint64_t memory_bytes = 0,
+                                 uint64_t diffuse_particles = 0);
 
-// Particle count limits: the most a simulation accepts, and an estimate of the memory a
-// given count needs (host or device) [bytes].
+// The most particles a simulation accepts.
 constexpr uint64_t kMaxParticles = 50'000'000;
-uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells);
 
 }  // namespace tp

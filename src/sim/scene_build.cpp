@@ -1,11 +1,10 @@
 // Scenes into particles: the fluid's volume, the lattice of fluid and boundary particles at a
 // spacing, and the memory that needs (checked before anything is allocated).
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "sim/memory_need.h"
 #include "sim/scene.h"
 
 namespace tp {
@@ -119,15 +118,8 @@ float spacing_for_count(const Scene& s, uint64_t count) {
   return float(double(s.spacing) * std::cbrt(fluid_capacity(s, 0.0, s.spacing) / double(count)));
 }
 
-uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells) {
-  // Fluid: position, velocity, acceleration, spare (4 x 16 B), id and spare id, density,
-  // pressure, scratch, cell, rank, order (8 x 4 B), plus host-side set-up copies (2 x 16 B).
-  // Boundary: sample and spare (2 x 16 B), cell, rank, order (3 x 4 B), set-up copy.
-  // Grids: two cell_start arrays.
-  return fluid * (4 * 16 + 8 * 4 + 2 * 16) + boundary * (2 * 16 + 3 * 4 + 16) + cells * 2 * 4;
-}
-
-InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_bytes) {
+InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_bytes,
+                                 uint64_t diffuse_particles) {
   if (!(s > 0.0f) || !std::isfinite(s))
     throw SceneError("particle spacing must be a positive number");
   const Vec3 lo = scene.tank_lo;
@@ -180,18 +172,21 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
                             : 2.0 * (double(e.x) * e.y + double(e.y) * e.z + double(e.z) * e.x);
     boundary_estimate += layers * area / (double(s) * s);
   }
-  const double cells = (n[0] / 2 + 4) * (n[1] / 2 + 4) * (n[2] / 2 + 4);
-  const double need = double(estimate_memory_bytes(uint64_t(std::min(fluid_most, 1e18)),
-                                                   uint64_t(std::min(boundary_estimate, 1e18)),
-                                                   uint64_t(std::min(cells, 1e18))));
+  const double cells = grid_cells(scene.tank_lo, scene.tank_hi, s);
+  const bool growing = fluid_most > fluid_estimate;
+  const double need = double(estimate_memory_bytes(
+      uint64_t(std::min(fluid_most, 1e18)), uint64_t(std::min(boundary_estimate, 1e18)),
+      uint64_t(std::min(cells, 1e18)), diffuse_particles, growing));
   const std::string request =
-      "about " + fmt(std::round(fluid_estimate)) + " particles" +
-      (fluid_most > fluid_estimate
-           ? " (up to " + fmt(std::round(fluid_most)) + " with the emitters)"
-           : "") +
-      " at spacing " + fmt(s) + " m would need " + fmt(std::ceil(need / 1e6)) + " MB of memory";
+      "about " + count_text(std::round(fluid_estimate)) + " particles" +
+      (growing ? " (up to " + count_text(std::round(fluid_most)) + " with the emitters)" : "") +
+      " at spacing " + fmt(s) + " m" +
+      (diffuse_particles ? " with room for " + count_text(double(diffuse_particles)) +
+                               " spray, foam and bubble particles"
+                         : "");
   if (fluid_estimate > double(kMaxParticles))
-    throw SceneError(request + ", more than Tidepool supports (" + fmt(double(kMaxParticles)) +
+    throw SceneError(request + " would need " + megabytes_text(need) +
+                     " of memory, more than Tidepool supports (" + count_text(double(kMaxParticles)) +
                      " particles); use fewer particles");
   if (cells > 1.5e9)
     throw SceneError("the tank is too large for particle spacing " + fmt(s) +
@@ -200,13 +195,10 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
                      fmt(cells) +
                      " cells; use a larger spacing (fewer particles) or "
                      "a smaller tank");
-  const double available = memory_bytes
-                               ? double(memory_bytes)
-                               : double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
-  if (available > 0 && need > 0.8 * available)
-    throw SceneError(request + ", but only " + fmt(std::round(available / 1e6)) +
-                     " MB is free; use fewer particles" +
-                     (fluid_most > fluid_estimate ? " or a smaller max_particles" : ""));
+  require_memory(need, memory_bytes, request,
+                 std::string("use fewer particles") +
+                     (growing ? " or a smaller max_particles" : "") +
+                     (diffuse_particles > 50000 ? " or a smaller diffuse_cap" : ""));
 
   const int nx = int(n[0]), ny = int(n[1]), nz = int(n[2]);
   InitialState st;

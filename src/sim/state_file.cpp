@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/memory_need.h"
 #include "sim/params.h"
 #include "util/atomic_file.h"
 
@@ -352,6 +354,14 @@ bool load_state_file(Simulation& sim, const std::string& path, std::string* scen
     *error = "state file '" + path + "' is not a state file (not a regular file, or too large)";
     return false;
   }
+  try {
+    // The file, its copy as a string and the arrays decoded from it, before reading.
+    require_memory(3.0 * double(st.st_size), 0, "reading it",
+                   "free some memory or load a smaller state");
+  } catch (const SceneError& e) {
+    *error = "state file '" + path + "': " + e.what();
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;
   if (in) buffer << in.rdbuf();
@@ -361,6 +371,22 @@ bool load_state_file(Simulation& sim, const std::string& path, std::string* scen
   }
   try {
     const SimState state = decode_state(buffer.str(), path, scene);
+    // The simulation it becomes, before anything of the running one is replaced.
+    const InitialState& init = state.initial;
+    const BackendKind backend = sim.backend().kind;
+    const uint64_t limit = init.emitters.empty() ? 0
+                           : init.max_particles ? init.max_particles
+                                                : automatic_max_particles(init.fluid.size());
+    const uint64_t fluid = std::max<uint64_t>(init.fluid.size(), limit);
+    require_memory(double(estimate_memory_bytes(
+                       fluid, init.boundary.size(),
+                       uint64_t(grid_cells(init.tank_lo, init.tank_hi, init.spacing)),
+                       diffuse_cap_for(state.params, backend), fluid > init.fluid.size())),
+                   memory_budget_bytes(backend),
+                   count_text(double(init.fluid.size())) + " particles" +
+                       (fluid > init.fluid.size() ? " (up to " + count_text(double(fluid)) + ")" : "") +
+                       " and " + count_text(double(init.boundary.size())) + " boundary samples",
+                   "load it on a machine with more memory");
     sim.restore(state);
   } catch (const std::exception& e) {
     const std::string what = e.what();

@@ -1,30 +1,81 @@
 #include "util/atomic_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 namespace tp {
 
+namespace {
+
+// Bytes the simulated disk still takes; negative: no limit.
+std::atomic<int64_t> g_disk_room{-1};
+std::once_flag g_disk_room_from_environment;
+
+int64_t disk_room() {
+  std::call_once(g_disk_room_from_environment, [] {
+    const char* env = std::getenv("TIDEPOOL_TEST_DISK_FULL_AFTER");
+    if (env && *env) g_disk_room = std::strtoll(env, nullptr, 10);
+  });
+  return g_disk_room;
+}
+
+std::string reason_text(int error) { return error ? std::strerror(error) : "the write failed"; }
+
+// Writes all of `size` bytes, as far as the (simulated) disk takes them; false with errno.
+bool write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    size_t chunk = std::min<size_t>(size, size_t(1) << 20);
+    const int64_t room = disk_room();
+    if (room == 0) {
+      errno = ENOSPC;
+      return false;
+    }
+    if (room > 0) chunk = std::min<size_t>(chunk, size_t(room));
+    const ssize_t wrote = ::write(fd, data, chunk);
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (room > 0) g_disk_room -= wrote;
+    data += wrote;
+    size -= size_t(wrote);
+  }
+  return true;
+}
+
+}  // namespace
+
+void simulate_full_disk_after(int64_t bytes) {
+  disk_room();  // the environment is read once, before this replaces it
+  g_disk_room = bytes < 0 ? -1 : bytes;
+}
+
 bool write_file_atomic(const std::string& path, const void* data, size_t size, std::string* error) {
   const std::string temp = path + ".part";
-  FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) {
-    *error = "cannot write '" + path + "': " + std::strerror(errno);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    *error = "cannot write '" + path + "': " + reason_text(errno);
     return false;
   }
-  errno = 0;
-  const bool wrote = size == 0 || std::fwrite(data, 1, size, f) == size;
+  const bool wrote = write_all(fd, static_cast<const char*>(data), size);
   const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;  // a full disk may only show here
+  const bool closed = ::close(fd) == 0;  // a full disk may only show here (NFS)
   if (!wrote || !closed) {
-    const int reason = write_errno ? write_errno : errno;
+    const int reason = wrote ? errno : write_errno;
     std::remove(temp.c_str());
-    *error = "cannot write '" + path + "': " + (reason ? std::strerror(reason) : "write failed");
+    *error = "cannot write '" + path + "': " + reason_text(reason);
     return false;
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    *error = "cannot rename '" + temp + "' to '" + path + "': " + std::strerror(errno);
+    *error = "cannot rename '" + temp + "' to '" + path + "': " + reason_text(errno);
     std::remove(temp.c_str());
     return false;
   }
@@ -33,12 +84,12 @@ bool write_file_atomic(const std::string& path, const void* data, size_t size, s
 
 bool check_writable(const std::string& path, std::string* error) {
   const std::string temp = path + ".part";
-  FILE* f = std::fopen(temp.c_str(), "wb");
-  if (!f) {
-    *error = "cannot write '" + path + "': " + std::strerror(errno);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    *error = "cannot write '" + path + "': " + reason_text(errno);
     return false;
   }
-  std::fclose(f);
+  ::close(fd);
   std::remove(temp.c_str());
   return true;
 }

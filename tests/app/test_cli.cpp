@@ -18,11 +18,7 @@ using namespace tp::test;
 
 namespace {
 
-std::string temp_dir(const std::string& name) {
-  const std::string dir = testing::TempDir() + "tidepool_" + name;
-  run_command("rm -rf '" + dir + "' && mkdir -p '" + dir + "'");
-  return dir;
-}
+std::string temp_dir(const std::string& name) { return fresh_temp_dir("tidepool_" + name); }
 
 }  // namespace
 
@@ -225,13 +221,6 @@ TEST(Cli, TwoHeadlessRunsWriteIdenticalFrames) {
 // ---- scenes, presets and export progress (issue 6) -----------------------------------------
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 nlohmann::json report_of(const ProcessResult& r) {
   const size_t brace = r.output.find("{\n");
   if (brace == std::string::npos) return nlohmann::json();
@@ -430,4 +419,30 @@ TEST(Cli, SaveStateThenLoadStateContinuesExactly) {
   const ProcessResult bad = run_command(common + " --load-state " + dir + "/bad.tpstate --time 0.1");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.output.find("state file '" + dir + "/bad.tpstate'"), std::string::npos) << bad.output;
+}
+
+// Every way of asking for more than the memory holds is refused before the run, with exit
+// code 2 and the memory it would need (TIDEPOOL_MEMORY_MB stands for a small machine). (A
+// scene's own spacing: MemoryNeed.ASpacingTooFineIsRefusedWithTheMemoryItWouldNeed.)
+TEST(Cli, WhatDoesNotFitInMemoryIsRefusedUpFront) {
+  const std::string dir = temp_dir("memory");
+  const std::string state = dir + "/big.tpstate";
+  ASSERT_EQ(run_command(tidepool() + " --headless --scene pool --particles 60000 --steps 1 "
+                                     "--save-state " + state).exit_code, 0);
+  struct Case {
+    std::string args, says;
+  } cases[] = {
+      {"--particles 200000", "but only 40 MB is free; use fewer particles"},
+      {"--spacing 0.01", "about 1,000,000 particles at spacing 0.01 m"},
+      {"--particles 2000 --set diffuse_cap=4000000",
+       "with room for 4,000,000 spray, foam and bubble particles"},
+      {"--load-state " + state, "state file '" + state + "': 59,"},
+  };
+  for (const Case& c : cases) {
+    const ProcessResult r = run_command("TIDEPOOL_MEMORY_MB=40 " + tidepool() +
+                                        " --headless --steps 1 " + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find("MB of memory"), std::string::npos) << c.args << "\n" << r.output;
+  }
 }

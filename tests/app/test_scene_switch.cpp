@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "app/frame_recorder.h"
@@ -29,6 +30,7 @@ std::string write(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
   return path;
 }
+
 
 // A small tank with one block of water; `extra` adds keys (params, ...).
 std::string scene_file(const std::string& path, const char* block_max, const std::string& extra = "") {
@@ -200,4 +202,42 @@ TEST(PanelText, WaterDepthCountsSpheresAndFlowCountsGroupThousands) {
   stats.emitted = 1234567;
   stats.removed = 56;
   EXPECT_EQ(flow_counts_text(stats), "Emitted 1,234,567, removed 56");
+}
+
+// The panel's "Reset with this count", a scene switch and a raised diffuse cap that do not
+// fit in memory are refused before anything is allocated, and the running scene goes on.
+TEST(SceneSwitch, WhatDoesNotFitInMemoryIsRefusedAndTheSceneRunsOn) {
+  const std::string dir = temp_dir("memory");
+  const Options options = cpu_options(scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]"));
+  SimSetup setup = make_setup(options);
+  setup.sim->step();
+  const uint count = setup.sim->particle_count();
+  setenv("TIDEPOOL_MEMORY_MB", "30", 1);
+  const auto refusal = [&](const std::function<void()>& request) -> std::string {
+    try {
+      request();
+    } catch (const SetupError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string reset = refusal([&] { reset_particles(setup, 2'000'000); });
+  EXPECT_NE(reset.find("MB of memory, but only 30 MB is free; use fewer particles"),
+            std::string::npos)
+      << reset;
+  // --spacing holds for the scenes the panel switches to.
+  Options fine = options;
+  fine.spacing = 0.004;
+  const std::string other = scene_file(dir + "/b.json", "[1, 1, 0.5]");
+  const std::string switched = refusal([&] { switch_scene(setup, fine, other); });
+  EXPECT_NE(switched.find("about 7,812,500 particles at spacing 0.004 m"), std::string::npos)
+      << switched;
+  EXPECT_NE(switched.find("but only 30 MB is free"), std::string::npos) << switched;
+  setup.sim->params().diffuse_cap = 4'000'000;
+  const std::string cap = refusal([&] { reset_particles(setup, 0); });
+  EXPECT_NE(cap.find("or a smaller diffuse_cap"), std::string::npos) << cap;
+  unsetenv("TIDEPOOL_MEMORY_MB");
+  EXPECT_EQ(setup.scene.source, options.scene);
+  EXPECT_EQ(setup.sim->particle_count(), count);
+  setup.sim->step();  // and it runs on
 }

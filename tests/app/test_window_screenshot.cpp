@@ -331,14 +331,10 @@ TEST(Window, ScreenshotIntoAReadOnlyDirectoryFailsAndTheAppGoesOn) {
   const std::string read_only = dir + "/read_only";
   std::filesystem::create_directory(read_only);
   ASSERT_EQ(chmod(read_only.c_str(), 0555), 0);
-  // Root writes anywhere; without CAP_DAC_OVERRIDE it obeys the directory's mode.
   std::string launcher;
-  if (geteuid() == 0) {
-    launcher = "setpriv --bounding-set -dac_override";
-    if (run_command(launcher + " true").exit_code != 0)
-      GTEST_SKIP() << "running as root without setpriv (util-linux): cannot make a directory "
-                      "read-only for the app";
-  }
+  if (!permission_obeying_launcher(&launcher))
+    GTEST_SKIP() << "running as root without setpriv (util-linux): cannot make a directory "
+                    "read-only for the app";
   const ProcessResult probe =
       run_command("cd " + quoted(read_only) + " && " + launcher + " touch probe");
   ASSERT_NE(probe.exit_code, 0) << "the directory is writable: this test could not see a failure";
@@ -427,4 +423,23 @@ TEST(Window, TabHidesThePanel) {
   std::printf("--hide-panel: %ld panel pixels, water centroid x %.0f\n", in_picture, water.cx);
   EXPECT_LT(in_picture, area / 100);
   EXPECT_NEAR(water.cx, 400.0, 60.0) << "centred in the window";
+}
+
+// --screenshot onto a full disk (the writer's fault-injection seam): one line naming the
+// file and the reason, exit code 1, and neither the picture nor its temporary file.
+TEST(Window, ScreenshotOnAFullDiskIsAClearErrorAndLeavesNoFile) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string shot = dir + "/full.png";
+  const ProcessResult r =
+      run_command("TIDEPOOL_TEST_DISK_FULL_AFTER=2000 " + tidepool() +
+                  " --scene pool --particles 1000 --size 320x240 --frames 2 --screenshot " +
+                  quoted(shot));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("tidepool: cannot write '" + shot + "': No space left on device\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(shot));
+  EXPECT_FALSE(std::filesystem::exists(shot + ".part"));
 }
