@@ -442,6 +442,27 @@ void screenshot_button(AppControls& controls) {
   ImGui::PopStyleColor();
 }
 
+namespace {
+
+// In a window made narrower or shorter than the panel (down to 1x1), ImGui pushes the panel
+// past the window's top-left corner to keep a corner of it visible; when the window grows
+// again the panel comes back inside, at 10 px from the edge. Only on the frame the display
+// size changes, so that a panel dragged partly out of sight on purpose stays there.
+void keep_inside_after_resize() {
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const ImGuiID key_w = ImGui::GetID("##display_w"), key_h = ImGui::GetID("##display_h");
+  const bool resized = storage->GetFloat(key_w, display.x) != display.x ||
+                       storage->GetFloat(key_h, display.y) != display.y;
+  storage->SetFloat(key_w, display.x);
+  storage->SetFloat(key_h, display.y);
+  const ImVec2 pos = ImGui::GetWindowPos();
+  if (resized && (pos.x < 0.0f || pos.y < 0.0f) && display.x >= ImGui::GetWindowWidth() + 20.0f)
+    ImGui::SetWindowPos(ImVec2(pos.x < 0.0f ? 10.0f : pos.x, pos.y < 0.0f ? 10.0f : pos.y));
+}
+
+}  // namespace
+
 PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats& frame,
                        RenderSettings& render, AppControls& controls) {
   const float em = ImGui::GetFontSize();
@@ -461,6 +482,7 @@ PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats&
     ImGui::End();  // collapsed to its title bar
     return PanelExtent{};
   }
+  keep_inside_after_resize();
   const PanelExtent extent{ImGui::GetWindowPos().x,
                            ImGui::GetWindowPos().x + ImGui::GetWindowWidth()};
   ImGui::PushItemWidth(em * 13.0f);

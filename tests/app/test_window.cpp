@@ -264,6 +264,53 @@ TEST(Window, ResizedWindowStillRenders) {
   EXPECT_GT(water.count, 40000);
 }
 
+// Minimised, restored, shrunk to 1x1 and grown again: the app keeps running, draws the
+// water at the new size, and the panel is back inside the window (ImGui pushes it past
+// the left edge while the window is smaller than the panel).
+TEST(Window, SurvivesMinimiseAndAOneByOneWindow) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string png = dir + "/regrown.png";
+  RunningApp app(kDeterministicPool + " --gl-check --frames 1000000 --screenshot " + quoted(png),
+                 dir + "/regrown.log");
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start_and_find_window(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const std::string id = std::to_string(w);
+  wait_frames(*watcher, 3);
+  send("windowminimize --sync " + id);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ASSERT_TRUE(app.running()) << "the app exited while minimised:\n" << app.output();
+  send("windowmap --sync " + id);
+  send("windowsize --sync " + id + " 1 1");
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ASSERT_TRUE(app.running()) << "the app exited at 1x1:\n" << app.output();
+  send("windowsize --sync " + id + " 1000 700");
+  wait_frames(*watcher, 4);
+  if (HasFatalFailure()) return;
+  send("windowfocus --sync " + id + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  EXPECT_NE(app.output().find("--gl-check: no OpenGL errors"), std::string::npos) << app.output();
+  const Image shot = load_png(png);
+  ASSERT_TRUE(shot.ok()) << shot.error;
+  EXPECT_EQ(shot.width, 1000);
+  EXPECT_EQ(shot.height, 700);
+  const long scene = count_unlike(shot, Rect{360, 0, 1000, 640}, kBackground[0], kBackground[1],
+                                  kBackground[2], 12);
+  // The strip left of the panel is background; the panel's blue title bar starts at 10 px.
+  const long strip = count_unlike(shot, Rect{0, 60, 8, 500}, kBackground[0], kBackground[1],
+                                  kBackground[2], 6);
+  const long title = shot.width >= 340 ? 340 * 10 - count_unlike(shot, Rect{10, 2, 340, 12}, 41, 74, 122, 12) : 0;
+  std::printf("regrown to 1000x700: %ld scene pixels, %ld panel pixels left of x = 8, %ld title-bar pixels\n",
+              scene, strip, title);
+  EXPECT_GT(scene, 40000) << "the tank and the water are drawn at the new size";
+  EXPECT_EQ(strip, 0) << "the panel is back inside the window";
+  EXPECT_GT(title, 2000) << "the panel's title bar is at the top left";
+}
+
 TEST(Window, KeysPauseAndQuit) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
