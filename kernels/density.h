@@ -7,6 +7,13 @@
 
 namespace tp {
 
+// rho from the two sums below: sum_j W_ij over the fluid neighbours (i itself included)
+// and sum_b V_b W_ib over the boundary samples. For loops that gather the sums with other
+// terms (pbf_end_of_step).
+TP_HD TP_INLINE float density_from_sums(float fluid_w_sum, float boundary_volume, const StepConstants& c) {
+  return c.mass * fluid_w_sum + c.p.rest_density * boundary_volume;
+}
+
 // rho_i = sum_j m_j W_ij + sum_b psi_b W_ib, with psi_b = rho0 V_b.
 // Fluid part: the SPH density estimate, e.g. [Koschier et al. 2019, Eq. 11];
 // boundary part: Akinci et al. 2012, "Versatile rigid-fluid coupling for incompressible
@@ -23,7 +30,7 @@ TP_HD TP_INLINE float sph_density(uint i, const Vec4* fluid_pos, const NeighborL
   float boundary_volume = 0.0f;
   for_each_boundary_neighbor(boundary, i, xi, W.h,
                     [&](uint b, Vec3, float r) { boundary_volume += boundary.sample[b].w * W.w(r); });
-  return c.mass * fluid_sum + c.p.rest_density * boundary_volume;
+  return density_from_sums(fluid_sum, boundary_volume, c);
 }
 
 // The density error a step reports for one particle: max(rho / rho0 - 1, 0).

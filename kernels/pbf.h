@@ -125,7 +125,7 @@ TP_HD TP_INLINE Vec3 pbf_vorticity(uint i, const Vec4* predicted, const Vec4* ve
 // The end of a step at x*, in one pass over particle i's neighbours [MM13, Alg. 1,
 // lines 21-24], so that PBF reads its lists once more after the constraints, not three
 // times:
-//   - the density at x* (the step's end state, for the statistics), as sph_density;
+//   - the density at x* (the step's end state, for the statistics), sph_density's sums;
 //   - vorticity confinement [MM13, Eq. 16], when `vorticity` (omega from pbf_vorticity):
 //     f_vort = eps_v (N x omega_i), N = eta / |eta|, eta = grad |omega| = sum_j V_j (|omega_j| - |omega_i|) grad W_ij;
 //   - XSPH [MM13, Eq. 17]: c_xsph sum_j V_j (v_j - v_i) W_ij;
@@ -159,7 +159,7 @@ TP_HD TP_INLINE Vec3 pbf_end_of_step(uint i, const Vec4* predicted, const Vec4* 
     boundary_volume += b.sample[k].w * W.w(r);
     a_visc += viscous_pair_acceleration(W, nu, b.sample[k].w, vi, xyz(b.velocity[k]), xik, r, eps);
   });
-  *density = c.mass * w_sum + c.p.rest_density * boundary_volume;
+  *density = density_from_sums(w_sum, boundary_volume, c);
   Vec3 v = vi + smooth * c.p.pbf_xsph + a_visc * c.dt;
   const float eta_len = length(eta);
   if (vorticity && eta_len > 1e-12f)

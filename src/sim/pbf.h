@@ -85,7 +85,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
 // then the move [MM13, Alg. 1, lines 21-24].
 template <class B>
 void pbf_update_velocity(SimulationImpl<B>& sim) {
-  FluidView f = sim.fluid.view();
+  const FluidView f = sim.fluid.view();
   const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
