@@ -34,7 +34,8 @@ void pbf_predict(SimulationImpl<B>& sim) {
 }
 
 // The density constraint, Jacobi iterations [MM13, Alg. 1, lines 7-19]: lambda, then the
-// corrections, then the move and the tank projection. pbf_iterations of them; with a
+// corrections, then the move (each correction limited: pbf_limit_correction) and the tank
+// projection. pbf_iterations of them; with a
 // pbf_tolerance, the loop stops once the mean compression that an iteration's lambda pass
 // measured (before its correction) is below it, after at least two iterations, as the
 // reference library's loop does (one reduction per iteration: a host wait on CUDA).
@@ -70,7 +71,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
       dx[i] = make_vec4(pbf_correction(i, predicted, lambda, nl, b, k), 0.0f);
     });
     B::for_each(f.n, [=] TP_HD(uint i) {
-      const Vec3 x = xyz(predicted[i]) + xyz(dx[i]);
+      const Vec3 x = xyz(predicted[i]) + pbf_limit_correction(xyz(dx[i]), k);
       predicted[i] = make_vec4(pbf_project_to_walls(x, xyz(f.position[i]), k), 0.0f);
     });
     ++it;
