@@ -24,23 +24,38 @@ TP_HD TP_INLINE float pcisph_delta(const StepConstants& c) {
 // the boundary standing in for fluid as its pressure mirrors the fluid's), never above the
 // full lattice's: in a neighbourhood denser than the lattice (a compressed pocket, the
 // packing PBF's s_corr leaves) the lattice's delta over-corrects, and the loop diverges.
-TP_HD TP_INLINE float pcisph_particle_delta(uint i, const FluidView& f, const NeighborList& nl,
-                                            const BoundaryView& b, const StepConstants& c) {
-  const Vec3 xi = xyz(f.position[i]);
+// Its neighbour sum, |sum grad W|^2 + sum |grad W|^2, does not depend on the step, so it
+// is gathered in the step's density pass (pcisph_density_and_delta_sum) and turned into
+// delta once the step is known: one pass over the lists instead of two.
+TP_HD TP_INLINE float pcisph_delta_from_sum(float delta_sum, const StepConstants& c) {
+  const float m = c.mass, rho0 = c.p.rest_density;
+  return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * delta_sum);
+}
+
+// sph_density's density of particle i and, in the same pass, delta's neighbour sum
+// (*delta_sum, at least the full lattice's).
+TP_HD TP_INLINE float pcisph_density_and_delta_sum(uint i, const Vec4* x, const NeighborList& nl,
+                                                   const BoundaryView& b, const StepConstants& c,
+                                                   float* delta_sum) {
+  const Vec3 xi = xyz(x[i]);
+  const CubicKernel& W = c.kernel;
+  float fluid_sum = 0.0f, boundary_volume = 0.0f, sum2 = 0.0f;
   Vec3 sum{0.0f, 0.0f, 0.0f};
-  float sum2 = 0.0f;
   auto add = [&](Vec3 d, float r) {
-    const Vec3 gw = c.kernel.grad(d, r);
+    const Vec3 gw = W.grad(d, r);
     sum = sum + gw;
     sum2 += dot(gw, gw);
   };
-  for_each_listed(nl, i, f.position, xi, c.kernel.h, [&](uint j, Vec3 d, float r) {
+  for_each_listed(nl, i, x, xi, W.h, [&](uint j, Vec3 d, float r) {
+    fluid_sum += W.w(r);
     if (j != i) add(d, r);
   });
-  for_each_boundary_neighbor(b, i, xi, c.kernel.h, [&](uint, Vec3 d, float r) { add(d, r); });
-  const float m = c.mass, rho0 = c.p.rest_density;
-  const float denominator = maxf(dot(sum, sum) + sum2, c.lattice_grad2);
-  return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * denominator);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 d, float r) {
+    boundary_volume += b.sample[k].w * W.w(r);
+    add(d, r);
+  });
+  *delta_sum = maxf(dot(sum, sum) + sum2, c.lattice_grad2);
+  return density_from_sums(fluid_sum, boundary_volume, c);
 }
 
 // The time step at which the loop holds up water `depth` deep under gravity g: after N

@@ -8,6 +8,26 @@
 
 namespace tp {
 
+// The density at the step's start (the viscosity's 1/rho, and the error statistics) and,
+// in the same pass, each particle's neighbour sum for delta, into fluid.spare_f (free
+// between grid builds) until pcisph_loop turns it into delta.
+template <class B>
+void pcisph_density(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  const NeighborList nl = sim.fluid_list();
+  const BoundaryView b = sim.boundary_view();
+  const StepConstants k = sim.constants();
+  float* delta_sum = sim.fluid.spare_f.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    float s;
+    const float rho = pcisph_density_and_delta_sum(i, f.position, nl, b, k, &s);
+    f.density[i] = rho;
+    f.scratch[i] = compression(rho, k);
+    delta_sum[i] = s;
+  });
+  sim.density_computed();
+}
+
 // Viscosity, gravity and the mouse (the non-pressure forces), then the time step, which
 // PCISPH needs before its pressure loop (delta depends on it): the flow's CFL step, capped
 // by the limit the loop's convergence has taught (see pcisph_pressure_solve).
@@ -69,9 +89,9 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   Vec4* a_p = sim.fluid.aux.data();
   Vec4* predicted = sim.fluid.predicted.data();
   float* best = sim.fluid.best_pressure.data();
-  float* delta = sim.fluid.spare_f.data();  // free between grid builds
+  float* delta = sim.fluid.spare_f.data();  // delta's neighbour sums (pcisph_density)
   B::for_each(f.n, [=] TP_HD(uint i) {
-    delta[i] = pcisph_particle_delta(i, f, nl, b, k);
+    delta[i] = pcisph_delta_from_sum(delta[i], k);
     f.pressure[i] = 0.0f;
   });
   const float inv_rho0 = 1.0f / k.p.rest_density;
@@ -156,7 +176,7 @@ void pcisph_pressure_solve(SimulationImpl<B>& sim) {
 template <class B>
 double Pcisph<B>::step(SimulationImpl<B>& sim) {
   sim.phase("grid", [&] { sim.sort_particles(); });
-  sim.phase("density", [&] { sim.compute_density(); });
+  sim.phase("density", [&] { pcisph_density(sim); });
   sim.phase("forces", [&] { pcisph_nonpressure_forces(sim); });
   sim.phase("pressure", [&] { pcisph_pressure_solve(sim); });
   sim.phase("integrate", [&] { sim.integrate(); });

@@ -133,6 +133,12 @@ class SimulationImpl final : public Simulation {
   void sort_particles();   ///< grid build + reorder (skipped when already sorted)
   void ensure_density();   ///< densities (and the pending error) for the current positions
   void compute_density();  ///< density at the current positions; records the error
+  // A solver's own pass has put the density at the current positions into fluid.density
+  // and its compression into fluid.scratch (PCISPH's, which gathers delta's sums with it).
+  void density_computed() {
+    density_valid_ = true;
+    measure_pending();
+  }
   void integrate();        ///< symplectic Euler with constants().dt, then the tank clamp
   /// PCISPH, PBF: viscosity, gravity and the mouse into fluid.acceleration (and
   /// inv_density from the density), before their pressure solves.
@@ -457,9 +463,8 @@ void SimulationImpl<B>::compute_density() {
       f.density[i] = rho;
       f.scratch[i] = compression(rho, c);
     });
-    density_valid_ = true;
   }
-  measure_pending();
+  density_computed();
 }
 
 template <class B>
