@@ -10,10 +10,10 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-app}
 packages=(cmake g++ pkg-config libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
-          nlohmann-json3-dev libgtest-dev libgl-dev
+          nlohmann-json3-dev libgtest-dev libgl-dev libx11-dev
           libxrandr2 libxcursor1 libxi6 libxinerama1)
 if [[ $mode == test ]]; then
-  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri libx11-dev)
+  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri)
 fi
 
 missing=()
