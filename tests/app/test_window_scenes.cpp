@@ -127,6 +127,45 @@ bool complete_ply(const std::string& path, long* vertices) {
 
 const std::string kWidgetLog = "env TIDEPOOL_TEST_WIDGETS=1";
 
+// The dam break at 2,000 particles with the widget log, run in `dir`/work (made here), for
+// the recording tests.
+struct DamBreakInWork {
+  explicit DamBreakInWork(const std::string& dir)
+      : work(made(dir + "/work")),
+        app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", work,
+            kWidgetLog) {}
+  static std::string made(const std::string& path) {
+    std::filesystem::create_directory(path);
+    return path;
+  }
+  std::string work;
+  RunningApp app;
+};
+
+// Starts the app, clicks Record and waits for at least `frames` frames written. Returns
+// the recording's directory ("" after a failure); fills *window.
+std::string start_recording(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher,
+                            unsigned long* window, size_t frames) {
+  unsigned long& w = *window;
+  start(app, watcher, &w);
+  if (testing::Test::HasFatalFailure()) return "";
+  click(w, wait_for_widget(app, "record"));
+  if (testing::Test::HasFatalFailure()) return "";
+  std::smatch m;
+  EXPECT_TRUE(wait_for_output(app, " per simulated second)")) << app.output();
+  const std::string log = app.output();
+  if (!std::regex_search(log, m, std::regex(R"(recording PLY frames into (\S+) \(30 per)"))) {
+    ADD_FAILURE() << log;
+    return "";
+  }
+  const std::string out = m[1];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (ply_files(out).size() < frames && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(ply_files(out).size(), frames) << app.output();
+  return out;
+}
+
 }  // namespace
 
 // The scene list: open it, pick the dam break, and the window shows the dam break (its
@@ -230,31 +269,16 @@ TEST(Window, RecordWritesFramesUntilStopped) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  const std::string work = dir + "/work";
-  std::filesystem::create_directory(work);
-  RunningApp app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", work,
-                 kWidgetLog);
+  DamBreakInWork run(dir);
+  RunningApp& app = run.app;
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long w = 0;
-  start(app, &watcher, &w);
-  if (HasFatalFailure()) return;
-
-  click(w, wait_for_widget(app, "record"));
-  if (HasFatalFailure()) return;
-  ASSERT_TRUE(wait_for_output(app, "tidepool: recording PLY frames into " + work + "/tidepool-export-"))
-      << app.output();
-  std::smatch m;
-  const std::string log = app.output();
-  ASSERT_TRUE(std::regex_search(log, m, std::regex(R"(recording PLY frames into (\S+) \(30 per)")));
-  const std::string out = m[1];
-  EXPECT_TRUE(std::regex_match(out.substr(work.size() + 1),
+  const std::string out = start_recording(app, &watcher, &w, 4);
+  if (HasFailure()) return;
+  EXPECT_EQ(out.substr(0, run.work.size() + 1), run.work + "/") << out;
+  EXPECT_TRUE(std::regex_match(out.substr(run.work.size() + 1),
                                std::regex(R"(tidepool-export-\d{8}-\d{6})")))
       << out;
-  // A few frames at 30 per simulated second; the simulation runs in slow motion here.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (ply_files(out).size() < 4 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_GE(ply_files(out).size(), 4u) << app.output();
   const Image recording = grab_window(*watcher);
   save_png(recording, dir + "/recording.png");
 
@@ -262,6 +286,7 @@ TEST(Window, RecordWritesFramesUntilStopped) {
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: recorded ")) << app.output();
   const std::string done = app.output();
+  std::smatch m;
   ASSERT_TRUE(std::regex_search(done, m, std::regex(R"(tidepool: recorded (\d+) frames, ([0-9.]+) MB in (\S+))")))
       << done;
   const int frames = std::stoi(m[1]);
@@ -437,30 +462,6 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
 // ---- a recording cut short: a stop signal, the display gone ------------------------------
 namespace {
 
-// The app recording the dam break into `work`, its window shown and at least `frames`
-// frames written. Returns the recording's directory ("" after a failure).
-std::string start_recording(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher,
-                            size_t frames) {
-  unsigned long w = 0;
-  start(app, watcher, &w);
-  if (testing::Test::HasFatalFailure()) return "";
-  click(w, wait_for_widget(app, "record"));
-  if (testing::Test::HasFatalFailure()) return "";
-  std::smatch m;
-  EXPECT_TRUE(wait_for_output(app, " per simulated second)")) << app.output();
-  const std::string log = app.output();
-  if (!std::regex_search(log, m, std::regex(R"(recording PLY frames into (\S+) \(30 per)"))) {
-    ADD_FAILURE() << log;
-    return "";
-  }
-  const std::string out = m[1];
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (ply_files(out).size() < frames && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_GE(ply_files(out).size(), frames) << app.output();
-  return out;
-}
-
 std::string last_line(const std::string& output) {
   std::string text = output;
   while (!text.empty() && text.back() == '\n') text.pop_back();
@@ -544,12 +545,11 @@ TEST(Window, SigtermWhileRecordingLeavesWholeFramesAndOneLastLine) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  const std::string work = dir + "/work";
-  std::filesystem::create_directory(work);
-  RunningApp app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", work,
-                 kWidgetLog);
+  DamBreakInWork run(dir);
+  RunningApp& app = run.app;
   std::unique_ptr<FrameWatcher> watcher;
-  const std::string out = start_recording(app, &watcher, 3);
+  unsigned long w = 0;
+  const std::string out = start_recording(app, &watcher, &w, 3);
   if (HasFailure()) return;
   kill(app.pid(), SIGTERM);
   ASSERT_TRUE(app.wait_exit(60)) << app.output();
@@ -567,12 +567,11 @@ TEST(Window, LostDisplayFinishesTheRecordingAndSaysSo) {
   OwnXServer server;
   ASSERT_FALSE(server.display().empty()) << "could not start Xvfb -displayfd";
   const std::string dir = test_dir();
-  const std::string work = dir + "/work";
-  std::filesystem::create_directory(work);
-  RunningApp app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", work,
-                 kWidgetLog);
+  DamBreakInWork run(dir);
+  RunningApp& app = run.app;
   std::unique_ptr<FrameWatcher> watcher;
-  const std::string out = start_recording(app, &watcher, 3);
+  unsigned long w = 0;
+  const std::string out = start_recording(app, &watcher, &w, 3);
   if (HasFailure()) return;
   watcher.reset();  // our own connection closes while the server still answers
   server.kill_now();
