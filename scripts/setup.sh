@@ -4,17 +4,22 @@
 #   scripts/setup.sh app     packages to build and run the app
 #   scripts/setup.sh test    the same plus what the tests need (Xvfb, xdotool)
 # Environment: TIDEPOOL_CUDA (AUTO|ON|OFF, default AUTO), TIDEPOOL_CUDA_ARCHITECTURES,
-# TIDEPOOL_BUILD_DIR (default build), TIDEPOOL_JOBS (default: all cores).
+# TIDEPOOL_BUILD_DIR (default build), TIDEPOOL_JOBS (default: all cores), TIDEPOOL_SANITIZE
+# (e.g. address,undefined; README, Testing), TIDEPOOL_TARGETS (only these targets, e.g.
+# "tp_tests tp_alloc_tests"), TIDEPOOL_EXTRA_PACKAGES (more Debian packages, e.g. clang),
+# TIDEPOOL_CMAKE_ARGS (more configure arguments, e.g. -DTIDEPOOL_BUILD_APP=OFF).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mode=${1:-app}
 packages=(cmake g++ pkg-config libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
-          nlohmann-json3-dev libgtest-dev libgl-dev
+          nlohmann-json3-dev libgtest-dev libgl-dev libx11-dev
           libxrandr2 libxcursor1 libxi6 libxinerama1)
 if [[ $mode == test ]]; then
-  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri libx11-dev)
+  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri)
 fi
+read -r -a extra <<< "${TIDEPOOL_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -42,9 +47,13 @@ jobs=${TIDEPOOL_JOBS:-$(nproc)}
 # TIDEPOOL_NATIVE at its default, OFF).
 args=(-DCMAKE_BUILD_TYPE=Release -DTIDEPOOL_CUDA="${TIDEPOOL_CUDA:-AUTO}" -DTIDEPOOL_NATIVE=ON)
 [[ -n ${TIDEPOOL_CUDA_ARCHITECTURES:-} ]] && args+=(-DTIDEPOOL_CUDA_ARCHITECTURES="$TIDEPOOL_CUDA_ARCHITECTURES")
+args+=(-DTIDEPOOL_SANITIZE="${TIDEPOOL_SANITIZE:-}")
+read -r -a more_args <<< "${TIDEPOOL_CMAKE_ARGS:-}"
+args+=("${more_args[@]}")
 targets=()
 if [[ $mode == test ]]; then
   args+=(-DTIDEPOOL_BUILD_TESTS=ON)
+  [[ -n ${TIDEPOOL_TARGETS:-} ]] && read -r -a targets <<< "--target $TIDEPOOL_TARGETS"
 else
   args+=(-DTIDEPOOL_BUILD_TESTS=OFF)  # the app alone builds much faster
   targets=(--target tidepool tp_data)

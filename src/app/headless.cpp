@@ -1,44 +1,17 @@
 #include "app/headless.h"
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <string>
 
 #include "app/bench.h"
 #include "app/frame_recorder.h"
 #include "app/setup.h"
+#include "app/stop_signals.h"
 #include "sim/io.h"
 #include "sim/params.h"
 
 namespace tp {
-
-namespace {
-
-// The signal that asked the run to stop (0: none). Set by the handler, read between steps.
-std::atomic<int> g_stop{0};
-void on_signal(int signal) { g_stop = signal; }
-
-// Ctrl-C, kill (SIGTERM) and a closed terminal (SIGHUP) stop the run after the current
-// step, so that it ends the way a finished run does: every file whole, a last line.
-void catch_stop_signals() {
-  struct sigaction action {};
-  action.sa_handler = on_signal;
-  sigemptyset(&action.sa_mask);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
-}
-
-const char* signal_text(int signal) {
-  switch (signal) {
-    case SIGINT: return "Ctrl-C (SIGINT)";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP (the terminal closed)";
-    default: return "a signal";
-  }
-}
-
-}  // namespace
 
 int run_headless(const Options& o) {
   if (o.bench) return run_bench(o);
@@ -111,7 +84,7 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   };
   if (recorder.active() && !export_frame()) return status;
   double next_progress = 2.0;
-  for (int64_t step = 0; !g_stop; ++step) {
+  for (int64_t step = 0; !stop_signal(); ++step) {
     const double t = sim.simulated_time();
     if ((max_steps && step >= max_steps) || (!max_steps && t >= max_time)) break;
     try {
@@ -135,7 +108,7 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   *wall_out = wall;
   const RunStats stats = sim.stats();
-  if (g_stop && stop_reason.empty()) stop_reason = signal_text(g_stop);
+  if (stop_signal() && stop_reason.empty()) stop_reason = signal_text(stop_signal());
   if (recorder.skipped())
     std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
                  "times fell inside a step and were not written; each file's header records its "
@@ -180,11 +153,10 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
         o.export_dir.empty()
             ? ""
             : "; " + std::to_string(recorder.frames()) + " complete frames in " + o.export_dir;
-    std::fprintf(stderr, "tidepool: stopped at t = %.3f s after %llu steps (%s)%s; every file "
-                 "written is complete\n", stats.simulated_time, (unsigned long long)stats.steps,
-                 stop_reason.c_str(), frames.c_str());
+    std::fprintf(stderr, "%s\n",
+                 stopped_line(stats.simulated_time, stats.steps, stop_reason, frames).c_str());
   }
-  return status ? status : g_stop ? 130 : 0;
+  return status ? status : stop_signal() ? 130 : 0;
 }
 
 }  // namespace tp

@@ -16,6 +16,7 @@
 #include "app/paths.h"
 #include "app/preset.h"
 #include "app/screenshot_file.h"
+#include "app/stop_signals.h"
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
@@ -493,7 +494,7 @@ void InteractiveApp::wait_while_idle(double frame_start) {
   // which then goes on to the 30 Hz frame time.
   for (;;) {
     const double now = glfwGetTime();
-    if (!idle() || !input_.keys.empty() || glfwWindowShouldClose(window_)) {
+    if (!idle() || !input_.keys.empty() || glfwWindowShouldClose(window_) || stop_signal()) {
       last_input_time_ = now;
       return;
     }
@@ -515,7 +516,6 @@ int InteractiveApp::run() {
   // Spray, foam and bubbles, into their own buffer the same way (interop on CUDA).
   GlParticleBuffer diffuse_particles(renderer_.diffuse_particles());
   GlPublishTarget diffuse_target(diffuse_particles, setup_.sim->backend().kind, cuda_runtime());
-  int frames_drawn = 0;
   int exit_code = 0;
   double last_time = glfwGetTime();
   for (;;) {
@@ -526,8 +526,8 @@ int InteractiveApp::run() {
     if (glfwGetWindowAttrib(window_, GLFW_ICONIFIED) || fb_width <= 0 || fb_height <= 0) {
       // Minimised: nothing to draw. Sleep until something happens rather than spin, and
       // do not count the time away as a frame.
-      if (glfwWindowShouldClose(window_)) break;
-      glfwWaitEvents();
+      if (glfwWindowShouldClose(window_) || stop_signal()) break;
+      glfwWaitEventsTimeout(kRestFrameSeconds);  // wakes to see a stop signal
       last_time = glfwGetTime();
       input_.begin_frame();
       continue;
@@ -536,7 +536,7 @@ int InteractiveApp::run() {
     const double frame_seconds = now - last_time;
     last_time = now;
 
-    bool quit = glfwWindowShouldClose(window_);
+    bool quit = glfwWindowShouldClose(window_) || stop_signal();
     handle_keys(&quit);
     if (input_.orbit_dx != 0.0 || input_.orbit_dy != 0.0)
       camera_.orbit(input_.orbit_dx, input_.orbit_dy);
@@ -598,9 +598,9 @@ int InteractiveApp::run() {
         panel_gl_errors_ = true;
       }
     }
-    ++frames_drawn;
+    ++frames_drawn_;
 
-    const bool last = quit || (options_.frames > 0 && frames_drawn >= options_.frames);
+    const bool last = quit || (options_.frames > 0 && frames_drawn_ >= options_.frames);
     if (last && !options_.screenshot.empty()) {
       std::string error;
       if (save_screenshot(options_.screenshot, fb_width, fb_height, &error)) {
@@ -615,7 +615,20 @@ int InteractiveApp::run() {
     input_.begin_frame();
     if (last) break;
   }
-  stop_recording("");
+  if (options_.gl_check) {
+    const size_t errors = renderer_.gl_errors().size() + (panel_gl_errors_ ? 1 : 0);
+    if (errors > 0) {
+      std::fprintf(stderr, "tidepool: --gl-check: %zu OpenGL error(s), see above\n", errors);
+      exit_code = 1;
+    } else {
+      std::printf("tidepool: --gl-check: no OpenGL errors\n");
+    }
+  }
+  return finish(exit_code, stop_signal() ? signal_text(stop_signal()) : "");
+}
+
+int InteractiveApp::finish(int exit_code, const std::string& stop_reason) {
+  stop_recording(stop_reason);
   // One line for scripts driving the window (did the drag move the water?).
   const RunStats stats = setup_.sim->stats();
   // GPU and CPU time per render pass (recent means), for comparing modes and sizes.
@@ -627,15 +640,6 @@ int InteractiveApp::run() {
     passes += item;
   }
   if (!passes.empty()) std::printf("tidepool: ms per pass (GPU/CPU): %s\n", passes.c_str());
-  if (options_.gl_check) {
-    const size_t errors = renderer_.gl_errors().size() + (panel_gl_errors_ ? 1 : 0);
-    if (errors > 0) {
-      std::fprintf(stderr, "tidepool: --gl-check: %zu OpenGL error(s), see above\n", errors);
-      exit_code = 1;
-    } else {
-      std::printf("tidepool: --gl-check: no OpenGL errors\n");
-    }
-  }
   // Where the obstacles ended up (after any ctrl + left drags).
   const std::vector<ObstacleShape> obstacles = setup_.sim->obstacles();
   for (size_t i = 0; i < obstacles.size(); ++i) {
@@ -645,9 +649,17 @@ int InteractiveApp::run() {
                 o.center.z);
   }
   std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s\n",
-              frames_drawn, static_cast<unsigned long long>(stats.steps), stats.simulated_time,
+              frames_drawn_, static_cast<unsigned long long>(stats.steps), stats.simulated_time,
               stats.max_speed);
-  return exit_code;
+  if (stop_reason.empty()) return exit_code;
+  std::fflush(stdout);  // the last line, on standard error, comes last
+  const std::string frames = recorder_.frames() == 0 ? ""
+                             : "; " + std::to_string(recorder_.frames()) +
+                                   " complete frames in " + full_path(recorder_.dir());
+  std::fprintf(stderr, "%s\n",
+               stopped_line(stats.simulated_time, stats.steps, stop_reason, frames).c_str());
+  std::fflush(stderr);
+  return exit_code ? exit_code : 130;
 }
 
 }  // namespace tp

@@ -27,6 +27,11 @@ class InteractiveApp {
                  ColorMode color_mode, RenderMode render_mode);
 
   int run();  ///< the frame loop; returns the exit code
+  // Ends the session: stops a recording (every frame written is a whole file) and prints
+  // the closing lines; with a `stop_reason` (a signal, the display gone) the last line says
+  // the run stopped early and why. Makes no GL or window call, so it also serves when the
+  // display has gone away. Returns the exit code, `exit_code` or that of a stop.
+  int finish(int exit_code, const std::string& stop_reason);
 
  private:
   double last_simulated_seconds_ = 0.0;  ///< simulated time advanced by the last frame
@@ -79,6 +84,7 @@ class InteractiveApp {
   AppControls controls_;
   RenderSettings render_;
   int last_reset_count_ = 0;  ///< particle count after the last reset
+  int frames_drawn_ = 0;
   bool panel_gl_errors_ = false;  ///< --gl-check saw an error after the panel's drawing
   double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
   FrameRecorder recorder_;        ///< the panel's Record

@@ -4,16 +4,23 @@
 // glad first: GLFW must not pull in the system GL header.
 #include <GLFW/glfw3.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
 #include "app/input.h"
 #include "app/interactive_app.h"
 #include "app/setup.h"
+#include "app/stop_signals.h"
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "render/gl_program.h"
+#ifdef TP_HAVE_XLIB
+// Last: Xlib's macros (None, Bool, Status, ...) stay out of the headers above.
+#include <X11/Xlib.h>
+#endif
 
 namespace tp {
 
@@ -54,6 +61,28 @@ struct ImGuiSession {
   }
 };
 
+InteractiveApp* g_app = nullptr;  // the session running, to finish if the display goes away
+
+#ifdef TP_HAVE_XLIB
+// Xlib calls this when the connection to the X server breaks (the server quit or was
+// killed). Its default prints a cryptic line and exits there and then. Here the session
+// ends the way a stop signal ends it: the recording stopped with every frame a whole file
+// (frames are written between frames, never during an X call), the closing lines, and a
+// last line that names the cause. It must not return (Xlib would exit), and nothing that
+// needs the display (GLFW's or GL's teardown) can run any more: hence _exit.
+int on_display_lost(Display* display) {
+  const std::string reason =
+      std::string("the display ") + DisplayString(display) + " went away";
+  int code = 1;
+  if (g_app)
+    code = g_app->finish(1, reason);
+  else
+    std::fprintf(stderr, "tidepool: %s; stopped\n", reason.c_str());
+  std::fflush(nullptr);
+  _exit(code);
+}
+#endif
+
 const char* gl_string(GLenum name) {
   const GLubyte* text = glGetString(name);
   return text ? reinterpret_cast<const char*>(text) : "unknown";
@@ -82,6 +111,10 @@ int run_window(const Options& options) {
     return 2;
   }
 
+  catch_stop_signals();  // Ctrl-C and kill end the session as closing the window does
+#ifdef TP_HAVE_XLIB
+  XSetIOErrorHandler(on_display_lost);
+#endif
   GlfwLibrary glfw;
   if (!glfw.ok) {
     std::fprintf(stderr,
@@ -136,6 +169,10 @@ int run_window(const Options& options) {
 
   try {
     InteractiveApp app(window.handle, input, setup, options, color_mode, render_mode);
+    struct Running {  // g_app is the session only while it runs
+      explicit Running(InteractiveApp* app) { g_app = app; }
+      ~Running() { g_app = nullptr; }
+    } running(&app);
     return app.run();
   } catch (const RenderError& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());

@@ -1,9 +1,18 @@
 #include "render/pass_probe.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 namespace tp {
+
+namespace {
+constexpr int kHuntFrames = 3;  // frames of per-pass checks after an error was seen
+}  // namespace
+
+PassProbe::PassProbe() {
+  if (const char* pass = std::getenv("TIDEPOOL_TEST_GL_ERROR")) inject_in_ = pass;
+}
 
 PassProbe::~PassProbe() {
   for (auto& frame : frames_)
@@ -13,20 +22,40 @@ PassProbe::~PassProbe() {
 void PassProbe::set_error_check(bool on) {
   check_errors_ = on;
   if (!on) return;
-  current_ = "start-up, before any pass";
-  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) record(e);
-  current_ = nullptr;
+  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())
+    record(e, "at start-up, before any pass");
 }
 
-void PassProbe::record(GLenum error) {
-  char text[160];
-  std::snprintf(text, sizeof(text), "GL error 0x%04x after pass '%s'", unsigned(error),
-                current_ ? current_ : "?");
+void PassProbe::record(GLenum error, const char* where) {
+  char text[200];
+  std::snprintf(text, sizeof(text), "GL error 0x%04x %s", unsigned(error), where);
   errors_.emplace_back(text);
-  std::fprintf(stderr, "tidepool: %s\n", text);
+  if (reported_.insert(text).second) std::fprintf(stderr, "tidepool: %s\n", text);
+}
+
+void PassProbe::check_frame() {
+  // Errors left now came after the last pass's end(): from the panel, a screenshot, or
+  // (while no pass is checked) from any pass of the last frame.
+  GLenum error = GL_NO_ERROR;
+  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())
+    if (error == GL_NO_ERROR) error = e;
+  if (hunt_frames_ > 0) {
+    if (error != GL_NO_ERROR) {
+      record(error, "after the last render pass of a frame (in the panel or a screenshot)");
+      if (error == hunted_) hunted_ = GL_NO_ERROR;  // found
+    }
+    if (--hunt_frames_ == 0 && hunted_ != GL_NO_ERROR)
+      record(hunted_, "in one frame; it did not come back when each pass was checked");
+    if (hunt_frames_ == 0) hunted_ = GL_NO_ERROR;
+    return;
+  }
+  if (error == GL_NO_ERROR) return;
+  hunted_ = error;  // find the pass: check after each one for the next few frames
+  hunt_frames_ = kHuntFrames;
 }
 
 void PassProbe::begin_frame() {
+  if (!check_errors_) check_frame();
   // The set about to be reused was issued kFrames - 1 frames ago: read what has finished.
   frame_ = (frame_ + 1) % kFrames;
   // The list follows the passes of that frame, in their order: a pass that no longer runs
@@ -70,8 +99,13 @@ void PassProbe::end() {
   glEndQuery(GL_TIME_ELAPSED);
   frames_[frame_][next_ - 1].cpu_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started_).count();
-  if (!check_errors_) return;
-  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) record(e);
+  if (!inject_in_.empty() && inject_in_ == current_) glEnable(GLenum(0));  // GL_INVALID_ENUM
+  if (!check_errors_ && hunt_frames_ == 0) return;
+  const std::string where = std::string("after pass '") + current_ + "'";
+  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
+    record(e, where.c_str());
+    if (e == hunted_) hunted_ = GL_NO_ERROR;  // found
+  }
 }
 
 }  // namespace tp

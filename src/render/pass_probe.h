@@ -1,11 +1,16 @@
 // Per-pass GPU time (GL_TIME_ELAPSED queries, read a few frames late so nothing waits),
-// per-pass CPU time (the wall time the pass's GL calls take to issue) and, when asked, a glGetError check after every pass that names the pass at fault.
+// per-pass CPU time (the wall time the pass's GL calls take to issue) and GL errors named
+// by the pass that caused them. Always on: one glGetError a frame; when it sees an error,
+// the next frames check after every pass, which names the pass when the error comes back,
+// and each distinct error is reported once. --gl-check checks after every pass throughout.
+// Test seam: TIDEPOOL_TEST_GL_ERROR=<pass name> makes that pass raise GL_INVALID_ENUM.
 #pragma once
 
 #include <glad/gl.h>
 
 #include <chrono>
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,24 +21,25 @@ namespace tp {
 
 class PassProbe {
  public:
-  PassProbe() = default;
+  PassProbe();
   ~PassProbe();
   PassProbe(const PassProbe&) = delete;
   PassProbe& operator=(const PassProbe&) = delete;
 
   // Turning it on reports errors left from before (start-up) as such, not as a pass's.
   void set_error_check(bool on);
-  void begin_frame();            ///< collects finished queries
+  void begin_frame();            ///< collects finished queries; the once-a-frame error check
   void begin(const char* pass);  ///< starts timing a pass
-  void end();                    ///< stops it; checks glGetError when enabled
+  void end();                    ///< stops it; checks glGetError when enabled or hunting
 
   // Each pass's recent mean times, in drawing order.
   const std::vector<PassTime>& pass_times() const { return times_; }
-  // Every GL error seen so far, "GL error 0x0502 after pass 'smooth x'" (error check on).
+  // Every GL error seen so far, "GL error 0x0502 after pass 'smooth x'".
   const std::vector<std::string>& errors() const { return errors_; }
 
  private:
-  void record(GLenum error);         ///< keeps and prints one error of the current pass
+  void record(GLenum error, const char* where);  ///< keeps it; prints it the first time
+  void check_frame();  ///< the always-on check, between two frames
   static constexpr int kFrames = 4;  ///< query sets in flight
   struct Query {
     std::string pass;
@@ -47,6 +53,10 @@ class PassProbe {
   const char* current_ = nullptr;
   std::chrono::steady_clock::time_point started_;  ///< CPU clock at begin()
   bool check_errors_ = false;
+  int hunt_frames_ = 0;           ///< frames left with per-pass checks after an error
+  GLenum hunted_ = GL_NO_ERROR;   ///< the error being hunted, until a pass shows it
+  std::set<std::string> reported_;
+  std::string inject_in_;  ///< TIDEPOOL_TEST_GL_ERROR: the pass that raises an error
   std::vector<PassTime> times_;
   std::vector<std::string> errors_;
 };

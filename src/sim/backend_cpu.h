@@ -20,6 +20,12 @@
 
 namespace tp {
 
+// max, with each thread's copy starting at the caller's `init` rather than at OpenMP's
+// "least representable value": GCC's libgomp takes -inf for a float, clang's libomp -FLT_MAX,
+// which then wins over an all -inf result (pick() found fluid where there was none).
+#pragma omp declare reduction(tp_max : float : omp_out = std::max(omp_out, omp_in)) \
+    initializer(omp_priv = omp_orig)
+
 // A host array that does not initialise its elements (the solver writes before reading).
 template <class T>
 class HostBuffer {
@@ -132,7 +138,7 @@ struct CpuBackend {
   template <class F>
   static float reduce_max(uint n, float init, F f) {
     float result = init;
-#pragma omp parallel for schedule(static) reduction(max : result) if (n >= kParallelThreshold)
+#pragma omp parallel for schedule(static) reduction(tp_max : result) if (n >= kParallelThreshold)
     for (long long i = 0; i < (long long)n; ++i) result = std::max(result, f(uint(i)));
     return result;
   }

@@ -313,7 +313,8 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
     if (size > bytes.size() - at) fail(std::string("ends inside its ") + what + " (the file is cut short)");
     if (size % sizeof(T) != 0) fail(std::string("has a damaged ") + what + " array");
     items.resize(size / sizeof(T));
-    std::memcpy(items.data(), bytes.data() + at, size);
+    // An empty array has no data() to copy into (null): memcpy must not see it.
+    if (size > 0) std::memcpy(items.data(), bytes.data() + at, size);
     at += size;
   };
   std::vector<Vec4> diffuse_x, diffuse_v;

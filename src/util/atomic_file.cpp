@@ -51,6 +51,17 @@ bool write_all(int fd, const char* data, size_t size) {
   return true;
 }
 
+// The rename itself is durable once the directory's entry is on disk. Best effort: some
+// file systems refuse to fsync a directory, and the file is complete either way.
+void sync_directory_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 void simulate_full_disk_after(int64_t bytes) {
@@ -65,7 +76,9 @@ bool write_file_atomic(const std::string& path, const void* data, size_t size, s
     *error = "cannot write '" + path + "': " + reason_text(errno);
     return false;
   }
-  const bool wrote = write_all(fd, static_cast<const char*>(data), size);
+  // fsync before the rename: otherwise a crash or power cut soon after can leave the new
+  // name pointing at an empty or partial file (the rename reaches the disk first).
+  const bool wrote = write_all(fd, static_cast<const char*>(data), size) && ::fsync(fd) == 0;
   const int write_errno = errno;
   const bool closed = ::close(fd) == 0;  // a full disk may only show here (NFS)
   if (!wrote || !closed) {
@@ -79,6 +92,7 @@ bool write_file_atomic(const std::string& path, const void* data, size_t size, s
     std::remove(temp.c_str());
     return false;
   }
+  sync_directory_of(path);
   return true;
 }
 

@@ -127,6 +127,45 @@ bool complete_ply(const std::string& path, long* vertices) {
 
 const std::string kWidgetLog = "env TIDEPOOL_TEST_WIDGETS=1";
 
+// The dam break at 2,000 particles with the widget log, run in `dir`/work (made here), for
+// the recording tests.
+struct DamBreakInWork {
+  explicit DamBreakInWork(const std::string& dir)
+      : work(made(dir + "/work")),
+        app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", work,
+            kWidgetLog) {}
+  static std::string made(const std::string& path) {
+    std::filesystem::create_directory(path);
+    return path;
+  }
+  std::string work;
+  RunningApp app;
+};
+
+// Starts the app, clicks Record and waits for at least `frames` frames written. Returns
+// the recording's directory ("" after a failure); fills *window.
+std::string start_recording(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher,
+                            unsigned long* window, size_t frames) {
+  unsigned long& w = *window;
+  start(app, watcher, &w);
+  if (testing::Test::HasFatalFailure()) return "";
+  click(w, wait_for_widget(app, "record"));
+  if (testing::Test::HasFatalFailure()) return "";
+  std::smatch m;
+  EXPECT_TRUE(wait_for_output(app, " per simulated second)")) << app.output();
+  const std::string log = app.output();
+  if (!std::regex_search(log, m, std::regex(R"(recording PLY frames into (\S+) \(30 per)"))) {
+    ADD_FAILURE() << log;
+    return "";
+  }
+  const std::string out = m[1];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (ply_files(out).size() < frames && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(ply_files(out).size(), frames) << app.output();
+  return out;
+}
+
 }  // namespace
 
 // The scene list: open it, pick the dam break, and the window shows the dam break (its
@@ -230,31 +269,16 @@ TEST(Window, RecordWritesFramesUntilStopped) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  const std::string work = dir + "/work";
-  std::filesystem::create_directory(work);
-  RunningApp app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", work,
-                 kWidgetLog);
+  DamBreakInWork run(dir);
+  RunningApp& app = run.app;
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long w = 0;
-  start(app, &watcher, &w);
-  if (HasFatalFailure()) return;
-
-  click(w, wait_for_widget(app, "record"));
-  if (HasFatalFailure()) return;
-  ASSERT_TRUE(wait_for_output(app, "tidepool: recording PLY frames into " + work + "/tidepool-export-"))
-      << app.output();
-  std::smatch m;
-  const std::string log = app.output();
-  ASSERT_TRUE(std::regex_search(log, m, std::regex(R"(recording PLY frames into (\S+) \(30 per)")));
-  const std::string out = m[1];
-  EXPECT_TRUE(std::regex_match(out.substr(work.size() + 1),
+  const std::string out = start_recording(app, &watcher, &w, 4);
+  if (HasFailure()) return;
+  EXPECT_EQ(out.substr(0, run.work.size() + 1), run.work + "/") << out;
+  EXPECT_TRUE(std::regex_match(out.substr(run.work.size() + 1),
                                std::regex(R"(tidepool-export-\d{8}-\d{6})")))
       << out;
-  // A few frames at 30 per simulated second; the simulation runs in slow motion here.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (ply_files(out).size() < 4 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  ASSERT_GE(ply_files(out).size(), 4u) << app.output();
   const Image recording = grab_window(*watcher);
   save_png(recording, dir + "/recording.png");
 
@@ -262,6 +286,7 @@ TEST(Window, RecordWritesFramesUntilStopped) {
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: recorded ")) << app.output();
   const std::string done = app.output();
+  std::smatch m;
   ASSERT_TRUE(std::regex_search(done, m, std::regex(R"(tidepool: recorded (\d+) frames, ([0-9.]+) MB in (\S+))")))
       << done;
   const int frames = std::stoi(m[1]);
@@ -432,4 +457,126 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
   send("windowfocus --sync " + std::to_string(w) + " key Escape");
   ASSERT_TRUE(app.wait_exit(60));
   EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
+// ---- a recording cut short: a stop signal, the display gone ------------------------------
+namespace {
+
+std::string last_line(const std::string& output) {
+  std::string text = output;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text.substr(text.rfind('\n') + 1);
+}
+
+// The app's last line says it stopped, why, and how many frames it wrote, and the
+// directory holds exactly those frames, each a whole file.
+void expect_whole_recording(const RunningApp& app, const std::string& out,
+                            const std::string& reason) {
+  const std::string line = last_line(app.output());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(
+      line, m, std::regex(R"(tidepool: stopped at t = [0-9.]+ s after \d+ steps \()" + reason +
+                          R"(\); (\d+) complete frames in (\S+); every file written is complete)")))
+      << "last line: " << line << "\n" << app.output();
+  EXPECT_EQ(m[2].str(), out);
+  const int frames = std::stoi(m[1]);
+  const std::vector<std::string> files = ply_files(out);
+  ASSERT_EQ(int(files.size()), frames) << "every frame a file, nothing else (no .part files)";
+  for (const std::string& name : files) {
+    long vertices = 0;
+    EXPECT_TRUE(complete_ply(out + "/" + name, &vertices)) << name;
+    EXPECT_NEAR(vertices, 2000, 300) << name;
+  }
+  std::printf("%d whole frames; last line: %s\n", frames, line.c_str());
+}
+
+// An X server of the test's own (the one xvfb-run started stays), so that the test can
+// kill it under the app. DISPLAY points at it while it lives.
+class OwnXServer {
+ public:
+  OwnXServer() {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(fds[0]);
+      const int null = open("/dev/null", O_WRONLY);
+      dup2(null, 1);
+      dup2(null, 2);
+      const std::string fd = std::to_string(fds[1]);
+      execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1280x1024x24",
+             "-nolisten", "tcp", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(fds[1]);
+    char text[16] = {};
+    ssize_t got = 0, n = 0;  // the display number and a newline, once it accepts clients
+    while (got < ssize_t(sizeof(text)) - 1 && (n = read(fds[0], text + got, 1)) == 1 &&
+           text[got] != '\n')
+      ++got;
+    close(fds[0]);
+    if (got == 0) return;
+    display_ = ":" + std::string(text, size_t(got));
+    if (const char* old = std::getenv("DISPLAY")) old_display_ = old;
+    setenv("DISPLAY", display_.c_str(), 1);
+  }
+  ~OwnXServer() {
+    kill_now();
+    if (!old_display_.empty()) setenv("DISPLAY", old_display_.c_str(), 1);
+  }
+  const std::string& display() const { return display_; }
+  void kill_now() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  std::string display_, old_display_;
+};
+
+}  // namespace
+
+// SIGTERM (kill) while the window records: the app stops at the end of the frame, every
+// frame it wrote is whole, and its last line says so (exit status 130, as headless).
+TEST(Window, SigtermWhileRecordingLeavesWholeFramesAndOneLastLine) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  DamBreakInWork run(dir);
+  RunningApp& app = run.app;
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  const std::string out = start_recording(app, &watcher, &w, 3);
+  if (HasFailure()) return;
+  kill(app.pid(), SIGTERM);
+  ASSERT_TRUE(app.wait_exit(60)) << app.output();
+  EXPECT_EQ(app.exit_code(), 130) << app.output();
+  expect_whole_recording(app, out, "SIGTERM");
+}
+
+// The X server killed while the window records: the app cannot draw any more, so it
+// finishes the recording (every frame whole), prints its closing lines and one last line
+// naming the cause, and exits with status 1, where Xlib alone would print "XIO: fatal IO
+// error" and exit on the spot.
+TEST(Window, LostDisplayFinishesTheRecordingAndSaysSo) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  OwnXServer server;
+  ASSERT_FALSE(server.display().empty()) << "could not start Xvfb -displayfd";
+  const std::string dir = test_dir();
+  DamBreakInWork run(dir);
+  RunningApp& app = run.app;
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  const std::string out = start_recording(app, &watcher, &w, 3);
+  if (HasFailure()) return;
+  watcher.reset();  // our own connection closes while the server still answers
+  server.kill_now();
+  ASSERT_TRUE(app.wait_exit(60)) << app.output();
+  EXPECT_EQ(app.exit_code(), 1) << app.output();
+  EXPECT_EQ(app.output().find("XIO"), std::string::npos) << app.output();
+  expect_whole_recording(app, out, "the display " + server.display() + " went away");
 }
