@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/boundary.h"
@@ -276,12 +277,13 @@ class SimulationImpl final : public Simulation {
   static constexpr double kDiffuseInterval = 0.0025;  ///< [s] see step_diffuse
   // The NaN guard (src/sim/step_guard.h): the host side of the step's start (its particles
   // are in fluid.start_*), this attempt's non-finite particles, the cap on its time step.
+  // The host values a step changes besides the obstacles, as one tuple of references.
+  auto step_values() {
+    return std::tie(stats_, error_sum_, measured_, iteration_sum_, iteration_steps_, solver_dt_limit_,
+                    pending_measure_);
+  }
   struct StepStart {
-    RunStats stats;
-    double error_sum = 0.0;
-    uint64_t measured = 0, iteration_sum = 0, iteration_steps = 0;
-    float solver_dt_limit = 0.0f;
-    bool pending_measure = false;
+    std::tuple<RunStats, double, uint64_t, uint64_t, uint64_t, float, bool> values;
     std::vector<ObstacleShape> obstacles;
   } start_;
   uint64_t step_nonfinite_ = 0;

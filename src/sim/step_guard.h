@@ -93,13 +93,7 @@ void SimulationImpl<B>::save_step_start() {
   FluidState<B>& f = fluid;
   copy_particles<B>(f.n, f.position.data(), f.velocity.data(), f.id.data(), f.start_position.data(),
                     f.start_velocity.data(), f.start_id.data());
-  start_.stats = stats_;
-  start_.error_sum = error_sum_;
-  start_.measured = measured_;
-  start_.iteration_sum = iteration_sum_;
-  start_.iteration_steps = iteration_steps_;
-  start_.solver_dt_limit = solver_dt_limit_;
-  start_.pending_measure = pending_measure_;
+  start_.values = step_values();
   start_.obstacles = obstacles_;
 }
 
@@ -108,13 +102,7 @@ void SimulationImpl<B>::restore_step_start() {
   FluidState<B>& f = fluid;
   copy_particles<B>(f.n, f.start_position.data(), f.start_velocity.data(), f.start_id.data(),
                     f.position.data(), f.velocity.data(), f.id.data());
-  stats_ = start_.stats;
-  error_sum_ = start_.error_sum;
-  measured_ = start_.measured;
-  iteration_sum_ = start_.iteration_sum;
-  iteration_steps_ = start_.iteration_steps;
-  solver_dt_limit_ = start_.solver_dt_limit;
-  pending_measure_ = start_.pending_measure;
+  step_values() = start_.values;
   if (!obstacles_.empty()) {
     obstacles_ = start_.obstacles;
     place_obstacle_samples();
