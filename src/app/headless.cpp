@@ -96,6 +96,15 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
       status = 1;
       break;
     }
+    // The NaN guard's sentence, once; when it stopped the simulation, so does the run.
+    if (const std::string note = sim.take_guard_note(); !note.empty())
+      std::fprintf(stderr, "tidepool: %s\n", note.c_str());
+    if (sim.halted()) {
+      stop_reason = "the simulation stopped: NaN or infinite values";
+      step_failed = true;
+      status = 1;
+      break;
+    }
     const double now = sim.simulated_time();
     if (recorder.due(now) && !export_frame()) break;
     const double wall = wall_seconds();

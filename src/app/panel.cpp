@@ -172,10 +172,12 @@ void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats
         "projections) and the mean predicted compression they reached; the mean is over "
         "the PCISPH and PBF steps since the last reset.");
   }
-  if (stats.nonfinite_resets) {
+  if (!stats.guard_note.empty()) {  // the NaN guard (src/sim/step_guard.h)
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
-    ImGui::TextWrapped("%llu NaN/inf particles were reset (a bug: please report it)",
-                       static_cast<unsigned long long>(stats.nonfinite_resets));
+    ImGui::TextWrapped("%s", stats.guard_note.c_str());
+    if (stats.nonfinite_steps > 1)
+      ImGui::TextWrapped("%llu steps so far were taken again at a smaller time step",
+                         static_cast<unsigned long long>(stats.nonfinite_steps));
     ImGui::PopStyleColor();
   }
   ImGui::TextWrapped("%s", setup.backend_message.c_str());

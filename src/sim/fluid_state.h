@@ -28,6 +28,11 @@ struct FluidState {
   Buffer<uint> spare_id;
   Buffer<float> spare_f;
   Buffer<float> best_pressure;  ///< PCISPH: the pressures of the loop's best iteration
+  // The step's start (the NaN guard, src/sim/step_guard.h): what a step that met a
+  // non-finite value is repeated from.
+  Buffer<Vec4> start_position;
+  Buffer<Vec4> start_velocity;
+  Buffer<uint> start_id;
   uint n = 0;
   uint capacity = 0;  ///< every buffer's size; emitters grow it (reserve), outflows free slots
 
@@ -49,6 +54,9 @@ struct FluidState {
     spare_id.resize(count);
     spare_f.resize(count);
     best_pressure.resize(count);
+    start_position.resize(count);
+    start_velocity.resize(count);
+    start_id.resize(count);
   }
 
   // Room for `count` particles, keeping the first n of the persistent arrays (the others
@@ -66,6 +74,8 @@ struct FluidState {
     for (auto* b : {&density, &pressure_term, &inv_density, &scratch, &spare_f, &best_pressure})
       b->resize(cap);
     spare_id.resize(cap);
+    for (auto* b : {&start_position, &start_velocity}) b->resize(cap);
+    start_id.resize(cap);
     capacity = cap;
   }
 

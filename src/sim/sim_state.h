@@ -93,6 +93,7 @@ void SimulationImpl<B>::restore(const SimState& s) {
   previous_solver_ = s.previous_solver;
   time_debt_ = s.time_debt;
   stats_ = s.stats;
+  stats_.halted = false;  // a restored state runs again (the NaN guard's stop is undone)
   error_sum_ = s.error_sum;
   measured_ = s.measured;
   iteration_sum_ = s.iteration_sum;

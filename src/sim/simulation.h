@@ -127,7 +127,11 @@ struct RunStats {
   double max_speed = 0.0;           ///< [m/s] over the run
   double last_max_speed = 0.0;      ///< [m/s] latest step
   double stiffness_in_use = 0.0;    ///< [Pa] WCSPH: the stiffness, raised if the flow needs it
-  uint64_t nonfinite_resets = 0;    ///< particles found with a NaN/inf state and reset (a bug)
+  uint64_t nonfinite_resets = 0;    ///< particles found with a NaN/inf state (a bug), over
+                                    ///< every attempt; the guard threw those states away
+  uint64_t nonfinite_steps = 0;     ///< steps that met one and were repeated at half the step
+  bool halted = false;              ///< the guard gave up: the simulation stopped (until reset)
+  std::string guard_note;           ///< the guard's latest sentence for the user ("" = none)
   int last_iterations = 0;          ///< PCISPH/PBF: solver iterations of the latest step
   double last_solver_error = 0.0;   ///< PCISPH/PBF: mean predicted compression reached
   double mean_iterations = 0.0;     ///< PCISPH/PBF: over the steps they ran
@@ -220,6 +224,19 @@ class Simulation {
   virtual SimState capture() = 0;
   virtual void restore(const SimState& state) = 0;
   virtual std::vector<Outflow> outflows() const = 0;
+
+  // The NaN guard (src/sim/step_guard.h): a step that ends with a NaN or infinite value
+  // is repeated from its start at half the time step, a few times at most; then the
+  // simulation stops (halted() until reset() or restore(); step() does nothing). The
+  // sentence for the user, the first time a step is repeated and when it stops: given
+  // once, "" afterwards (stats().guard_note keeps the latest for the panel).
+  virtual std::string take_guard_note() { return ""; }
+  virtual bool halted() const { return false; }
+  // TEST HOOK, never called by the app: NaN goes into the acceleration (WCSPH, PCISPH) or
+  // the corrected position (PBF) of particle `index` (memory order) just before the
+  // integration, in each of the next `attempts` attempts at a step (1: the step fails
+  // once and its retry runs clean; more than the guard's retries: it stops).
+  virtual void inject_nan_for_test(uint index, int attempts) { (void)index, (void)attempts; }
 
   virtual uint particle_count() const = 0;
   virtual uint boundary_count() const = 0;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/boundary.h"
@@ -77,6 +78,13 @@ class SimulationImpl final : public Simulation {
   std::vector<Outflow> outflows() const override { return outflows_; }
   SimState capture() override;          // src/sim/sim_state.h
   void restore(const SimState& state) override;
+  // The NaN guard: src/sim/step_guard.h.
+  std::string take_guard_note() override;
+  bool halted() const override { return stats_.halted; }
+  void inject_nan_for_test(uint index, int attempts) override {
+    inject_index_ = index;
+    inject_attempts_ = attempts;
+  }
   uint particle_count() const override { return fluid.n; }
   uint boundary_count() const override { return wall_n_ + obstacle_n_; }
   float spacing() const override { return spacing_; }
@@ -162,6 +170,8 @@ class SimulationImpl final : public Simulation {
   // An iterative solver's own cap on the time step, learnt from its convergence (PCISPH).
   float solver_dt_limit() const { return solver_dt_limit_; }
   void set_solver_dt_limit(float dt) { solver_dt_limit_ = clampf(dt, params_.dt_min, params_.dt_max); }
+  // The time step a solver chose, halved as often as the NaN guard has asked in this step.
+  float limit_dt(float dt) const { return fminf(dt, dt_cap_); }
   float max_speed();
   float max_acceleration();
   float max_density_ratio();  ///< largest rho / rho0 of the current densities
@@ -207,6 +217,13 @@ class SimulationImpl final : public Simulation {
   void advance_emitters(double dt);
   template <class T>
   void compact(Buffer<T>& data, Buffer<T>& spare, const uint* place, uint n);
+  // The NaN guard: src/sim/step_guard.h.
+  double guarded_solve(int solver);
+  double solve(int solver);
+  void save_step_start();
+  void restore_step_start();
+  void inject_nan(Vec4* values);
+  void count_nonfinite();
 
  private:
   SimParams params_;
@@ -264,6 +281,23 @@ class SimulationImpl final : public Simulation {
   std::vector<Outflow> outflows_;
   double diffuse_time_ = 0.0;  ///< [s] simulated since the diffuse particles' last update
   static constexpr double kDiffuseInterval = 0.0025;  ///< [s] see step_diffuse
+  // The NaN guard (src/sim/step_guard.h): the host side of the step's start (its particles
+  // are in fluid.start_*), this attempt's non-finite particles, the cap on its time step.
+  // The host values a step changes besides the obstacles, as one tuple of references.
+  auto step_values() {
+    return std::tie(stats_, error_sum_, measured_, iteration_sum_, iteration_steps_, solver_dt_limit_,
+                    pending_measure_);
+  }
+  struct StepStart {
+    std::tuple<RunStats, double, uint64_t, uint64_t, uint64_t, float, bool> values;
+    std::vector<ObstacleShape> obstacles;
+  } start_;
+  uint64_t step_nonfinite_ = 0;
+  float dt_cap_ = INFINITY;
+  static constexpr int kGuardRetries = 6;  ///< halvings before it stops: 1/64 of the step
+  std::string guard_note_;                 ///< not yet taken by take_guard_note()
+  uint inject_index_ = 0;                  ///< the test hook's particle
+  int inject_attempts_ = 0;                ///< attempts it still poisons
 };
 
 // ---- implementation -------------------------------------------------------------------
@@ -334,6 +368,9 @@ void SimulationImpl<B>::reset(const InitialState& s) {
   phases_.clear();
   pending_phases_.clear();
   mouse_ = MouseForce{};
+  guard_note_.clear();
+  inject_attempts_ = 0;
+  dt_cap_ = INFINITY;
   diffuse_.clear();
   diffuse_time_ = 0.0;
   stats_.diffuse.capacity = diffuse_capacity();
@@ -376,6 +413,7 @@ void SimulationImpl<B>::refresh_constants() {
 
 template <class B>
 double SimulationImpl<B>::step() {
+  if (stats_.halted) return 0.0;  // the NaN guard stopped it: nothing moves until a reset
   collect_phase_times(pending_phases_.size() >= kMaxPendingPhases);
   clamp_params(params_);
   const double last_dt = stats_.steps ? stats_.last_dt : double(params_.dt_min);
@@ -399,14 +437,8 @@ double SimulationImpl<B>::step() {
     return dt;
   }
   const int solver = params_.solver;
-  switch (SolverKind(solver)) {
-#define TP_SOLVER_STEP(type, name, label) \
-  case SolverKind::type:                  \
-    dt = type<B>::step(*this);            \
-    break;
-    TP_SOLVERS(TP_SOLVER_STEP)
-#undef TP_SOLVER_STEP
-  }
+  dt = guarded_solve(solver);
+  if (stats_.halted) return 0.0;
   previous_solver_ = solver;
   advance_emitters(dt);
   step_diffuse(dt);
@@ -424,6 +456,10 @@ int SimulationImpl<B>::advance(double seconds, double budget_ms) {
   while (time_debt_ > 0.0) {
     time_debt_ -= step();
     ++steps;
+    if (stats_.halted) {
+      time_debt_ = 0.0;
+      break;
+    }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (budget_ms > 0.0 && ms >= budget_ms) {
@@ -504,13 +540,13 @@ void SimulationImpl<B>::integrate() {
   advance_obstacles();
   const FluidView f = fluid.view();
   const StepConstants c = constants_;
+  inject_nan(f.acceleration);
   // scratch is free here (the density error it held has been measured): it flags the
-  // particles whose state was not finite, which are counted, not hidden.
+  // particles whose state was not finite, which the NaN guard counts.
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.scratch[i] = integrate_particle(i, f.position, f.velocity, f.acceleration, c) ? 1.0f : 0.0f;
   });
-  const float* flags = f.scratch;
-  stats_.nonfinite_resets += uint64_t(B::reduce_sum(f.n, [=] TP_HD(uint i) { return flags[i]; }));
+  count_nonfinite();
   sorted_ = density_valid_ = false;
   pending_measure_ = true;
 }
@@ -521,11 +557,11 @@ void SimulationImpl<B>::commit_predicted() {
   const FluidView f = fluid.view();
   const Vec4* target = fluid.predicted.data();
   const StepConstants c = constants_;
+  inject_nan(fluid.predicted.data());
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.scratch[i] = commit_particle(i, f.position, f.velocity, target, c) ? 1.0f : 0.0f;
   });
-  const float* flags = f.scratch;
-  stats_.nonfinite_resets += uint64_t(B::reduce_sum(f.n, [=] TP_HD(uint i) { return flags[i]; }));
+  count_nonfinite();
   sorted_ = density_valid_ = false;
 }
 

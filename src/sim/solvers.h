@@ -8,4 +8,5 @@
 #include "sim/pbf.h"
 #include "sim/pcisph.h"
 #include "sim/simulation_impl.h"
+#include "sim/step_guard.h"
 #include "sim/wcsph.h"

@@ -42,7 +42,7 @@ void wcsph_forces(SimulationImpl<B>& sim) {
 template <class B>
 void wcsph_integrate(SimulationImpl<B>& sim) {
   StepConstants& c = sim.constants();
-  c.dt = wcsph_time_step(sim.max_speed(), sim.max_acceleration(), sim.max_density_ratio(), c);
+  c.dt = sim.limit_dt(wcsph_time_step(sim.max_speed(), sim.max_acceleration(), sim.max_density_ratio(), c));
   sim.integrate();
 }
 
