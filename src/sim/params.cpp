@@ -73,8 +73,10 @@ std::vector<ParamInfo> make_table() {
            whole("pcisph_max_iterations", "Max iterations", &P::pcisph_max_iterations, 1, 200, 50,
                  "PCISPH: the most predict-correct iterations per step. A step that does not "
                  "reach the tolerance within them is redone at half the time step.")),
+      // At least 2: with one iteration the dam break reached the speed limit (50 m/s) within
+      // a second, and so did a small pool under 3 g (tests/test_param_extremes.cpp).
       only(SolverKind::Pbf,
-           whole("pbf_iterations", "Iterations", &P::pbf_iterations, 1, 100, 10,
+           whole("pbf_iterations", "Iterations", &P::pbf_iterations, 2, 100, 10,
                  "PBF: density-constraint iterations per step (the most, when a tolerance is "
                  "set). More is stiffer (less compression) and slower. Real-time demos use 2 "
                  "to 5 and accept a few per cent of compression; 10 keeps a 30-particle column "

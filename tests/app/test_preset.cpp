@@ -170,7 +170,7 @@ TEST(Preset, EachKindOfBadFileHasItsOwnMessage) {
        "preset file 'bad.json': params.solver: 'sph' is not valid; expected one of wcsph pcisph "
        "pbf"},
       {"not whole", R"({"tidepool_preset": 1, "params": {"pbf_iterations": 2.5}})",
-       "preset file 'bad.json': params.pbf_iterations: 2.5 must be a whole number in [1, 100]"},
+       "preset file 'bad.json': params.pbf_iterations: 2.5 must be a whole number in [2, 100]"},
       {"conflict", R"({"tidepool_preset": 1, "params": {"dt_min": 0.001, "dt_max": 0.0005}})",
        "preset file 'bad.json': params.dt_min: 0.001 is above dt_max 0.0005"},
       {"too deep", R"({"tidepool_preset": 1, "params": {"viscosity": [[[[[[[[[1]]]]]]]]]}})",
