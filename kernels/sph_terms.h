@@ -75,16 +75,34 @@ TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const Neig
   return a;
 }
 
-// The time step of the incompressible solvers (PCISPH, PBF), which have no speed of sound
-// to respect: CFL on the flow, dt <= cfl s / |v|max; the force condition
-// dt <= 0.25 sqrt(s / |a|max); the viscous limit dt <= 0.125 s^2 / nu; within [dt_min, dt_max].
-TP_HD TP_INLINE float flow_time_step(float max_speed, float max_accel, const StepConstants& c) {
+// The largest time step that stays stable, whatever dt_min asks for: the Courant condition
+// at CFL 1, dt <= s / v (v: the speed of sound for WCSPH, the fastest particle for the
+// others; none when nothing moves), the force condition dt <= 0.25 sqrt(s / |a|max) and the
+// viscous limit dt <= 0.125 s^2 / nu [Monaghan 1992].
+TP_HD TP_INLINE float stable_time_step(float speed, float max_accel, const StepConstants& c) {
   const float s = c.spacing;
-  float dt = c.p.dt_max;
-  if (max_speed > 0.0f) dt = minf(dt, c.p.cfl * s / max_speed);
+  float dt = speed > 0.0f ? s / speed : 1e30f;
   if (max_accel > 0.0f) dt = minf(dt, 0.25f * sqrtf(s / max_accel));
   if (c.p.viscosity > 0.0f) dt = minf(dt, 0.125f * s * s / c.p.viscosity);
-  return clampf(dt, c.p.dt_min, c.p.dt_max);
+  return dt;
+}
+
+// A solver's time step within [dt_min, dt_max], but never beyond `stable`: dt_min keeps a
+// step from crawling, it is no licence to explode. (It was: at dt_min = 1e-3 s, WCSPH at
+// stiffness 1e7 and any solver at viscosity 0.1 reached the speed limit within 0.3 s.)
+// Never below the smallest dt_min there is, 1e-7 s.
+TP_HD TP_INLINE float bounded_time_step(float dt, float stable, const StepConstants& c) {
+  return maxf(minf(clampf(dt, c.p.dt_min, c.p.dt_max), stable), 1e-7f);
+}
+
+// The time step of the incompressible solvers (PCISPH, PBF), which have no speed of sound
+// to respect: CFL on the flow, dt <= cfl s / |v|max; the force and viscous limits of
+// stable_time_step; within [dt_min, dt_max] as bounded_time_step allows.
+TP_HD TP_INLINE float flow_time_step(float max_speed, float max_accel, const StepConstants& c) {
+  const float stable = stable_time_step(max_speed, max_accel, c);
+  float dt = stable;
+  if (max_speed > 0.0f) dt = minf(dt, c.p.cfl * c.spacing / max_speed);
+  return bounded_time_step(dt, stable, c);
 }
 
 }  // namespace tp

@@ -89,19 +89,19 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const Neighb
 
 // The WCSPH time step [BT07, Sec. 4]: CFL with the faster of the sound and the flow,
 // dt <= cfl s / max(c, |v|max) (the reference library's cap cfl 2r / c, plus a flow faster
-// than sound, which a mouse or a lowered stiffness can make), and the force condition dt <= 0.25 sqrt(s / |a|max); viscous limit dt <= 0.125 s^2 / nu
-// (Monaghan 1992). Clamped to [dt_min, dt_max]. The speed of sound is the Tait equation's
-// at the most compressed particle, c = c0 (rho/rho0)^((gamma-1)/2), not only at rest: a
-// fluid squeezed hard (strong gravity, a lowered rest density) carries faster waves.
+// than sound, which a mouse or a lowered stiffness can make), and the force condition
+// dt <= 0.25 sqrt(s / |a|max); viscous limit dt <= 0.125 s^2 / nu (Monaghan 1992). Within
+// [dt_min, dt_max], never beyond the stable step (stable_time_step, sph_terms.h). The speed
+// of sound is the Tait equation's at the most compressed particle, c = c0
+// (rho/rho0)^((gamma-1)/2), not only at rest: a fluid squeezed hard (strong gravity, a
+// lowered rest density) carries faster waves.
 TP_HD TP_INLINE float wcsph_time_step(float max_speed, float max_accel, float max_density_ratio,
                                       const StepConstants& c) {
   const float s = c.spacing;
   const float ratio = maxf(max_density_ratio, 1.0f);
   const float sound = c.sound_speed * powf(ratio, 0.5f * (c.p.exponent - 1.0f));
-  float dt = c.p.cfl * s / maxf(sound, max_speed);
-  if (max_accel > 0.0f) dt = minf(dt, 0.25f * sqrtf(s / max_accel));
-  if (c.p.viscosity > 0.0f) dt = minf(dt, 0.125f * s * s / c.p.viscosity);
-  return clampf(dt, c.p.dt_min, c.p.dt_max);
+  const float stable = stable_time_step(maxf(sound, max_speed), max_accel, c);
+  return bounded_time_step(minf(stable, c.p.cfl * s / maxf(sound, max_speed)), stable, c);
 }
 
 }  // namespace tp

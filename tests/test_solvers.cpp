@@ -283,7 +283,7 @@ TEST_P(EachSolver, ExtremeParameterChangesWhileRunningStayBounded) {
                                    {"pcisph_max_iterations", "1"},
                                    {"pcisph_max_iterations", "200"}, {"dt_max", "0.02"}});
   } else {
-    changes.insert(changes.end(), {{"pbf_iterations", "1"}, {"pbf_iterations", "100"},
+    changes.insert(changes.end(), {{"pbf_iterations", "2"}, {"pbf_iterations", "100"},
                                    {"pbf_relaxation", "0.0001"}, {"pbf_relaxation", "10"},
                                    {"pbf_scorr_k", "1"}, {"pbf_scorr_n", "2"},
                                    {"pbf_scorr_dq", "0.3"}, {"pbf_vorticity", "1"},

@@ -137,7 +137,8 @@ TEST(StateFile, DamagedFilesAreRefusedAndChangeNothing) {
     return out + text + good.substr(magic + 8 + length);
   };
   expect_refused(with_header([](nlohmann::json& h) { h["params"]["viscosity"] = -1.0; }),
-                 "params.viscosity is outside its range", "a value out of its range");
+                 "params.viscosity is outside its valid range [0, 0.1] m^2/s",
+                 "a value out of its range");
   expect_refused(with_header([](nlohmann::json& h) { h.erase("mass"); }), "mass is missing", "a missing key");
   expect_refused(with_header([](nlohmann::json& h) { h["obstacles"][0]["center"] = "here"; }),
                  "obstacles[0].center must be an array of 3 numbers", "a wrong type");

@@ -213,7 +213,8 @@ void simulation_section(SimSetup& setup, AppControls& controls) {
 
   if (const ParamInfo* solver = find_param("solver")) {
     SimParams& p = setup.sim->params();
-    if (param_widget(*solver, p)) controls.param_notes = clamp_params(p);
+    const SimParams before = p;
+    if (param_widget(*solver, p)) controls.param_notes = clamp_params(p, before);
   }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9.0f);
   ImGui::InputInt("##particles", &controls.particle_target, 1000, 10000);
@@ -233,6 +234,7 @@ void parameters_section(SimParams& p, AppControls& controls) {
   // WCSPH constants always were.
   const int solver = p.solver;
   const char* groups[] = {"Fluid", solver_label(solver), "Time step", "Mouse", "Other"};
+  const SimParams before = p;  // what a NaN or infinity typed into a slider goes back to
   bool changed = false;
   for (const char* group : groups) {
     const auto in_group = [&](const ParamInfo& info) {
@@ -247,7 +249,7 @@ void parameters_section(SimParams& p, AppControls& controls) {
     for (const ParamInfo& info : param_table())
       if (in_group(info)) changed |= param_widget(info, p);
   }
-  if (changed) controls.param_notes = clamp_params(p);
+  if (changed) controls.param_notes = clamp_params(p, before);
   if (ImGui::Button("Restore start values")) {
     // Keep the mouse settings and the solver: they are the user's choices, not the
     // fluid's, and the values restored include the active solver's own.
@@ -375,6 +377,7 @@ std::string diffuse_counts_text(const DiffuseCounts& counts) {
 void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls,
                      BackendKind backend) {
   const int previous_cap = p.diffuse_cap;
+  const SimParams before = p;
   bool on = p.diffuse != 0;
   if (ImGui::Checkbox("Spray, foam and bubbles", &on)) p.diffuse = on ? 1 : 0;
   if (const ParamInfo* info = find_param("diffuse")) tooltip(info->help);
@@ -389,7 +392,7 @@ void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& con
       changed |= param_widget(info, p);
   }
   if (changed) {
-    controls.param_notes = clamp_params(p);
+    controls.param_notes = clamp_params(p, before);
     // A cap raised beyond the memory goes back, with the reason.
     const std::string note = keep_diffuse_cap_in_memory(p, previous_cap, backend);
     if (!note.empty()) controls.param_notes.push_back(note);

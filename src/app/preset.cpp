@@ -39,14 +39,13 @@ std::string float_text(float v) {
 std::string value_text(const ParamInfo& info, const json& v, const std::string& file) {
   const std::string path = file + ": params." + info.name;
   if (!info.choices.empty()) {
-    std::string names;
-    for (const char* c : info.choices) names += (names.empty() ? "" : ", ") + std::string(c);
     if (v.is_string()) return v.get<std::string>();
     if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-    throw PresetError(path + " must be one of " + names + ", not " + describe(v));
+    throw PresetError(path + " must be " + param_range_text(info) + ", not " + describe(v));
   }
   if (!v.is_number())
-    throw PresetError(path + " must be a number, not " + describe(v));
+    throw PresetError(path + " must be a number in " + param_range_text(info) + ", not " +
+                      describe(v));
   return v.dump();  // the shortest text that reads back to exactly the file's number
 }
 

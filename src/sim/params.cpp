@@ -1,5 +1,6 @@
 #include "sim/params.h"
 
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -72,8 +73,10 @@ std::vector<ParamInfo> make_table() {
            whole("pcisph_max_iterations", "Max iterations", &P::pcisph_max_iterations, 1, 200, 50,
                  "PCISPH: the most predict-correct iterations per step. A step that does not "
                  "reach the tolerance within them is redone at half the time step.")),
+      // At least 2: with one iteration the dam break reached the speed limit (50 m/s) within
+      // a second, and so did a small pool under 3 g (tests/test_param_extremes.cpp).
       only(SolverKind::Pbf,
-           whole("pbf_iterations", "Iterations", &P::pbf_iterations, 1, 100, 10,
+           whole("pbf_iterations", "Iterations", &P::pbf_iterations, 2, 100, 10,
                  "PBF: density-constraint iterations per step (the most, when a tolerance is "
                  "set). More is stiffer (less compression) and slower. Real-time demos use 2 "
                  "to 5 and accept a few per cent of compression; 10 keeps a 30-particle column "
@@ -200,39 +203,74 @@ SimParams default_params() {
   return p;
 }
 
-std::vector<std::string> clamp_params(SimParams& p) {
+void ParamInfo::set(SimParams& p, double v) const {
+  if (real) {
+    p.*real = float(v);
+  } else {
+    p.*integer = std::isnan(v) || v <= double(INT_MIN) ? INT_MIN
+                 : v >= double(INT_MAX)              ? INT_MAX
+                                                     : int(v);
+  }
+}
+
+namespace {
+
+std::string bounds_text(const ParamInfo& info) {
+  return "[" + format_number(info.min) + ", " + format_number(info.max) + "]";
+}
+
+// Whether v (as the field stores it) is a valid value of the field. Floats compare with the
+// bounds as floats, or a value set to exactly the maximum (0.001 stored as 0.0010000000475)
+// would count as above it.
+bool in_range(const ParamInfo& info, double v) {
+  if (!(std::fabs(v) < 1e38)) return false;  // NaN, infinite, or beyond a float
+  if (info.real) return float(v) >= float(info.min) && float(v) <= float(info.max);
+  return v >= info.min && v <= info.max;
+}
+
+}  // namespace
+
+std::string param_range_text(const ParamInfo& info) {
+  if (!info.choices.empty()) {
+    std::string names;
+    for (const char* c : info.choices) names += (names.empty() ? "" : " ") + std::string(c);
+    return "one of " + names + " (or 0 to " + format_number(info.max) + ")";
+  }
+  if (info.integer) return bounds_text(info) + ", whole";
+  return bounds_text(info) + (info.unit[0] ? std::string(" ") + info.unit : std::string());
+}
+
+std::vector<std::string> clamp_params(SimParams& p, const SimParams& previous) {
   std::vector<std::string> notes;
   for (const ParamInfo& info : param_table()) {
-    // Fields are floats: compare with the bounds as floats, or a value set to exactly the
-    // maximum (0.001 stored as 0.0010000000475) would count as above it.
     const double v = info.get(p);
-    const double lo = double(float(info.min)), hi = double(float(info.max));
-    double fixed = v;
+    if (in_range(info, v)) continue;
+    double fixed;
     std::string why;
-    if (!std::isfinite(v)) {
-      fixed = info.fallback;
-      why = "is not a finite number; using the default " + format_number(fixed);
-    } else if (v < lo) {
-      fixed = info.min;
-      why = "is below the minimum " + format_number(info.min) + "; using it";
-    } else if (v > hi) {
-      fixed = info.max;
-      why = "is above the maximum " + format_number(info.max) + "; using it";
+    if (!std::isfinite(v) || !info.choices.empty()) {
+      const double before = info.get(previous);
+      fixed = in_range(info, before) ? before : info.fallback;
+      why = std::string(std::isnan(v) ? "is not a number" : !std::isfinite(v) ? "is infinite"
+                                                                              : "names no choice") +
+            "; kept " + format_number(fixed);
+    } else {
+      fixed = v < info.min ? info.min : info.max;
+      why = std::string(v < info.min ? "is below the minimum" : "is above the maximum") +
+            "; clamped to " + format_number(fixed);
     }
-    if (info.integer && fixed != std::floor(fixed)) fixed = std::floor(fixed);
-    if (fixed != v) {
-      info.set(p, fixed);
-      if (why.empty()) why = "must be a whole number; using " + format_number(fixed);
-      notes.push_back(std::string(info.name) + ": " + format_number(v) + " " + why);
-    }
+    info.set(p, fixed);
+    notes.push_back(std::string(info.name) + ": " + format_number(v) + " " + why + " (valid " +
+                    param_range_text(info) + ")");
   }
   if (p.dt_min > p.dt_max) {
     notes.push_back("dt_min: " + format_number(p.dt_min) + " is above dt_max " +
-                    format_number(p.dt_max) + "; using dt_max");
+                    format_number(p.dt_max) + "; clamped to it (dt_min may not exceed dt_max)");
     p.dt_min = p.dt_max;
   }
   return notes;
 }
+
+std::vector<std::string> clamp_params(SimParams& p) { return clamp_params(p, default_params()); }
 
 const std::vector<const char*>& solver_names() {
   static const std::vector<const char*> names = {
@@ -289,24 +327,24 @@ bool set_param_from_text(SimParams& p, const std::string& key, const std::string
   const char* begin = value.c_str();
   char* end = nullptr;
   const double v = std::strtod(begin, &end);
-  const std::string range = "[" + format_number(info->min) + ", " + format_number(info->max) + "]";
-  if (value.empty() || end == begin || *end != '\0' || !std::isfinite(v)) {
-    std::string expected = "a number in " + range;
-    if (!info->choices.empty()) {
-      expected = "one of";
-      for (const char* c : info->choices) expected += std::string(" ") + c;
-    }
-    *error = std::string(info->name) + ": '" + value + "' is not valid; expected " + expected;
+  const std::string range = param_range_text(*info);
+  const bool number = !value.empty() && end != begin && *end == '\0';
+  if (!info->choices.empty() && (!number || !in_range(*info, v) || v != std::floor(v))) {
+    *error = std::string(info->name) + ": '" + value + "' is not valid; expected " + range;
     return false;
   }
-  if (info->integer && info->choices.empty() && v >= info->min && v <= info->max &&
-      v != std::floor(v)) {
-    *error = std::string(info->name) + ": " + value + " must be a whole number in " + range;
+  if (!number || !std::isfinite(v)) {
+    *error = std::string(info->name) + ": '" + value + "' is not valid; expected a number in " +
+             range;
     return false;
   }
-  if (v < info->min || v > info->max || (info->integer && v != std::floor(v))) {
-    *error = std::string(info->name) + ": " + value + " is outside its valid range " + range +
-             (info->unit[0] ? std::string(" ") + info->unit : std::string());
+  if (info->integer && in_range(*info, v) && v != std::floor(v)) {
+    *error = std::string(info->name) + ": " + value + " must be a whole number in " +
+             bounds_text(*info);
+    return false;
+  }
+  if (!in_range(*info, v)) {
+    *error = std::string(info->name) + ": " + value + " is outside its valid range " + range;
     return false;
   }
   info->set(p, v);

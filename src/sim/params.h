@@ -26,9 +26,9 @@ struct ParamInfo {
   int solver = -1;  ///< the SolverKind this parameter belongs to; -1: shared by all
 
   double get(const SimParams& p) const { return real ? double(p.*real) : double(p.*integer); }
-  void set(SimParams& p, double v) const {
-    if (real) p.*real = float(v); else p.*integer = int(v);
-  }
+  // Stores v as the field's type. An int field saturates at the ends of int (NaN, which it
+  // cannot hold, stores the lowest int): either way clamp_params then sees an invalid value.
+  void set(SimParams& p, double v) const;
 };
 
 const std::vector<ParamInfo>& param_table();
@@ -36,12 +36,23 @@ const ParamInfo* find_param(const std::string& name);
 
 SimParams default_params();
 
-// Brings every field into its valid range (non-finite values go to the default). Returns
-// one note per changed field, "stiffness: 1e+30 is above the maximum 1e+07; using 1e+07".
-std::vector<std::string> clamp_params(SimParams& p);
+// A field's valid values as the messages show them: "[0, 0.1] m^2/s", "[1, 200], whole",
+// "one of push pull drag (or 0 to 2)". From the table, so never out of date.
+std::string param_range_text(const ParamInfo& info);
+
+// Brings every field into its valid range, after the panel (or anything else) wrote to the
+// struct directly. A NaN or infinite value, and a choice that names no choice, is refused:
+// the field keeps its value in `previous` (the default, if that is not valid either). A
+// finite number outside the range is clamped to the nearer end. Then dt_min may not exceed
+// dt_max. Returns one note per changed field, naming it and its range:
+//   "viscosity: nan is not a number; kept 0.001 (valid [0, 0.1] m^2/s)"
+//   "stiffness: 1e+30 is above the maximum; clamped to 1e+07 (valid [1000, 1e+07] Pa)"
+std::vector<std::string> clamp_params(SimParams& p, const SimParams& previous);
+std::vector<std::string> clamp_params(SimParams& p);  ///< previous: the defaults
 
 // Sets a field from text: a number, or for enum fields one of its choice names. Values
-// outside the range are refused. On failure returns false and writes a sentence to *error
+// outside the range, NaN and infinities are refused (text comes from --set, a scene or a
+// preset file: better a clear error than a run with other values than the user wrote). On failure returns false and writes a sentence to *error
 // (for an unknown key, the list of valid keys).
 bool set_param_from_text(SimParams& p, const std::string& key, const std::string& value,
                          std::string* error);

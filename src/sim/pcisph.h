@@ -55,7 +55,8 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
   if (sim.previous_solver() != int(SolverKind::Pcisph)) sim.set_solver_dt_limit(holding);
   else sim.set_solver_dt_limit(fminf(fmaxf(sim.solver_dt_limit(), 0.5f * holding), 1.2f * holding));
   c.dt = fminf(flow_time_step(sim.max_speed(), sim.max_acceleration(), c), sim.solver_dt_limit());
-  c.dt = sim.limit_dt(fmaxf(c.dt, c.p.dt_min));  // (the NaN guard may halve it)
+  c.dt = sim.limit_dt(  // (the NaN guard may halve it)
+      bounded_time_step(c.dt, stable_time_step(sim.max_speed(), sim.max_acceleration(), c), c));
 }
 
 // The predict-correct loop [SP09, Alg. 2] at the time step in sim.constants(), from zero

@@ -254,7 +254,8 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
       // Compared as the field stores it: a float at the end of its range (dt_min = 0.001)
       // reads back as a double a hair beyond the double bound.
       const bool outside = p.real ? (float(v) < float(p.min) || float(v) > float(p.max)) : (v < p.min || v > p.max);
-      if (outside) fail("params." + std::string(p.name) + " is outside its range");
+      if (outside)
+        fail("params." + std::string(p.name) + " is outside its valid range " + param_range_text(p));
       p.set(s.params, v);
     }
     const json& targets = r.list(h, "obstacle_target");

@@ -11,6 +11,7 @@
 
 #include "app/panel.h"
 #include "imgui.h"
+#include "imgui_internal.h"  // GImGui->HoveredId: which widget the mouse is over
 #include "sim/params.h"
 
 using namespace tp;
@@ -303,5 +304,60 @@ TEST_F(HeadlessImGui, SprayAndFoamSectionShowsCountsParametersAndSwitch) {
     frame(on, true);
     frame(on, false);
     EXPECT_EQ(p.diffuse, expected) << "a click on the checkbox";
+  }
+}
+
+// A value typed into a slider with Ctrl+click can be any float: ImGui keeps only the
+// characters of a number (no "nan"), but 1e39 reads as infinity. An infinity is refused
+// (the value from before the edit stays), a finite value beyond the range is clamped to
+// the nearer end, and either way a note names the field and its range. (NaN written into
+// the struct is swept in test_param_sweep.cpp.)
+TEST_F(HeadlessImGui, TypedNanInfinityOrOutOfRangeValueIsRefusedOrClampedWithANote) {
+  const ParamInfo& info = *find_param("diffuse_trapped_min");  // near the section's top
+  SimParams p = default_params();
+  p.diffuse_trapped_min = 7.0f;
+  const DiffuseCounts counts;
+  AppControls controls;
+  ImGuiID id = 0;
+  const auto frame = [&](ImVec2 mouse, bool down, bool ctrl, const char* typed = "") {
+    ImGuiIO& io = ImGui::GetIO();
+    io.KeyCtrl = ctrl;
+    for (const char* c = typed; *c; ++c) io.AddInputCharacter(unsigned(*c));
+    frame_of(
+        [&] {
+          id = ImGui::GetID((std::string(info.label) + "##" + info.name).c_str());
+          diffuse_section(p, counts, controls);
+        },
+        mouse, down);
+  };
+  ImVec2 at(-1, -1);  // a point on the slider: where the mouse hovers it
+  for (float y = 0; y < 200 && at.y < 0; y += 2) {
+    frame(ImVec2(200, y), false, false);
+    if (GImGui->HoveredId == id) at = ImVec2(200, y);
+  }
+  ASSERT_GE(at.y, 0) << "slider not found";
+  struct Typed {
+    const char* text;
+    float expected;
+    const char* says;
+  };
+  for (const Typed& t : {Typed{"1e30", 100.0f, "is above the maximum; clamped to 100"},
+                         Typed{"-1", 0.0f, "is below the minimum; clamped to 0"},
+                         Typed{"1e39", 7.0f, "is infinite; kept 7"},  // beyond a float
+                         Typed{"-1e39", 7.0f, "is infinite; kept 7"}}) {
+    SCOPED_TRACE(t.text);
+    p.diffuse_trapped_min = 7.0f;
+    controls.param_notes.clear();
+    frame(at, true, true);  // Ctrl+click: the slider becomes a text field
+    frame(at, false, true);
+    frame(at, false, false, t.text);
+    frame(ImVec2(-100, -100), true, false);  // click elsewhere: done typing
+    frame(ImVec2(-100, -100), false, false);
+    EXPECT_EQ(p.diffuse_trapped_min, t.expected);
+    ASSERT_EQ(controls.param_notes.size(), 1u) << "value " << p.diffuse_trapped_min;
+    const std::string& note = controls.param_notes[0];
+    EXPECT_NE(note.find(std::string(info.name) + ": "), std::string::npos) << note;
+    EXPECT_NE(note.find(t.says), std::string::npos) << note;
+    EXPECT_NE(note.find("(valid [0, 100] m/s)"), std::string::npos) << note;
   }
 }
