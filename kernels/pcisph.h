@@ -11,19 +11,12 @@
 
 namespace tp {
 
-// delta of [SP09, Eq. 8] for this time step, from a particle with a full neighbourhood on
-// the initial lattice: delta = -1 / (beta (-sum grad W . sum grad W - sum grad W . grad W)),
-// beta = 2 (dt m / rho0)^2. The first sum vanishes on a full lattice, so
-// delta = rho0^2 / (2 dt^2 m^2 sum |grad W|^2), with the sum precomputed at reset.
-TP_HD TP_INLINE float pcisph_delta(const StepConstants& c) {
-  const float m = c.mass, rho0 = c.p.rest_density;
-  return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * c.lattice_grad2);
-}
-
 // delta of [SP09, Eq. 8] for particle i's actual neighbourhood (fluid and boundary samples,
 // the boundary standing in for fluid as its pressure mirrors the fluid's), never above the
 // full lattice's: in a neighbourhood denser than the lattice (a compressed pocket, the
 // packing PBF's s_corr leaves) the lattice's delta over-corrects, and the loop diverges.
+// [SP09, Eq. 8]: delta = -1 / (beta (-sum grad W . sum grad W - sum grad W . grad W)),
+// beta = 2 (dt m / rho0)^2, i.e. rho0^2 / (2 dt^2 m^2 (|sum grad W|^2 + sum |grad W|^2)).
 // Its neighbour sum, |sum grad W|^2 + sum |grad W|^2, does not depend on the step, so it
 // is gathered in the step's density pass (pcisph_density_and_delta_sum) and turned into
 // delta once the step is known: one pass over the lists instead of two.
