@@ -4,8 +4,7 @@
 // to 10 or more (PBF, PCISPH) loops over them; with the lists, the search runs once.
 // The lists hold indices into the arrays the grid sorted (fluid) or into the boundary
 // samples (tank, then obstacles). Written once for both backends: the layout differs only
-// in its strides (consecutive per particle on the CPU; interleaved across particles on
-// CUDA, so that a warp's loads of the k-th neighbour are coalesced).
+// in the block size (list_slot).
 #pragma once
 
 #include "common.h"
@@ -13,24 +12,37 @@
 
 namespace tp {
 
+// Particle i's neighbour k lives at index[list_slot(i, k, slots, shift)]: particles are
+// taken in blocks of 2^shift, and a block's lists are interleaved, neighbour k of its
+// particles side by side. CUDA uses blocks of 32, a warp: a warp's loads of neighbour k are
+// one coalesced transaction. The CPU uses blocks of 16, the lanes of an AVX-512 register
+// (kernels/lanes.h): 16 particles' neighbour k are one vector load. A scalar loop reads its
+// particle's list with a stride of 2^shift words; the block's other particles, next in
+// line, read the same cache lines.
+TP_HD TP_INLINE size_t list_slot(uint i, uint k, uint slots, uint shift) {
+  return ((size_t(i >> shift) * slots + k) << shift) | (i & ((1u << shift) - 1u));
+}
+
 struct NeighborList {
-  const uint* index;  ///< neighbour k of particle i: index[i * stride_i + k * stride_k]
+  const uint* index;  ///< neighbour k of particle i: index[list_slot(i, k, slots, shift)]
   const uint* count;  ///< neighbours of particle i (never more than the capacity)
-  uint stride_i;
-  uint stride_k;
+  uint slots;         ///< slots per particle
+  uint shift;         ///< log2 of the block size
 };
 
 // Calls f(j, x_ij, r) for every listed neighbour j of particle i that is still within h of
 // x_i (positions may have moved since the search: PBF's iterations, PCISPH's predictions;
 // the kernel is zero beyond h). The list is in grid order, so sums are deterministic.
+// kernels/lanes.h has the same loop for 16 particles at once.
 template <class F>
 TP_HD TP_INLINE void for_each_listed(const NeighborList& l, uint i, const Vec4* positions, Vec3 xi,
                                      float h, F&& f) {
   const float h2 = h * h;
-  const uint* p = l.index + size_t(i) * l.stride_i;
+  const uint* p = l.index + list_slot(i, 0, l.slots, l.shift);
+  const uint stride = 1u << l.shift;
   const uint n = l.count[i];
   for (uint k = 0; k < n; ++k) {
-    const uint j = p[size_t(k) * l.stride_k];
+    const uint j = p[size_t(k) * stride];
     const Vec4 pj = positions[j];
     const Vec3 xij = Vec3{xi.x - pj.x, xi.y - pj.y, xi.z - pj.z};
     const float r2 = dot(xij, xij);

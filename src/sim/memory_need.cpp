@@ -22,9 +22,9 @@ namespace {
 constexpr double kParticleArrays = 8 * 16 + 10 * 4;
 // Arrays sized by the live count, which grow by a quarter when they must: the grid's cell,
 // rank and order (3 x 4 B), the fluid and boundary neighbour lists at their first size
-// (48 + 16 and 40 + 16 slots of 4 B, a count each), the AVX-512 search's coordinates
+// (48 + 1 and 40 + 1 slots of 4 B, a count each), the AVX-512 search's coordinates
 // (3 x 4 B), the diffuse spawner's normal and count (16 + 4 B).
-constexpr double kPerLiveParticle = 1.25 * (3 * 4 + (64 * 4 + 4) + (56 * 4 + 4) + 3 * 4 + 20);
+constexpr double kPerLiveParticle = 1.25 * (3 * 4 + (49 * 4 + 4) + (41 * 4 + 4) + 3 * 4 + 20);
 // Copies that live for a moment: a reset's initial state and its host copies (2 x 16 + 16
 // + 4 B, plus the lattice's candidates, 16 B), or a snapshot for a PLY frame or a state
 // file (id, position, velocity, density, pressure, order: 48 B) with the frame's 28 B rows.

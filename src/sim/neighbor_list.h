@@ -22,9 +22,9 @@ namespace tp {
 // The fluid half of list_neighbors (kernels/neighbor_list.h) for the CPU backend built
 // with AVX-512 (-march=native on a machine that has it): 16 candidates at a time from
 // coordinate arrays, the ones within h compressed into the list in the same order as the
-// scalar loop writes them. `out` needs capacity + 16 slots; nothing is stored once the
-// list is full, and the count goes on. About 4x faster than the scalar loop, which
-// spends 4 to 5 cycles on each of the ~216 candidates of a particle.
+// scalar loop writes them. `out` is contiguous, with capacity + 16 slots; nothing is
+// stored once the list is full, and the count goes on. About 4x faster than the scalar
+// loop, which spends 4 to 5 cycles on each of the ~216 candidates of a particle.
 inline uint list_neighbors_avx512(const GridView& g, const float* px, const float* py,
                                   const float* pz, Vec3 x, float h, uint* out, uint capacity) {
   const __m512 vx = _mm512_set1_ps(x.x), vy = _mm512_set1_ps(x.y), vz = _mm512_set1_ps(x.z);
@@ -87,27 +87,33 @@ class NeighborLists {
       Backend::for_each(n, [=] TP_HD(uint i) {
         const Vec3 xi = xyz(positions[i]);
         uint c = 0;
+        uint* out = fs.index + list_slot(i, 0, fs.slots, fs.shift);
+        const uint stride = 1u << fs.shift;
 #if TP_LIST_AVX512
-        if (simd)
-          c = list_neighbors_avx512(fg, px, py, pz, xi, h, fs.index + size_t(i) * fs.stride_i,
-                                    fs.capacity);
-        else
+        // Compressed into a contiguous row on the stack, then spread into the block's
+        // interleaved slots. (A list longer than the row takes the scalar loop.)
+        constexpr uint kRow = 512;
+        if (simd && fs.capacity + 16 <= kRow) {
+          uint row[kRow];
+          c = list_neighbors_avx512(fg, px, py, pz, xi, h, row, fs.capacity);
+          const uint stored = c < fs.capacity ? c : fs.capacity;
+          for (uint k = 0; k < stored; ++k) out[size_t(k) * stride] = row[k];
+        } else
 #endif
-          list_neighbors(fg, positions, xi, h, 0, fs.index + size_t(i) * fs.stride_i, fs.stride_k,
-                         fs.capacity, &c);
+          list_neighbors(fg, positions, xi, h, 0, out, stride, fs.capacity, &c);
         fs.count[i] = c;
         c = 0;
-        uint* out = bs.index + size_t(i) * bs.stride_i;
+        out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
         if (!inside_box(xi, bv.wall_clear_lo, bv.wall_clear_hi))
-          list_neighbors(bv.grid, bv.sample, xi, h, 0, out, bs.stride_k, bs.capacity, &c);
+          list_neighbors(bv.grid, bv.sample, xi, h, 0, out, stride, bs.capacity, &c);
         if (bv.n > bv.wall_n && inside_box(xi, bv.obstacle_lo, bv.obstacle_hi))
           list_neighbors(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
-                         bs.stride_k, bs.capacity, &c);
+                         stride, bs.capacity, &c);
         bs.count[i] = c;
         // The listed samples need a pressure this step. Threads may mark the same sample:
         // they all store 1.
         const uint listed = c < bs.capacity ? c : bs.capacity;
-        for (uint k = 0; k < listed; ++k) atomic_store(&active[out[size_t(k) * bs.stride_k]], 1u);
+        for (uint k = 0; k < listed; ++k) atomic_store(&active[out[size_t(k) * stride]], 1u);
       });
       // One reduction tells whether any list ran out of slots.
       const float over = Backend::reduce_max(n, 0.0f, [=] TP_HD(uint i) {
@@ -135,29 +141,32 @@ class NeighborLists {
   struct Slots {
     uint* index;
     uint* count;
-    size_t stride_i, stride_k;
+    uint slots, shift;
     uint capacity;
   };
 
   struct List {
     Buffer<uint> index, count;
-    uint capacity;  // neighbours a particle can hold, plus kSpare slots (list_neighbors*)
-    static constexpr uint kSpare = 16;
-    uint rows = 0;  // particles the layout is for
+    uint capacity;  // neighbours a particle can hold, plus kSpare slots (list_neighbors)
+    static constexpr uint kSpare = 1;
+    // Blocks of 32 particles on CUDA (a warp), 16 on the CPU (an AVX-512 register); see
+    // list_slot. The count array is padded to whole blocks with zeros, so that a block's
+    // counts are one load.
+    static constexpr uint kShift = Backend::kIsDevice ? 5 : 4;
     explicit List(uint initial) : capacity(initial) {}
 
-    // The CPU keeps a particle's neighbours together (one cache line after another); CUDA
-    // interleaves them, so that neighbour k of consecutive particles is consecutive.
-    size_t stride_i() const { return Backend::kIsDevice ? 1 : size_t(capacity) + kSpare; }
-    size_t stride_k() const { return Backend::kIsDevice ? size_t(rows) : 1; }
+    uint slots_per_particle() const { return capacity + kSpare; }
     void layout(uint n) {
-      rows = n;
-      index.grow(size_t(n) * (size_t(capacity) + kSpare));
-      count.grow(n);
+      const uint block = 1u << kShift;
+      const size_t padded = (size_t(n) + block - 1) / block * block;
+      index.grow(padded * slots_per_particle());
+      count.grow(padded);
+      uint* c = count.data();
+      Backend::for_each(uint(padded - n), [=] TP_HD(uint k) { c[n + k] = 0u; });
     }
-    Slots slots() { return Slots{index.data(), count.data(), stride_i(), stride_k(), capacity}; }
+    Slots slots() { return Slots{index.data(), count.data(), slots_per_particle(), kShift, capacity}; }
     NeighborList view() const {
-      return NeighborList{index.data(), count.data(), uint(stride_i()), uint(stride_k())};
+      return NeighborList{index.data(), count.data(), slots_per_particle(), kShift};
     }
     // Room for the longest list found, and a quarter more.
     void fit(uint n) {
