@@ -10,7 +10,8 @@ namespace tp {
 // rho from the two sums below: sum_j W_ij over the fluid neighbours (i itself included)
 // and sum_b V_b W_ib over the boundary samples. For loops that gather the sums with other
 // terms (pbf_end_of_step).
-TP_HD TP_INLINE float density_from_sums(float fluid_w_sum, float boundary_volume, const StepConstants& c) {
+template <class R>
+TP_HD TP_INLINE R density_from_sums(R fluid_w_sum, R boundary_volume, const StepConstants& c) {
   return c.mass * fluid_w_sum + c.p.rest_density * boundary_volume;
 }
 
@@ -20,21 +21,25 @@ TP_HD TP_INLINE float density_from_sums(float fluid_w_sum, float boundary_volume
 // SPH", Eq. 6 (boundary samples contribute their volume times the rest density).
 // in: positions (fluid, boundary) and particle i's neighbour lists; returns the density at
 // x_i = fluid_pos[i] [kg/m^3].
-TP_HD TP_INLINE float sph_density(uint i, const Vec4* fluid_pos, const NeighborList& nl,
-                                  const BoundaryView& boundary, const StepConstants& c) {
-  const Vec3 xi = xyz(fluid_pos[i]);
+template <class I>
+TP_HD TP_INLINE RealOf<I> sph_density(I i, const Vec4* fluid_pos, const NeighborList& nl,
+                                      const BoundaryView& boundary, const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
+  const V xi = load_xyz(fluid_pos, i);
   const CubicKernel& W = c.kernel;
-  float fluid_sum = 0.0f;
-  for_each_listed(nl, i, fluid_pos, xi, W.h,
-                    [&](uint, Vec3, float r) { fluid_sum += W.w(r); });
-  float boundary_volume = 0.0f;
-  for_each_boundary_neighbor(boundary, i, xi, W.h,
-                    [&](uint b, Vec3, float r) { boundary_volume += boundary.sample[b].w * W.w(r); });
+  R fluid_sum = 0.0f;
+  for_each_listed(nl, i, fluid_pos, xi, W.h, [&](IndexOf<I>, const V&, R r) { fluid_sum += W.w(r); });
+  R boundary_volume = 0.0f;
+  for_each_boundary_neighbor(boundary, i, xi, W.h, [&](IndexOf<I> b, const V&, R r) {
+    boundary_volume += load_w(boundary.sample, b) * W.w(r);
+  });
   return density_from_sums(fluid_sum, boundary_volume, c);
 }
 
 // The density error a step reports for one particle: max(rho / rho0 - 1, 0).
-TP_HD TP_INLINE float compression(float density, const StepConstants& c) {
+template <class R>
+TP_HD TP_INLINE R compression(R density, const StepConstants& c) {
   return maxf(density / c.p.rest_density - 1.0f, 0.0f);
 }
 

@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "grid.h"
+#include "lanes.h"
 #include "neighbor_list.h"
 
 namespace tp {
@@ -51,8 +52,9 @@ TP_HD TP_INLINE bool inside_box(Vec3 x, Vec3 lo, Vec3 hi) {
 
 // Calls f(k, x_ik, r) for every boundary sample k (an index into sample, velocity and
 // pressure) within h of fluid particle i at x_i, from the particle's boundary list.
-template <class F>
-TP_HD TP_INLINE void for_each_boundary_neighbor(const BoundaryView& b, uint i, Vec3 xi, float h, F&& f) {
+// I is a particle index or Lanes16, V its Vec3Of (kernels/lanes.h).
+template <class I, class V, class F>
+TP_HD TP_INLINE void for_each_boundary_neighbor(const BoundaryView& b, I i, const V& xi, float h, F&& f) {
   for_each_listed(b.list, i, b.sample, xi, h, f);
 }
 

@@ -40,27 +40,30 @@ TP_HD TP_INLINE Vec3 pbf_project_to_walls(Vec3 x, Vec3 start, const StepConstant
 // is `pbf_relaxation` times the sum for a particle inside the initial lattice, so that it
 // means the same at every spacing.
 // in: predicted positions; out: *density (rho_i at x*); returns lambda_i.
-TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const NeighborList& nl,
-                                 const BoundaryView& b, const StepConstants& c, float* density) {
+template <class I>
+TP_HD TP_INLINE RealOf<I> pbf_lambda(I i, const Vec4* predicted, const NeighborList& nl,
+                                     const BoundaryView& b, const StepConstants& c,
+                                     RealOf<I>* density) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const Vec3 xi = xyz(predicted[i]);
+  const V xi = load_xyz(predicted, i);
   const float inv_rho0 = 1.0f / c.p.rest_density;
-  float rho = 0.0f, sum_grad2 = 0.0f;
-  Vec3 grad_i{0.0f, 0.0f, 0.0f};
-  for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
+  R rho = 0.0f, sum_grad2 = 0.0f;
+  V grad_i{R(0.0f), R(0.0f), R(0.0f)};
+  for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I>, const V& xij, R r) {
     rho += c.mass * W.w(r);
-    if (j == i) return;
-    const Vec3 grad_j = W.grad(xij, r) * (c.mass * inv_rho0);  // -grad_{x_j} C_i
+    const V grad_j = W.grad(xij, r) * (c.mass * inv_rho0);  // -grad_{x_j} C_i (0 for j = i)
     sum_grad2 += dot(grad_j, grad_j);
     grad_i += grad_j;
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
-    const float psi = c.p.rest_density * b.sample[k].w;
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
+    const R psi = c.p.rest_density * load_w(b.sample, k);
     rho += psi * W.w(r);
     grad_i += W.grad(xik, r) * (psi * inv_rho0);  // samples do not move: only grad_i
   });
   *density = rho;
-  const float C = maxf(rho * inv_rho0 - 1.0f, 0.0f);
+  const R C = maxf(rho * inv_rho0 - 1.0f, 0.0f);
   const float eps = c.p.pbf_relaxation * (c.mass * inv_rho0) * (c.mass * inv_rho0) * c.lattice_grad2;
   return -C / (sum_grad2 + dot(grad_i, grad_i) + eps);
 }
@@ -76,31 +79,33 @@ TP_HD TP_INLINE float pbf_lambda(uint i, const Vec4* predicted, const NeighborLi
 // artificial pressure it stands for, a force: as a fixed displacement per step it turns
 // into speed as 1/dt, and a resting pool at a fixed 0.5 ms step reached 8 m/s.
 // in: predicted positions, lambdas; returns dx_i.
-TP_HD TP_INLINE Vec3 pbf_correction(uint i, const Vec4* predicted, const float* lambda,
-                                    const NeighborList& nl, const BoundaryView& b,
-                                    const StepConstants& c) {
+template <class I>
+TP_HD TP_INLINE Vec3Of<I> pbf_correction(I i, const Vec4* predicted, const float* lambda,
+                                         const NeighborList& nl, const BoundaryView& b,
+                                         const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const Vec3 xi = xyz(predicted[i]);
+  const V xi = load_xyz(predicted, i);
   const float inv_rho0 = 1.0f / c.p.rest_density;
-  const float li = lambda[i];
+  const R li = load(lambda, i);
   const float inv_w_dq = 1.0f / W.w(c.p.pbf_scorr_dq * W.h);
   const float volume = c.mass * inv_rho0;
   constexpr float kReferenceStep = 0.005f;  // [s]
   const float step_scale = (c.dt * c.dt) / (kReferenceStep * kReferenceStep);
   const float k = c.p.pbf_scorr_k * step_scale / (volume * volume * c.lattice_grad2);
   const float n = c.p.pbf_scorr_n;
-  Vec3 dx{0.0f, 0.0f, 0.0f};
-  for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
-    if (j == i) return;
-    float s_corr = 0.0f;
+  V dx{R(0.0f), R(0.0f), R(0.0f)};
+  for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+    R s_corr = 0.0f;
     if (k > 0.0f) {
-      const float t = W.w(r) * inv_w_dq;
-      s_corr = -k * (n == 4.0f ? (t * t) * (t * t) : powf(t, n));  // n = 4 is the default
+      const R t = W.w(r) * inv_w_dq;
+      s_corr = -k * (n == 4.0f ? (t * t) * (t * t) : pow_lanes(t, n));  // n = 4 is the default
     }
-    dx += W.grad(xij, r) * (c.mass * (li + lambda[j] + s_corr));
+    dx += W.grad(xij, r) * (c.mass * (li + load(lambda, j) + s_corr));  // 0 for j = i
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint s, Vec3 xis, float r) {
-    dx += W.grad(xis, r) * (c.p.rest_density * b.sample[s].w * li);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> s, const V& xis, R r) {
+    dx += W.grad(xis, r) * (c.p.rest_density * load_w(b.sample, s) * li);
   });
   return dx * inv_rho0;
 }
@@ -121,16 +126,18 @@ TP_HD TP_INLINE Vec3 pbf_limit_correction(Vec3 dx, const StepConstants& c) {
 // Vorticity, the SPH curl omega_i = sum_j V_j grad_i W_ij x (v_j - v_i), V_j = m / rho_j
 // ([MM13, Eq. 15] writes the same with the gradient taken with respect to x_j).
 // in: predicted positions, velocities, 1/rho; returns omega_i.
-TP_HD TP_INLINE Vec3 pbf_vorticity(uint i, const Vec4* predicted, const Vec4* velocity,
-                                   const float* inv_density, const NeighborList& nl,
-                                   const StepConstants& c) {
+template <class I>
+TP_HD TP_INLINE Vec3Of<I> pbf_vorticity(I i, const Vec4* predicted, const Vec4* velocity,
+                                        const float* inv_density, const NeighborList& nl,
+                                        const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const Vec3 xi = xyz(predicted[i]);
-  const Vec3 vi = xyz(velocity[i]);
-  Vec3 omega{0.0f, 0.0f, 0.0f};
-  for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
-    if (j == i) return;
-    omega += cross(W.grad(xij, r), xyz(velocity[j]) - vi) * (c.mass * inv_density[j]);
+  const V xi = load_xyz(predicted, i);
+  const V vi = load_xyz(velocity, i);
+  V omega{R(0.0f), R(0.0f), R(0.0f)};
+  for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+    omega += cross(W.grad(xij, r), load_xyz(velocity, j) - vi) * (c.mass * load(inv_density, j));
   });
   return omega;
 }
@@ -147,36 +154,45 @@ TP_HD TP_INLINE Vec3 pbf_vorticity(uint i, const Vec4* predicted, const Vec4* ve
 // densities at x* are being computed in the same pass.
 // in: predicted positions, velocities from the displacement, vorticities (xyz of `omega`,
 // read only when `vorticity`), 1/rho; out: *density; returns v_i.
-TP_HD TP_INLINE Vec3 pbf_end_of_step(uint i, const Vec4* predicted, const Vec4* velocity,
-                                     const Vec4* omega, const float* inv_density,
-                                     const NeighborList& nl, const BoundaryView& b, bool vorticity,
-                                     const StepConstants& c, float* density) {
+template <class I>
+TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4* velocity,
+                                          const Vec4* omega, const float* inv_density,
+                                          const NeighborList& nl, const BoundaryView& b,
+                                          bool vorticity, const StepConstants& c,
+                                          RealOf<I>* density) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const Vec3 xi = xyz(predicted[i]);
-  const Vec3 vi = xyz(velocity[i]);
-  const float omega_i = vorticity ? length(xyz(omega[i])) : 0.0f;
+  const V xi = load_xyz(predicted, i);
+  const V vi = load_xyz(velocity, i);
+  const R zero(0.0f);
+  const V omega_i = vorticity ? load_xyz(omega, i) : V{zero, zero, zero};
+  const R omega_len = length(omega_i);
   const float nu = c.p.viscosity, eps = 0.01f * W.h * W.h;
-  float w_sum = 0.0f, boundary_volume = 0.0f;
-  Vec3 eta{0.0f, 0.0f, 0.0f}, smooth{0.0f, 0.0f, 0.0f}, a_visc{0.0f, 0.0f, 0.0f};
-  for_each_listed(nl, i, predicted, xi, W.h, [&](uint j, Vec3 xij, float r) {
-    const float w = W.w(r);
+  R w_sum = 0.0f, boundary_volume = 0.0f;
+  V eta{zero, zero, zero}, smooth{zero, zero, zero}, a_visc{zero, zero, zero};
+  for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+    const R w = W.w(r);
     w_sum += w;
-    if (j == i) return;
-    const float volume = c.mass * inv_density[j];
-    const Vec3 vj = xyz(velocity[j]);
-    if (vorticity) eta += W.grad(xij, r) * (volume * (length(xyz(omega[j])) - omega_i));
+    const R volume = c.mass * load(inv_density, j);
+    const V vj = load_xyz(velocity, j);
+    // (each term is 0 for j = i)
+    if (vorticity) eta += W.grad(xij, r) * (volume * (length(load_xyz(omega, j)) - omega_len));
     smooth += (vj - vi) * (volume * w);
     a_visc += viscous_pair_acceleration(W, nu, volume, vi, vj, xij, r, eps);
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
-    boundary_volume += b.sample[k].w * W.w(r);
-    a_visc += viscous_pair_acceleration(W, nu, b.sample[k].w, vi, xyz(b.velocity[k]), xik, r, eps);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
+    const R volume = load_w(b.sample, k);
+    boundary_volume += volume * W.w(r);
+    a_visc += viscous_pair_acceleration(W, nu, volume, vi, load_xyz(b.velocity, k), xik, r, eps);
   });
   *density = density_from_sums(w_sum, boundary_volume, c);
-  Vec3 v = vi + smooth * c.p.pbf_xsph + a_visc * c.dt;
-  const float eta_len = length(eta);
-  if (vorticity && eta_len > 1e-12f)
-    v += cross(eta / eta_len, xyz(omega[i])) * (c.p.pbf_vorticity * c.dt);
+  V v = vi + smooth * c.p.pbf_xsph + a_visc * c.dt;
+  if (vorticity) {
+    const R eta_len = length(eta);
+    const V n = eta * select(eta_len > 1e-12f, 1.0f / eta_len, zero);
+    v += cross(n, omega_i) * (c.p.pbf_vorticity * c.dt);
+  }
   return v;
 }
 

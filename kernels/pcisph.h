@@ -27,24 +27,27 @@ TP_HD TP_INLINE float pcisph_delta_from_sum(float delta_sum, const StepConstants
 
 // sph_density's density of particle i and, in the same pass, delta's neighbour sum
 // (*delta_sum, at least the full lattice's).
-TP_HD TP_INLINE float pcisph_density_and_delta_sum(uint i, const Vec4* x, const NeighborList& nl,
-                                                   const BoundaryView& b, const StepConstants& c,
-                                                   float* delta_sum) {
-  const Vec3 xi = xyz(x[i]);
+template <class I>
+TP_HD TP_INLINE RealOf<I> pcisph_density_and_delta_sum(I i, const Vec4* x, const NeighborList& nl,
+                                                       const BoundaryView& b, const StepConstants& c,
+                                                       RealOf<I>* delta_sum) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
+  const V xi = load_xyz(x, i);
   const CubicKernel& W = c.kernel;
-  float fluid_sum = 0.0f, boundary_volume = 0.0f, sum2 = 0.0f;
-  Vec3 sum{0.0f, 0.0f, 0.0f};
-  auto add = [&](Vec3 d, float r) {
-    const Vec3 gw = W.grad(d, r);
+  R fluid_sum = 0.0f, boundary_volume = 0.0f, sum2 = 0.0f;
+  V sum{R(0.0f), R(0.0f), R(0.0f)};
+  auto add = [&](const V& d, R r) {
+    const V gw = W.grad(d, r);
     sum = sum + gw;
     sum2 += dot(gw, gw);
   };
-  for_each_listed(nl, i, x, xi, W.h, [&](uint j, Vec3 d, float r) {
+  for_each_listed(nl, i, x, xi, W.h, [&](IndexOf<I>, const V& d, R r) {
     fluid_sum += W.w(r);
-    if (j != i) add(d, r);
+    add(d, r);  // 0 for j = i
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 d, float r) {
-    boundary_volume += b.sample[k].w * W.w(r);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& d, R r) {
+    boundary_volume += load_w(b.sample, k) * W.w(r);
     add(d, r);
   });
   *delta_sum = maxf(dot(sum, sum) + sum2, c.lattice_grad2);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "common.h"
+#include "lanes.h"
 
 namespace tp {
 
@@ -31,24 +32,30 @@ struct CubicKernel {
   // W(r), r >= 0. [Monaghan 1992, Eq. 2.6] with q = r / h in [0, 1]: 6q^3 - 6q^2 + 1 for
   // q <= 1/2, 2(1 - q)^3 beyond. Written without a branch as 2 (1 - q)^3 - 8 (1/2 - q)^3,
   // each cube clipped at zero: the two pieces agree there, and a branch on q mispredicts
-  // for about one neighbour in eight.
-  TP_HD TP_INLINE float w(float r) const {
-    const float q = r * inv_h;
-    const float a = maxf(1.0f - q, 0.0f), b = maxf(0.5f - q, 0.0f);
+  // for about one neighbour in eight. R is float, or 16 lanes (kernels/lanes.h); so below.
+  template <class R>
+  TP_HD TP_INLINE R w(R r) const {
+    const R q = r * inv_h;
+    const R a = maxf(1.0f - q, 0.0f), b = maxf(0.5f - q, 0.0f);
     return k * (2.0f * a * a * a - 8.0f * b * b * b);
   }
 
   // grad W(x) for x = x_i - x_j, r = |x|. The derivative of w() above, times x / r.
-  TP_HD TP_INLINE Vec3 grad(Vec3 x, float r) const { return grad(x, r, r > 1e-9f ? 1.0f / r : 0.0f); }
+  template <class V, class R>
+  TP_HD TP_INLINE V grad(const V& x, R r) const {
+    return grad(x, r, select(r > 1e-9f, 1.0f / r, R(0.0f)));
+  }
   // The same with 1 / r supplied by a caller that has it already (0 for r = 0).
   // dW/dq = l q (3q - 2) for q <= 1/2 and -l (1 - q)^2 beyond; without a branch, as
-  // l (4 (1/2 - q)^2 - (1 - q)^2) with both clipped at zero.
-  TP_HD TP_INLINE Vec3 grad(Vec3 x, float r, float inv_r) const {
-    const float q = r * inv_h;
-    if (r < 1e-9f) return Vec3{0.0f, 0.0f, 0.0f};
-    const float a = maxf(1.0f - q, 0.0f), b = maxf(0.5f - q, 0.0f);
-    const float dwdq = l * (4.0f * b * b - a * a);
-    return x * (dwdq * inv_h * inv_r);
+  // l (4 (1/2 - q)^2 - (1 - q)^2) with both clipped at zero. Zero for r < 1e-9: the self
+  // pair, and particles on top of each other, exert no force.
+  template <class V, class R>
+  TP_HD TP_INLINE V grad(const V& x, R r, R inv_r) const {
+    const R q = r * inv_h;
+    const R a = maxf(1.0f - q, 0.0f), b = maxf(0.5f - q, 0.0f);
+    const R dwdq = l * (4.0f * b * b - a * a);
+    const R zero(0.0f);
+    return select(r < 1e-9f, V{zero, zero, zero}, x * (dwdq * inv_h * inv_r));
   }
 };
 

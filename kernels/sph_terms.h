@@ -10,67 +10,79 @@ namespace tp {
 
 // Symmetric pressure force per unit grad W between fluid particles i and j
 // [Becker & Teschner 2007, Sec. 3]: -m (p_i/rho_i^2 + p_j/rho_j^2), from p/rho^2 terms.
-TP_HD TP_INLINE float pressure_pair(float mass, float pi_term, float pj_term) {
+// (R: float or 16 lanes, kernels/lanes.h; so for every term below.)
+template <class R>
+TP_HD TP_INLINE R pressure_pair(float mass, R pi_term, R pj_term) {
   return -mass * (pi_term + pj_term);
 }
 
 // The same against a boundary sample of mass psi_b = rho0 V_b carrying the pressure p_b
 // extrapolated from the fluid [Akinci et al. 2012, Eq. 10; Adami et al. 2012, Eq. 27].
-TP_HD TP_INLINE float boundary_pressure_pair(float psi, float pi_term, float pb, float inv_rho0_2) {
+template <class R>
+TP_HD TP_INLINE R boundary_pressure_pair(R psi, R pi_term, R pb, float inv_rho0_2) {
   return -psi * (pi_term + pb * inv_rho0_2);
 }
 
 // Laplacian viscosity per unit grad W [Monaghan 2005; Koschier et al. 2019, Eq. 23]:
 //   2 (d + 2) nu V_j (v_ij . x_ij) / (|x_ij|^2 + 0.01 h^2), d = 3, V_j = m_j / rho_j.
-TP_HD TP_INLINE float viscosity_pair(float nu, float volume_j, float vx, float inv_r2) {
+template <class R>
+TP_HD TP_INLINE R viscosity_pair(float nu, R volume_j, R vx, R inv_r2) {
   return 10.0f * nu * volume_j * vx * inv_r2;
 }
 
 // Pressure acceleration of particle i at its current position, from per-particle p/rho^2
 // terms (`pressure_term`) and the boundary samples' pressures.
 // in: positions, pressure terms, boundary pressures; returns a_p.
-TP_HD TP_INLINE Vec3 pressure_acceleration(uint i, const Vec4* position, const float* pressure_term,
-                                           const NeighborList& nl, const BoundaryView& b,
-                                           const StepConstants& c) {
+template <class I>
+TP_HD TP_INLINE Vec3Of<I> pressure_acceleration(I i, const Vec4* position, const float* pressure_term,
+                                                const NeighborList& nl, const BoundaryView& b,
+                                                const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const Vec3 xi = xyz(position[i]);
-  const float pi_term = pressure_term[i];
-  Vec3 a{0.0f, 0.0f, 0.0f};
-  for_each_listed(nl, i, position, xi, W.h, [&](uint j, Vec3 xij, float r) {
-    if (j != i) a += W.grad(xij, r) * pressure_pair(c.mass, pi_term, pressure_term[j]);
+  const V xi = load_xyz(position, i);
+  const R pi_term = load(pressure_term, i);
+  V a{R(0.0f), R(0.0f), R(0.0f)};
+  for_each_listed(nl, i, position, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+    a += W.grad(xij, r) * pressure_pair(c.mass, pi_term, load(pressure_term, j));  // 0 for j = i
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
-    const float psi = c.p.rest_density * b.sample[k].w;
-    a += W.grad(xik, r) * boundary_pressure_pair(psi, pi_term, b.pressure[k], inv_rho0_2);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
+    const R psi = c.p.rest_density * load_w(b.sample, k);
+    a += W.grad(xik, r) * boundary_pressure_pair(psi, pi_term, load(b.pressure, k), inv_rho0_2);
   });
   return a;
 }
 
 // One pair's viscous acceleration, neighbour (particle or wall sample) of volume V_j
 // moving at v_j: grad W_ij times viscosity_pair. eps = 0.01 h^2.
-TP_HD TP_INLINE Vec3 viscous_pair_acceleration(const CubicKernel& W, float nu, float volume_j, Vec3 vi,
-                                                Vec3 vj, Vec3 xij, float r, float eps) {
+template <class V, class R>
+TP_HD TP_INLINE V viscous_pair_acceleration(const CubicKernel& W, float nu, R volume_j, const V& vi,
+                                            const V& vj, const V& xij, R r, float eps) {
   return W.grad(xij, r) * viscosity_pair(nu, volume_j, dot(vi - vj, xij), 1.0f / (r * r + eps));
 }
 
 // Viscous acceleration of particle i (walls and obstacles take part with their velocity:
 // no-slip).
 // in: positions, velocities, 1/rho; returns a_visc.
-TP_HD TP_INLINE Vec3 viscous_acceleration(uint i, const FluidView& f, const NeighborList& nl,
-                                          const BoundaryView& b, const StepConstants& c) {
+template <class I>
+TP_HD TP_INLINE Vec3Of<I> viscous_acceleration(I i, const FluidView& f, const NeighborList& nl,
+                                               const BoundaryView& b, const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const float nu = c.p.viscosity;
-  if (nu <= 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
+  V a{R(0.0f), R(0.0f), R(0.0f)};
+  if (nu <= 0.0f) return a;
   const CubicKernel& W = c.kernel;
-  const Vec3 xi = xyz(f.position[i]);
-  const Vec3 vi = xyz(f.velocity[i]);
+  const V xi = load_xyz(f.position, i);
+  const V vi = load_xyz(f.velocity, i);
   const float eps = 0.01f * W.h * W.h;
-  Vec3 a{0.0f, 0.0f, 0.0f};
-  for_each_listed(nl, i, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
-    if (j != i) a += viscous_pair_acceleration(W, nu, c.mass * f.inv_density[j], vi, xyz(f.velocity[j]), xij, r, eps);
+  for_each_listed(nl, i, f.position, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+    a += viscous_pair_acceleration(W, nu, c.mass * load(f.inv_density, j), vi, load_xyz(f.velocity, j),
+                                   xij, r, eps);  // 0 for j = i
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
-    a += viscous_pair_acceleration(W, nu, b.sample[k].w, vi, xyz(b.velocity[k]), xik, r, eps);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
+    a += viscous_pair_acceleration(W, nu, load_w(b.sample, k), vi, load_xyz(b.velocity, k), xik, r, eps);
   });
   return a;
 }

@@ -51,12 +51,15 @@ TP_HD TP_INLINE float boundary_pressure(uint b, const FluidView& f, const GridVi
 // boundary_pressure(), Laplacian viscosity with no-slip walls) plus WCSPH's artificial
 // viscosity.
 // in: fluid position/velocity/density/pressure, boundary samples; out: returned value.
-TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const NeighborList& nl,
-                                        const BoundaryView& b, const StepConstants& c) {
+template <class I>
+TP_HD TP_INLINE Vec3Of<I> wcsph_acceleration(I i, const FluidView& f, const NeighborList& nl,
+                                             const BoundaryView& b, const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const Vec3 xi = xyz(f.position[i]);
-  const Vec3 vi = xyz(f.velocity[i]);
-  const float pi_term = f.pressure_term[i];
+  const V xi = load_xyz(f.position, i);
+  const V vi = load_xyz(f.velocity, i);
+  const R pi_term = load(f.pressure_term, i);
   const float eps = 0.01f * W.h * W.h;
   const float nu = c.p.viscosity;
   // Artificial viscosity between approaching particles [BT07, Eq. 11]:
@@ -64,24 +67,23 @@ TP_HD TP_INLINE Vec3 wcsph_acceleration(uint i, const FluidView& f, const Neighb
   // with rho_i + rho_j taken as 2 rho0 (they differ by the compression, ~1 %), which saves
   // a division per neighbour.
   const float art = c.p.alpha * c.spacing * c.sound_speed / c.p.rest_density;
-  Vec3 a{0.0f, 0.0f, 0.0f};
-  for_each_listed(nl, i, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
-    if (j == i) return;
-    const float inv_r = 1.0f / r;  // unused by grad() when r is 0
-    const Vec3 grad = W.grad(xij, r, inv_r);
-    const Vec3 vij = vi - xyz(f.velocity[j]);
-    const float vx = dot(vij, xij);
-    const float inv_r2 = 1.0f / (r * r + eps);
-    const float artificial = vx < 0.0f ? c.mass * art * vx * inv_r2 : 0.0f;
-    const float s = pressure_pair(c.mass, pi_term, f.pressure_term[j]) + artificial +
-                    viscosity_pair(nu, c.mass * f.inv_density[j], vx, inv_r2);
+  V a{R(0.0f), R(0.0f), R(0.0f)};
+  for_each_listed(nl, i, f.position, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+    const R inv_r = 1.0f / r;  // unused by grad() when r is 0
+    const V grad = W.grad(xij, r, inv_r);  // 0 for j = i
+    const V vij = vi - load_xyz(f.velocity, j);
+    const R vx = dot(vij, xij);
+    const R inv_r2 = 1.0f / (r * r + eps);
+    const R artificial = select(vx < 0.0f, c.mass * art * vx * inv_r2, R(0.0f));
+    const R s = pressure_pair(c.mass, pi_term, load(f.pressure_term, j)) + artificial +
+                viscosity_pair(nu, c.mass * load(f.inv_density, j), vx, inv_r2);
     a += grad * s;
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, Vec3 xik, float r) {
-    const float psi = c.p.rest_density * b.sample[k].w;
-    const float s = boundary_pressure_pair(psi, pi_term, b.pressure[k], inv_rho0_2) +
-                    viscosity_pair(nu, b.sample[k].w, dot(vi - xyz(b.velocity[k]), xik), 1.0f / (r * r + eps));
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
+    const R volume = load_w(b.sample, k);
+    const R s = boundary_pressure_pair(c.p.rest_density * volume, pi_term, load(b.pressure, k), inv_rho0_2) +
+                viscosity_pair(nu, volume, dot(vi - load_xyz(b.velocity, k), xik), 1.0f / (r * r + eps));
     a += W.grad(xik, r) * s;
   });
   return a;

@@ -10,12 +10,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/common.h"
+#include "kernels/lanes.h"
 #include "sim/simulation.h"
 
 namespace tp {
@@ -89,6 +91,38 @@ struct CpuBackend {
   static void for_each(uint n, F f) {
 #pragma omp parallel for schedule(dynamic, kForEachChunk) if (n >= kParallelThreshold)
     for (long long i = 0; i < (long long)n; ++i) f(uint(i));
+  }
+
+  // Whether for_each_lanes runs 16 particles a call where the build can (the default).
+  // TIDEPOOL_SCALAR=1 in the environment turns that off, to time the scalar loops CUDA's
+  // threads run in the same binary; set_lanes(false) does too (the tests that compare the
+  // two paths).
+  static bool lanes_enabled() { return lanes_flag(); }
+  static void set_lanes(bool on) { lanes_flag() = on; }
+  static bool& lanes_flag() {
+    static bool on = [] {
+      const char* v = std::getenv("TIDEPOOL_SCALAR");
+      return !(v && *v && std::string(v) != "0");
+    }();
+    return on;
+  }
+
+  // f(i) for every particle i in [0, n): 16 particles a call where the build has AVX-512
+  // (i is a Lanes16, and f a kernel written for lanes: kernels/lanes.h), one a call
+  // otherwise. Scheduled as for_each.
+  template <class F>
+  static void for_each_lanes(uint n, F f) {
+#if TP_LANES16
+    if (!lanes_enabled()) return for_each(n, f);
+    const long long blocks = (long long)((n + 15u) / 16u);
+#pragma omp parallel for schedule(dynamic, kForEachChunk / 16) if (n >= kParallelThreshold)
+    for (long long b = 0; b < blocks; ++b) {
+      const uint base = uint(b) * 16u, left = n - base;
+      f(Lanes16{base, _cvtu32_mask16(left >= 16u ? 0xFFFFu : (1u << left) - 1u)});
+    }
+#else
+    for_each(n, f);
+#endif
   }
 
   // In-place exclusive prefix sum over data[0, n); data[n] receives the total. The team may

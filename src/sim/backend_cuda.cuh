@@ -177,6 +177,11 @@ struct CudaBackend {
     for_each_kernel<<<(n + kBlockSize - 1) / kBlockSize, kBlockSize>>>(n, f);
     cuda_check(cudaGetLastError(), "kernel launch");
   }
+  // One thread a particle (the CPU runs 16 particles a call: kernels/lanes.h).
+  template <class F>
+  static void for_each_lanes(uint n, F f) {
+    for_each(n, f);
+  }
 
   // par_nosync: the scan's result stays on the device for the kernels after it (same
   // stream, in order), so the host need not wait; a caller that reads data[n] copies it,

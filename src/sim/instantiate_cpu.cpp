@@ -9,8 +9,9 @@
 namespace tp {
 
 BackendInfo CpuBackend::describe() {
+  const std::string lanes = TP_LANES16 && lanes_enabled() ? ", AVX-512: 16 particles a loop" : "";
   return BackendInfo{BackendKind::Cpu,
-                     "CPU (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)"};
+                     "CPU (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads" + lanes + ")"};
 }
 
 template class SimulationImpl<CpuBackend>;

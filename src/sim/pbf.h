@@ -54,12 +54,12 @@ void pbf_solve(SimulationImpl<B>& sim) {
   constexpr int kMinIterations = 2;
   int it = 0;
   while (it < cap) {
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      float rho;
-      lambda[i] = pbf_lambda(i, predicted, nl, b, k, &rho);
-      f.density[i] = rho;
-      f.inv_density[i] = 1.0f / rho;
-      f.scratch[i] = compression(rho, k);
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      RealOf<decltype(i)> rho;
+      store(lambda, i, pbf_lambda(i, predicted, nl, b, k, &rho));
+      store(f.density, i, rho);
+      store(f.inv_density, i, 1.0f / rho);
+      store(f.scratch, i, compression(rho, k));
     });
     double error = 0.0;
     if (it == 0 || tolerance > 0.0) {
@@ -67,9 +67,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
       error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
     }
     if (it == 0) first_error = error;  // the compression the prediction had
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      dx[i] = make_vec4(pbf_correction(i, predicted, lambda, nl, b, k), 0.0f);
-    });
+    B::for_each_lanes(f.n, TP_LANES(i) { store_xyz(dx, i, pbf_correction(i, predicted, lambda, nl, b, k)); });
     B::for_each(f.n, [=] TP_HD(uint i) {
       const Vec3 x = xyz(predicted[i]) + pbf_limit_correction(xyz(dx[i]), k);
       predicted[i] = make_vec4(pbf_project_to_walls(x, xyz(f.position[i]), k), 0.0f);
@@ -99,18 +97,17 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
   const bool vorticity = k.p.pbf_vorticity > 0.0f;
   // omega uses 1/rho of the last constraint pass, as the end-of-step pass does.
   if (vorticity)
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      omega[i] = make_vec4(pbf_vorticity(i, predicted, f.velocity, f.inv_density, nl, k), 0.0f);
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      store_xyz(omega, i, pbf_vorticity(i, predicted, f.velocity, f.inv_density, nl, k));
     });
   float* new_inv_density = sim.fluid.spare_f.data();
   Vec4* out = sim.fluid.spare4.data();
-  B::for_each(f.n, [=] TP_HD(uint i) {
-    float rho;
-    const Vec3 v = pbf_end_of_step(i, predicted, f.velocity, omega, f.inv_density, nl, b, vorticity, k, &rho);
-    out[i] = make_vec4(v, 0.0f);
-    f.density[i] = rho;
-    f.scratch[i] = compression(rho, k);
-    new_inv_density[i] = 1.0f / rho;
+  B::for_each_lanes(f.n, TP_LANES(i) {
+    RealOf<decltype(i)> rho;
+    store_xyz(out, i, pbf_end_of_step(i, predicted, f.velocity, omega, f.inv_density, nl, b, vorticity, k, &rho));
+    store(f.density, i, rho);
+    store(f.scratch, i, compression(rho, k));
+    store(new_inv_density, i, 1.0f / rho);
   });
   sim.fluid.inv_density.swap(sim.fluid.spare_f);
   sim.record_state_error();

@@ -18,12 +18,12 @@ void pcisph_density(SimulationImpl<B>& sim) {
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
   float* delta_sum = sim.fluid.spare_f.data();
-  B::for_each(f.n, [=] TP_HD(uint i) {
-    float s;
-    const float rho = pcisph_density_and_delta_sum(i, f.position, nl, b, k, &s);
-    f.density[i] = rho;
-    f.scratch[i] = compression(rho, k);
-    delta_sum[i] = s;
+  B::for_each_lanes(f.n, TP_LANES(i) {
+    RealOf<decltype(i)> s;
+    const auto rho = pcisph_density_and_delta_sum(i, f.position, nl, b, k, &s);
+    store(f.density, i, rho);
+    store(f.scratch, i, compression(rho, k));
+    store(delta_sum, i, s);
   });
   sim.density_computed();
 }
@@ -99,8 +99,8 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   auto pressure_force = [&] {
     B::for_each(f.n, [=] TP_HD(uint i) { f.pressure_term[i] = f.pressure[i] * inv_rho0 * inv_rho0; });
     B::for_each(b.n, [=] TP_HD(uint s) { b.pressure[s] = boundary_pressure(s, f, g, b, k); });
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      a_p[i] = make_vec4(pressure_acceleration(i, f.position, f.pressure_term, nl, b, k), 0.0f);
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      store_xyz(a_p, i, pressure_acceleration(i, f.position, f.pressure_term, nl, b, k));
     });
   };
   pressure_force();
@@ -120,10 +120,10 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
     B::for_each(f.n, [=] TP_HD(uint i) {
       predicted[i] = make_vec4(pcisph_predict(i, f, a_p, k), 0.0f);
     });
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      const float rho = sph_density(i, predicted, nl, b, k);
-      predicted_density[i] = rho;
-      f.scratch[i] = compression(rho, k);
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      const auto rho = sph_density(i, predicted, nl, b, k);
+      store(predicted_density, i, rho);
+      store(f.scratch, i, compression(rho, k));
     });
     out.error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
     const float worst = B::reduce_max(f.n, 0.0f, [=] TP_HD(uint i) { return err[i]; });

@@ -31,11 +31,8 @@ void wcsph_forces(SimulationImpl<B>& sim) {
   const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
-  B::for_each(f.n, [=] TP_HD(uint i) {
-    const Vec3 a = wcsph_acceleration(i, f, nl, b, k) +
-                   body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k);
-    f.acceleration[i] = make_vec4(a, 0.0f);
-  });
+  B::for_each_lanes(f.n, TP_LANES(i) { store_xyz(f.acceleration, i, wcsph_acceleration(i, f, nl, b, k)); });
+  sim.add_body_accelerations();
 }
 
 // The time step from this step's speeds, accelerations and compression, then the move.

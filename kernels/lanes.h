@@ -1,0 +1,68 @@
+// Lanes: the neighbour loops written once for one particle (CUDA's thread, the CPU's
+// scalar loop) and for 16 particles at once (the CPU backend built with AVX-512).
+//
+// A kernel that loops over neighbours is a template on its particle index I: uint for
+// one particle, Lanes16 for 16 consecutive ones (kernels/lanes_avx512.h). Its numbers are
+// RealOf<I> (float or F16, 16 floats) and its vectors Vec3Of<I> (Vec3 or Vec3x16), and
+// it reads the particle arrays with load / load_xyz / load_w, which take a particle index
+// or, inside the loop, a neighbour index (uint, or Index16: 16 of them). The same source
+// then compiles to the scalar code CUDA runs and to AVX-512 code that does 16 pairs with
+// each instruction; the solver drivers call it through Backend::for_each_lanes and
+// TP_LANES.
+//
+// The rule that makes one source serve both: a pair term must vanish when W and grad W
+// do. The 16-lane loop runs to the longest list of the 16 particles and feeds the lanes
+// past their own list, and any neighbour that moved out of reach, a pair at distance 2h
+// with x_ij = 0 (neighbour index 0), where W = 0 and grad W = 0 exactly, instead of
+// skipping it. So a kernel body has no branch on the pair, and the self pair (r = 0,
+// grad W = 0) needs no test either.
+#pragma once
+
+#include "common.h"
+
+namespace tp {
+
+template <class I>
+struct LaneTypes;
+template <>
+struct LaneTypes<uint> {
+  using Real = float;
+  using Vec = Vec3;
+  using Index = uint;  // a neighbour's index
+};
+template <class I>
+using RealOf = typename LaneTypes<I>::Real;
+template <class I>
+using Vec3Of = typename LaneTypes<I>::Vec;
+template <class I>
+using IndexOf = typename LaneTypes<I>::Index;
+
+TP_HD TP_INLINE float load(const float* a, uint i) { return a[i]; }
+TP_HD TP_INLINE Vec3 load_xyz(const Vec4* a, uint i) { return xyz(a[i]); }
+TP_HD TP_INLINE float load_w(const Vec4* a, uint i) { return a[i].w; }
+TP_HD TP_INLINE void store(float* a, uint i, float v) { a[i] = v; }
+// Writes xyz with w = 0.
+TP_HD TP_INLINE void store_xyz(Vec4* a, uint i, Vec3 v) { a[i] = make_vec4(v, 0.0f); }
+
+TP_HD TP_INLINE float select(bool c, float a, float b) { return c ? a : b; }
+TP_HD TP_INLINE Vec3 select(bool c, Vec3 a, Vec3 b) { return c ? a : b; }
+TP_HD TP_INLINE float sqrt_lanes(float v) { return sqrtf(v); }
+TP_HD TP_INLINE float pow_lanes(float v, float e) { return powf(v, e); }
+
+}  // namespace tp
+
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+#define TP_LANES16 1
+#include "lanes_avx512.h"
+#else
+#define TP_LANES16 0
+#endif
+
+// The parameter list of a lambda that for_each_lanes calls: a generic lambda on the CPU
+// (called with uint or Lanes16), one taking uint under nvcc, whose device lambdas cannot
+// be generic.
+#if defined(__CUDACC__)
+#define TP_LANES(i) [=] TP_HD(uint i)
+#else
+#define TP_LANES(i) [=](auto i)
+#endif
