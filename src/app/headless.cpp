@@ -114,9 +114,11 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
                    (long long)step + 1, double(step + 1) / wall);
     }
   }
+  // The statistics first: they may measure the last step's density (a timed phase), which
+  // the wall time must then include, or the phases could add up to more than it.
+  const RunStats stats = sim.stats();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   *wall_out = wall;
-  const RunStats stats = sim.stats();
   if (stop_signal() && stop_reason.empty()) stop_reason = signal_text(stop_signal());
   if (recorder.skipped())
     std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
