@@ -21,11 +21,14 @@ namespace tp {
 // which PCISPH, switched to, finds compressed and blows apart. Pushing a particle that
 // another solver left closer out to half a spacing at once would fling it (1.3 m/s after
 // a switch from PCISPH): it leaves at the pace the density constraint sets.
-TP_HD TP_INLINE Vec3 pbf_project_to_walls(Vec3 x, Vec3 start, const StepConstants& c) {
+// (V: Vec3, or 16 lanes: kernels/lanes.h; so for pbf_limit_correction.)
+template <class V>
+TP_HD TP_INLINE V pbf_project_to_walls(V x, const V& start, const StepConstants& c) {
+  using R = decltype(x.x);
   const float lo_limit = 0.01f * c.spacing, hi_limit = 0.5f * c.spacing;
-  auto axis = [&](float& xa, float sa, float lo, float hi) {
-    const float d_lo = minf(maxf(sa - lo, lo_limit), hi_limit);
-    const float d_hi = minf(maxf(hi - sa, lo_limit), hi_limit);
+  auto axis = [&](R& xa, R sa, float lo, float hi) {
+    const R d_lo = minf(maxf(sa - lo, lo_limit), hi_limit);
+    const R d_hi = minf(maxf(hi - sa, lo_limit), hi_limit);
     xa = minf(maxf(xa, lo + d_lo), hi - d_hi);
   };
   axis(x.x, start.x, c.tank_lo.x, c.tank_hi.x);
@@ -117,10 +120,11 @@ TP_HD TP_INLINE Vec3Of<I> pbf_correction(I i, const Vec4* predicted, const float
 // at any speed (the CFL step then shrank, making the next ones faster). A quarter spacing
 // lets three iterations undo a 75 % overlap in one step; at the usual steps no correction
 // comes near it (the default dam break's figures are unchanged to 0.5 %).
-TP_HD TP_INLINE Vec3 pbf_limit_correction(Vec3 dx, const StepConstants& c) {
+template <class V>
+TP_HD TP_INLINE V pbf_limit_correction(const V& dx, const StepConstants& c) {
   const float limit = 0.25f * c.spacing;
-  const float len2 = dot(dx, dx);
-  return len2 > limit * limit ? dx * (limit / sqrtf(len2)) : dx;
+  const auto len2 = dot(dx, dx);
+  return select(len2 > limit * limit, dx * (limit / sqrt_lanes(len2)), dx);
 }
 
 // Vorticity, the SPH curl omega_i = sum_j V_j grad_i W_ij x (v_j - v_i), V_j = m / rho_j

@@ -68,9 +68,9 @@ void pbf_solve(SimulationImpl<B>& sim) {
     }
     if (it == 0) first_error = error;  // the compression the prediction had
     B::for_each_lanes(f.n, TP_LANES(i) { store_xyz(dx, i, pbf_correction(i, predicted, lambda, nl, b, k)); });
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      const Vec3 x = xyz(predicted[i]) + pbf_limit_correction(xyz(dx[i]), k);
-      predicted[i] = make_vec4(pbf_project_to_walls(x, xyz(f.position[i]), k), 0.0f);
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      const auto x = load_xyz(predicted, i) + pbf_limit_correction(load_xyz(dx, i), k);
+      store_xyz(predicted, i, pbf_project_to_walls(x, load_xyz(f.position, i), k));
     });
     ++it;
     if (tolerance > 0.0 && it >= kMinIterations && error <= tolerance) break;
