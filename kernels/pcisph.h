@@ -72,16 +72,18 @@ TP_HD TP_INLINE float pcisph_holding_step(const StepConstants& c, float depth, f
 
 // Predicted position [SP09, Alg. 2]: v* = v + dt (a_nonpressure + a_pressure), x* = x + dt v*.
 // in: position, velocity, a_nonpressure (acceleration), a_pressure; out: returned x*.
-TP_HD TP_INLINE Vec3 pcisph_predict(uint i, const FluidView& f, const Vec4* a_pressure,
-                                    const StepConstants& c) {
-  const Vec3 v = xyz(f.velocity[i]) + (xyz(f.acceleration[i]) + xyz(a_pressure[i])) * c.dt;
-  return xyz(f.position[i]) + v * c.dt;
+// (I: a particle index or 16 lanes, kernels/lanes.h; R below: float or 16 lanes.)
+template <class I>
+TP_HD TP_INLINE Vec3Of<I> pcisph_predict(I i, const FluidView& f, const Vec4* a_pressure,
+                                         const StepConstants& c) {
+  const Vec3Of<I> v = load_xyz(f.velocity, i) + (load_xyz(f.acceleration, i) + load_xyz(a_pressure, i)) * c.dt;
+  return load_xyz(f.position, i) + v * c.dt;
 }
 
 // Pressure correction [SP09, Alg. 2]: p += delta (rho* - rho0), kept >= 0 so that the free
 // surface does not pull. Returns the new pressure.
-TP_HD TP_INLINE float pcisph_pressure(float pressure, float predicted_density, float delta,
-                                      const StepConstants& c) {
+template <class R>
+TP_HD TP_INLINE R pcisph_pressure(R pressure, R predicted_density, R delta, const StepConstants& c) {
   return maxf(pressure + delta * (predicted_density - c.p.rest_density), 0.0f);
 }
 

@@ -94,13 +94,16 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   B::for_each(f.n, [=] TP_HD(uint i) {
     delta[i] = pcisph_delta_from_sum(delta[i], k);
     f.pressure[i] = 0.0f;
+    f.pressure_term[i] = 0.0f;
   });
   const float inv_rho0 = 1.0f / k.p.rest_density;
+  // The pressure force from the pressures (their p/rho0^2 terms already written), and in
+  // the same pass the positions it predicts.
   auto pressure_force = [&] {
-    B::for_each(f.n, [=] TP_HD(uint i) { f.pressure_term[i] = f.pressure[i] * inv_rho0 * inv_rho0; });
     B::for_each(b.n, [=] TP_HD(uint s) { b.pressure[s] = boundary_pressure(s, f, g, b, k); });
     B::for_each_lanes(f.n, TP_LANES(i) {
       store_xyz(a_p, i, pressure_acceleration(i, f.position, f.pressure_term, nl, b, k));
+      store_xyz(predicted, i, pcisph_predict(i, f, a_p, k));
     });
   };
   pressure_force();
@@ -117,9 +120,6 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   double best_error = 1e30;
   int best_iteration = 0;
   for (out.iterations = 1;; ++out.iterations) {
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      predicted[i] = make_vec4(pcisph_predict(i, f, a_p, k), 0.0f);
-    });
     B::for_each_lanes(f.n, TP_LANES(i) {
       const auto rho = sph_density(i, predicted, nl, b, k);
       store(predicted_density, i, rho);
@@ -131,19 +131,31 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
       out.converged = true;
       return out;
     }
-    if (out.error < best_error) {
+    const bool keep = out.error < best_error;  // the best pressures so far: kept below
+    if (keep) {
       best_error = out.error;
       best_iteration = out.iterations;
-      B::for_each(f.n, [=] TP_HD(uint i) { best[i] = f.pressure[i]; });
     }
-    if (out.iterations >= k.p.pcisph_max_iterations) break;
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      f.pressure[i] = pcisph_pressure(f.pressure[i], predicted_density[i], delta[i], k);
+    if (out.iterations >= k.p.pcisph_max_iterations) {
+      if (keep) B::for_each(f.n, [=] TP_HD(uint i) { best[i] = f.pressure[i]; });
+      break;
+    }
+    // The correction, with the copy of the best pressures and the p/rho0^2 terms of the
+    // pressure force in the same pass.
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      const auto p = load(f.pressure, i);
+      if (keep) store(best, i, p);
+      const auto corrected = pcisph_pressure(p, load(predicted_density, i), load(delta, i), k);
+      store(f.pressure, i, corrected);
+      store(f.pressure_term, i, corrected * (inv_rho0 * inv_rho0));
     });
     pressure_force();
   }
   if (best_iteration != out.iterations) {
-    B::for_each(f.n, [=] TP_HD(uint i) { f.pressure[i] = best[i]; });
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      f.pressure[i] = best[i];
+      f.pressure_term[i] = best[i] * inv_rho0 * inv_rho0;
+    });
     pressure_force();
     out.error = best_error;
   }
