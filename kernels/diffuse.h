@@ -54,19 +54,23 @@ TP_HD TP_INLINE float unit_random(uint a, uint b, uint c) {
 // over fluid and wall samples (walls count as water, so a particle against a wall is not
 // taken for a surface): n = -grad c / |grad c|. Returns xyz = n, w = |grad c| h (the
 // surface indicator, see kSurfaceGradient).
-TP_HD TP_INLINE Vec4 diffuse_normal(uint i, const FluidView& f, const NeighborList& nl,
-                                    const BoundaryView& b, const StepConstants& c) {
+// I: a particle index or 16 lanes (kernels/lanes.h). Writes normal[i].
+template <class I>
+TP_HD TP_INLINE void diffuse_normal(I i, const FluidView& f, const NeighborList& nl,
+                                    const BoundaryView& b, const StepConstants& c, Vec4* normal) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const Vec3 xi = xyz(f.position[i]);
-  Vec3 grad{0.0f, 0.0f, 0.0f};
-  for_each_listed(nl, i, f.position, xi, W.h, [&](uint j, Vec3 xij, float r) {
-    grad += W.grad(xij, r) * (c.mass / f.density[j]);
+  const V xi = load_xyz(f.position, i);
+  const R zero(0.0f);
+  V grad{zero, zero, zero};
+  for_each_listed(nl, i, f.position, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+    grad += W.grad(xij, r) * (c.mass / load(f.density, j));
   });
   for_each_boundary_neighbor(b, i, xi, W.h,
-                    [&](uint s, Vec3 xis, float r) { grad += W.grad(xis, r) * b.sample[s].w; });
-  const float len = length(grad);
-  const Vec3 n = len > 1e-12f ? grad * (-1.0f / len) : Vec3{0.0f, 0.0f, 0.0f};
-  return make_vec4(n, len * W.h);
+                    [&](IndexOf<I> s, const V& xis, R r) { grad += W.grad(xis, r) * load_w(b.sample, s); });
+  const R len = length(grad);
+  store_xyzw(normal, i, grad * select(len > 1e-12f, -1.0f / len, zero), len * W.h);
 }
 
 // How many diffuse particles fluid particle i spawns this step [IAAT12, Eq. 7]:

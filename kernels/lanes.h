@@ -41,8 +41,9 @@ TP_HD TP_INLINE float load(const float* a, uint i) { return a[i]; }
 TP_HD TP_INLINE Vec3 load_xyz(const Vec4* a, uint i) { return xyz(a[i]); }
 TP_HD TP_INLINE float load_w(const Vec4* a, uint i) { return a[i].w; }
 TP_HD TP_INLINE void store(float* a, uint i, float v) { a[i] = v; }
+TP_HD TP_INLINE void store_xyzw(Vec4* a, uint i, Vec3 v, float w) { a[i] = make_vec4(v, w); }
 // Writes xyz with w = 0.
-TP_HD TP_INLINE void store_xyz(Vec4* a, uint i, Vec3 v) { a[i] = make_vec4(v, 0.0f); }
+TP_HD TP_INLINE void store_xyz(Vec4* a, uint i, Vec3 v) { store_xyzw(a, i, v, 0.0f); }
 
 TP_HD TP_INLINE float select(bool c, float a, float b) { return c ? a : b; }
 TP_HD TP_INLINE Vec3 select(bool c, Vec3 a, Vec3 b) { return c ? a : b; }

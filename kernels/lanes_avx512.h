@@ -144,9 +144,9 @@ TP_INLINE Vec3x16 load_xyz(const Vec4* a, Index16 j) {
 TP_INLINE Vec3x16 load_xyz(const Vec4* a, Lanes16 i) { return load_xyz(a, indices(i)); }
 
 TP_INLINE void store(float* a, Lanes16 i, F16 v) { _mm512_mask_storeu_ps(a + i.base, i.live, v.v); }
-// Writes xyz with w = 0: the transpose of load_xyz, four particles to a register.
-TP_INLINE void store_xyz(Vec4* a, Lanes16 i, const Vec3x16& v) {
-  const __m512 w = _mm512_setzero_ps();
+// The transpose of load_xyz, four particles to a register.
+TP_INLINE void store_xyzw(Vec4* a, Lanes16 i, const Vec3x16& v, F16 w4) {
+  const __m512 w = w4.v;
   const __m512 t0 = _mm512_unpacklo_ps(v.x.v, v.y.v), t1 = _mm512_unpacklo_ps(v.z.v, w);
   const __m512 t2 = _mm512_unpackhi_ps(v.x.v, v.y.v), t3 = _mm512_unpackhi_ps(v.z.v, w);
   // u[q], quarter L: particle 4L + q
@@ -164,6 +164,8 @@ TP_INLINE void store_xyz(Vec4* a, Lanes16 i, const Vec3x16& v) {
     if (mask) _mm512_mask_storeu_ps(&a[i.base + 4 * g].x, _cvtu32_mask16(mask), out[g]);
   }
 }
+// Writes xyz with w = 0.
+TP_INLINE void store_xyz(Vec4* a, Lanes16 i, const Vec3x16& v) { store_xyzw(a, i, v, F16(0.0f)); }
 
 // for_each_listed (kernels/neighbor_list.h) for 16 particles: f(j, x_ij, r) with 16
 // neighbours at a time, the k-th of each particle's list (the lists are interleaved in

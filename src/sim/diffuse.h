@@ -77,7 +77,7 @@ void SimulationImpl<B>::update_diffuse() {
   d.spawn.grow(n + 1);
   {
     Vec4* normal = d.normal.data();
-    B::for_each(n, [=] TP_HD(uint i) { normal[i] = diffuse_normal(i, f, nl, b, c); });
+    B::for_each_lanes(n, TP_LANES(i) { diffuse_normal(i, f, nl, b, c, normal); });
     uint* count = d.spawn.data();
     const uint* id = fluid.id.data();
     const uint seed = uint(stats_.steps);
