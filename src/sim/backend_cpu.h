@@ -195,6 +195,39 @@ struct CpuBackend {
     return total;
   }
 
+  // reduce_sum and reduce_max (from 0) of the same f in one pass: one parallel region for
+  // a loop that needs both (PCISPH's convergence test, each iteration).
+  struct SumMax {
+    double sum;
+    float max;
+  };
+  template <class F>
+  static SumMax reduce_sum_max(uint n, F f) {
+    const uint chunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> partial(chunks, 0.0);
+    std::vector<float> most(chunks, 0.0f);
+#pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
+    for (long long c = 0; c < (long long)chunks; ++c) {
+      const uint begin = uint(c) * kChunk;
+      const uint end = std::min(n, begin + kChunk);
+      double s = 0.0;
+      float m = 0.0f;
+      for (uint i = begin; i < end; ++i) {
+        const float v = f(i);
+        s += double(v);
+        m = std::max(m, v);
+      }
+      partial[c] = s;
+      most[c] = m;
+    }
+    SumMax out{0.0, 0.0f};
+    for (uint c = 0; c < chunks; ++c) {
+      out.sum += partial[c];
+      out.max = std::max(out.max, most[c]);
+    }
+    return out;
+  }
+
   template <class T>
   static void copy_to_host(T* host, const T* buffer, size_t n) {
     if (n) std::memcpy(host, buffer, n * sizeof(T));

@@ -210,6 +210,16 @@ struct CudaBackend {
         [=] __host__ __device__(uint i) { return double(f(i)); }, 0.0, thrust::plus<double>());
   }
 
+  // Both reductions of the CPU backend's reduce_sum_max (two here, each waits anyway).
+  struct SumMax {
+    double sum;
+    float max;
+  };
+  template <class F>
+  static SumMax reduce_sum_max(uint n, F f) {
+    return SumMax{reduce_sum(n, f), reduce_max(n, 0.0f, f)};
+  }
+
   template <class T>
   static void copy_to_host(T* host, const T* buffer, size_t n) {
     if (n) cuda_check(cudaMemcpy(host, buffer, n * sizeof(T), cudaMemcpyDeviceToHost), "copy");

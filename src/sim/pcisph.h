@@ -125,8 +125,9 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
       store(predicted_density, i, rho);
       store(f.scratch, i, compression(rho, k));
     });
-    out.error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
-    const float worst = B::reduce_max(f.n, 0.0f, [=] TP_HD(uint i) { return err[i]; });
+    const auto error = B::reduce_sum_max(f.n, [=] TP_HD(uint i) { return err[i]; });
+    out.error = error.sum / f.n;
+    const float worst = error.max;
     if (out.iterations >= kMinIterations && out.error <= tolerance && worst <= worst_allowed) {
       out.converged = true;
       return out;
