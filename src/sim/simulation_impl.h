@@ -151,9 +151,6 @@ class SimulationImpl final : public Simulation {
   /// PCISPH, PBF: viscosity, gravity and the mouse into fluid.acceleration (and
   /// inv_density from the density), before their pressure solves.
   void nonpressure_accelerations();
-  /// Adds gravity and the mouse (body_acceleration) to fluid.acceleration: after the
-  /// neighbour loops, which run 16 particles at a time (kernels/lanes.h).
-  void add_body_accelerations();
   // PBF's end of step: positions become fluid.predicted, velocities as the solver left
   // them; speed limit, tank clamp and NaN count as in integrate(). The solver has
   // recorded the end state's density error already (record_state_error).
@@ -531,17 +528,9 @@ void SimulationImpl<B>::nonpressure_accelerations() {
   const BoundaryView b = boundary_view();
   const StepConstants k = constants_;
   B::for_each(f.n, [=] TP_HD(uint i) { f.inv_density[i] = 1.0f / f.density[i]; });
-  B::for_each_lanes(f.n, TP_LANES(i) { store_xyz(f.acceleration, i, viscous_acceleration(i, f, nl, b, k)); });
-  add_body_accelerations();
-}
-
-template <class B>
-void SimulationImpl<B>::add_body_accelerations() {
-  const FluidView f = fluid.view();
-  const StepConstants k = constants_;
-  B::for_each(f.n, [=] TP_HD(uint i) {
-    const Vec3 a = xyz(f.acceleration[i]) + body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k);
-    f.acceleration[i] = make_vec4(a, 0.0f);
+  B::for_each_lanes(f.n, TP_LANES(i) {
+    store_xyz(f.acceleration, i, viscous_acceleration(i, f, nl, b, k) +
+                                     body_acceleration(load_xyz(f.position, i), load_xyz(f.velocity, i), k));
   });
 }
 

@@ -31,8 +31,10 @@ void wcsph_forces(SimulationImpl<B>& sim) {
   const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
-  B::for_each_lanes(f.n, TP_LANES(i) { store_xyz(f.acceleration, i, wcsph_acceleration(i, f, nl, b, k)); });
-  sim.add_body_accelerations();
+  B::for_each_lanes(f.n, TP_LANES(i) {
+    store_xyz(f.acceleration, i, wcsph_acceleration(i, f, nl, b, k) +
+                                     body_acceleration(load_xyz(f.position, i), load_xyz(f.velocity, i), k));
+  });
 }
 
 // The time step from this step's speeds, accelerations and compression, then the move.
