@@ -5,7 +5,17 @@
 // Included by lanes.h only where __AVX512F__ is defined and nvcc is not compiling.
 #pragma once
 
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() to their builtins, which
+// -Wuninitialized then reports at every use (GCC bug 105593, fixed in GCC 13).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include "neighbor_list.h"
 

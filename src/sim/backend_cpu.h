@@ -177,22 +177,11 @@ struct CpuBackend {
     return result;
   }
 
-  // sum over i of f(i) in double, in fixed chunks combined in order.
+  // sum over i of f(i) in double, in fixed chunks combined in order (reduce_sum_max's
+  // sum: the max costs one instruction an element).
   template <class F>
   static double reduce_sum(uint n, F f) {
-    const uint chunks = (n + kChunk - 1) / kChunk;
-    std::vector<double> partial(chunks, 0.0);
-#pragma omp parallel for schedule(static) if (n >= kParallelThreshold)
-    for (long long c = 0; c < (long long)chunks; ++c) {
-      const uint begin = uint(c) * kChunk;
-      const uint end = std::min(n, begin + kChunk);
-      double s = 0.0;
-      for (uint i = begin; i < end; ++i) s += double(f(i));
-      partial[c] = s;
-    }
-    double total = 0.0;
-    for (double s : partial) total += s;
-    return total;
+    return reduce_sum_max(n, f).sum;
   }
 
   // reduce_sum and reduce_max (from 0) of the same f in one pass: one parallel region for
@@ -213,9 +202,9 @@ struct CpuBackend {
       double s = 0.0;
       float m = 0.0f;
       for (uint i = begin; i < end; ++i) {
-        const float v = f(i);
+        const auto v = f(i);
         s += double(v);
-        m = std::max(m, v);
+        m = std::max(m, float(v));
       }
       partial[c] = s;
       most[c] = m;

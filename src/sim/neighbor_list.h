@@ -13,7 +13,17 @@
 
 #if defined(__AVX512F__) && !defined(__CUDACC__)
 #define TP_LIST_AVX512 1
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() to their builtins, which
+// -Wuninitialized then reports at every use (GCC bug 105593, fixed in GCC 13).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 namespace tp {
