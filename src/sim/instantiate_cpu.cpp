@@ -9,7 +9,9 @@
 namespace tp {
 
 BackendInfo CpuBackend::describe() {
-  const std::string lanes = TP_LANES16 && lanes_enabled() ? ", AVX-512: 16 particles a loop" : "";
+  // Short: the panel's Device line must stay one line (a wrapped line pushed the panel's
+  // last rows below an 800-pixel window's edge).
+  const std::string lanes = TP_LANES16 && lanes_enabled() ? ", AVX-512" : "";
   return BackendInfo{BackendKind::Cpu,
                      "CPU (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads" + lanes + ")"};
 }
