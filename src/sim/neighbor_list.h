@@ -7,23 +7,14 @@
 
 #include <algorithm>
 
+#include "kernels/lanes.h"
 #include "kernels/neighbor_list.h"
 #include "kernels/particles.h"
 #include "sim/memory_need.h"
 
-#if defined(__AVX512F__) && !defined(__CUDACC__)
+// The AVX-512 search below uses the intrinsics kernels/lanes.h includes (same condition).
+#if TP_LANES16
 #define TP_LIST_AVX512 1
-// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() to their builtins, which
-// -Wuninitialized then reports at every use (GCC bug 105593, fixed in GCC 13).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #endif
 
 namespace tp {
