@@ -1,17 +1,19 @@
 // Lanes: the neighbour loops written once for one particle (CUDA's thread, the CPU's
-// scalar loop) and for 16 particles at once (the CPU backend built with AVX-512).
+// scalar loop) and for 16 or 8 particles at once (the CPU backend built with AVX-512 or
+// AVX2).
 //
 // A kernel that loops over neighbours is a template on its particle index I: uint for
-// one particle, Lanes16 for 16 consecutive ones (kernels/lanes_avx512.h). Its numbers are
-// RealOf<I> (float or F16, 16 floats) and its vectors Vec3Of<I> (Vec3 or Vec3x16), and
+// one particle, Lanes16 or Lanes8 for 16 or 8 consecutive ones (kernels/lanes_avx512.h,
+// kernels/lanes_avx2.h). Its numbers are RealOf<I> (float, F16 or F8) and its vectors
+// Vec3Of<I> (Vec3, or Vec3L of them: kernels/lanes_simd.h), and
 // it reads the particle arrays with load / load_xyz / load_w, which take a particle index
-// or, inside the loop, a neighbour index (uint, or Index16: 16 of them). The same source
-// then compiles to the scalar code CUDA runs and to AVX-512 code that does 16 pairs with
-// each instruction; the solver drivers call it through Backend::for_each_lanes and
+// or, inside the loop, a neighbour index (uint, or Index16 / Index8). The same source
+// then compiles to the scalar code CUDA runs and to AVX-512 or AVX2 code that does 16 or 8
+// pairs with each instruction; the solver drivers call it through Backend::for_each_lanes and
 // TP_LANES.
 //
 // The rule that makes one source serve both: a pair term must vanish when W and grad W
-// do. The 16-lane loop runs to the longest list of the 16 particles and feeds the lanes
+// do. The lanes' loop runs to the longest list of its particles and feeds the lanes
 // past their own list, and any neighbour that moved out of reach, a pair at distance 2h
 // with x_ij = 0 (neighbour index 0), where W = 0 and grad W = 0 exactly, instead of
 // skipping it. So a kernel body has no branch on the pair, and the self pair (r = 0,
@@ -52,15 +54,34 @@ TP_HD TP_INLINE float pow_lanes(float v, float e) { return powf(v, e); }
 
 }  // namespace tp
 
+// TP_LANE_WIDTH: the particles for_each_lanes gives a CPU kernel at once, 16 with AVX-512,
+// 8 with AVX2 and FMA, or 0 (one at a time, as CUDA's threads) without either. Where it
+// is not 0, CpuLanes is the block type, make_lanes(base, live) makes one and kLaneIsa
+// names the instructions.
 #if defined(__AVX512F__) && !defined(__CUDACC__)
-#define TP_LANES16 1
+#define TP_LANE_WIDTH 16
 #include "lanes_avx512.h"
+namespace tp {
+using CpuLanes = Lanes16;
+TP_INLINE Lanes16 make_lanes(uint base, uint live) {
+  return Lanes16{base, _cvtu32_mask16(live >= 16u ? 0xFFFFu : (1u << live) - 1u)};
+}
+inline constexpr const char* kLaneIsa = "AVX-512";
+}  // namespace tp
+#elif defined(__AVX2__) && defined(__FMA__) && !defined(__CUDACC__)
+#define TP_LANE_WIDTH 8
+#include "lanes_avx2.h"
+namespace tp {
+using CpuLanes = Lanes8;
+TP_INLINE Lanes8 make_lanes(uint base, uint live) { return Lanes8{base, live < 8u ? live : 8u}; }
+inline constexpr const char* kLaneIsa = "AVX2";
+}  // namespace tp
 #else
-#define TP_LANES16 0
+#define TP_LANE_WIDTH 0
 #endif
 
 // The parameter list of a lambda that for_each_lanes calls: a generic lambda on the CPU
-// (called with uint or Lanes16), one taking uint under nvcc, whose device lambdas cannot
+// (called with uint or CpuLanes), one taking uint under nvcc, whose device lambdas cannot
 // be generic.
 #if defined(__CUDACC__)
 #define TP_LANES(i) [=] TP_HD(uint i)

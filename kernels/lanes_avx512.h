@@ -17,7 +17,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-#include "neighbor_list.h"
+#include "lanes_simd.h"
 
 namespace tp {
 
@@ -26,6 +26,7 @@ struct M16 {
 };
 
 struct F16 {
+  static constexpr int kWidth = 16;
   __m512 v;
   F16() = default;
   F16(float s) : v(_mm512_set1_ps(s)) {}  // NOLINT: a float is 16 equal lanes
@@ -36,27 +37,13 @@ TP_INLINE F16 operator+(F16 a, F16 b) { return F16(_mm512_add_ps(a.v, b.v)); }
 TP_INLINE F16 operator-(F16 a, F16 b) { return F16(_mm512_sub_ps(a.v, b.v)); }
 TP_INLINE F16 operator*(F16 a, F16 b) { return F16(_mm512_mul_ps(a.v, b.v)); }
 TP_INLINE F16 operator/(F16 a, F16 b) { return F16(_mm512_div_ps(a.v, b.v)); }
-TP_INLINE F16 operator+(F16 a, float b) { return a + F16(b); }
-TP_INLINE F16 operator-(F16 a, float b) { return a - F16(b); }
-TP_INLINE F16 operator*(F16 a, float b) { return a * F16(b); }
-TP_INLINE F16 operator/(F16 a, float b) { return a / F16(b); }
-TP_INLINE F16 operator+(float a, F16 b) { return F16(a) + b; }
-TP_INLINE F16 operator-(float a, F16 b) { return F16(a) - b; }
-TP_INLINE F16 operator*(float a, F16 b) { return F16(a) * b; }
-TP_INLINE F16 operator/(float a, F16 b) { return F16(a) / b; }
-TP_INLINE F16 operator-(F16 a) { return F16(_mm512_sub_ps(_mm512_setzero_ps(), a.v)); }
-TP_INLINE F16& operator+=(F16& a, F16 b) { return a = a + b; }
-TP_INLINE F16& operator-=(F16& a, F16 b) { return a = a - b; }
-TP_INLINE F16& operator*=(F16& a, F16 b) { return a = a * b; }
-
 TP_INLINE M16 operator<(F16 a, F16 b) { return M16{_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
 TP_INLINE M16 operator>(F16 a, F16 b) { return M16{_mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ)}; }
 TP_INLINE M16 operator<=(F16 a, F16 b) { return M16{_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 TP_INLINE M16 operator>=(F16 a, F16 b) { return M16{_mm512_cmp_ps_mask(a.v, b.v, _CMP_GE_OQ)}; }
-TP_INLINE M16 operator<(F16 a, float b) { return a < F16(b); }
-TP_INLINE M16 operator>(F16 a, float b) { return a > F16(b); }
-TP_INLINE M16 operator<=(F16 a, float b) { return a <= F16(b); }
-TP_INLINE M16 operator>=(F16 a, float b) { return a >= F16(b); }
+
+template <>
+struct IsLaneReal<F16> : std::true_type {};
 
 TP_INLINE F16 select(M16 c, F16 a, F16 b) { return F16(_mm512_mask_blend_ps(c.m, b.v, a.v)); }
 // maxf/minf of common.h lane by lane, with their NaN rule (a NaN b gives a).
@@ -72,35 +59,10 @@ TP_INLINE F16 minf(F16 a, F16 b) {
 TP_INLINE F16 maxf(F16 a, float b) { return F16(_mm512_max_ps(a.v, _mm512_set1_ps(b))); }
 TP_INLINE F16 minf(F16 a, float b) { return F16(_mm512_min_ps(a.v, _mm512_set1_ps(b))); }
 TP_INLINE F16 sqrt_lanes(F16 a) { return F16(_mm512_sqrt_ps(a.v)); }
-// powf lane by lane (a rare path: kernels take the common exponents without it).
-inline F16 pow_lanes(F16 a, float e) {
-  alignas(64) float t[16];
-  _mm512_store_ps(t, a.v);
-  for (float& x : t) x = powf(x, e);
-  return F16(_mm512_load_ps(t));
-}
+TP_INLINE void to_floats(F16 a, float* t) { _mm512_storeu_ps(t, a.v); }
+TP_INLINE F16 from_floats(const float* t, F16) { return F16(_mm512_loadu_ps(t)); }
 
-struct Vec3x16 {
-  F16 x, y, z;
-};
-
-TP_INLINE Vec3x16 operator+(const Vec3x16& a, const Vec3x16& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-TP_INLINE Vec3x16 operator-(const Vec3x16& a, const Vec3x16& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-TP_INLINE Vec3x16 operator-(const Vec3x16& a) { return {-a.x, -a.y, -a.z}; }
-TP_INLINE Vec3x16 operator*(const Vec3x16& a, F16 s) { return {a.x * s, a.y * s, a.z * s}; }
-TP_INLINE Vec3x16 operator*(F16 s, const Vec3x16& a) { return a * s; }
-TP_INLINE Vec3x16 operator*(const Vec3x16& a, float s) { return a * F16(s); }
-TP_INLINE Vec3x16 operator/(const Vec3x16& a, F16 s) { return a * (1.0f / s); }
-TP_INLINE Vec3x16& operator+=(Vec3x16& a, const Vec3x16& b) { return a = a + b; }
-TP_INLINE Vec3x16& operator-=(Vec3x16& a, const Vec3x16& b) { return a = a - b; }
-TP_INLINE F16 dot(const Vec3x16& a, const Vec3x16& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-TP_INLINE Vec3x16 cross(const Vec3x16& a, const Vec3x16& b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-TP_INLINE F16 length(const Vec3x16& a) { return sqrt_lanes(dot(a, a)); }
-TP_INLINE Vec3x16 select(M16 c, const Vec3x16& a, const Vec3x16& b) {
-  return {select(c, a.x, b.x), select(c, a.y, b.y), select(c, a.z, b.z)};
-}
+using Vec3x16 = Vec3L<F16>;
 
 // 16 consecutive particles, base to base + 15; `live` has a bit for each that exists (the
 // last block of n particles may be partial). base is a multiple of 16.
@@ -131,7 +93,6 @@ TP_INLINE F16 load(const float* a, Index16 j) { return F16(_mm512_i32gather_ps(j
 TP_INLINE F16 load_w(const Vec4* a, Index16 j) {
   return F16(_mm512_i32gather_ps(_mm512_slli_epi32(j.v, 2), &a[0].w, 4));
 }
-TP_INLINE F16 load_w(const Vec4* a, Lanes16 i) { return load_w(a, indices(i)); }
 
 // x, y and z of 16 Vec4s: each a 16-byte load into a quarter of a register, then a 4x4
 // transpose within each quarter. Cheaper than three gathers on the AVX-512 machines we
@@ -151,7 +112,6 @@ TP_INLINE Vec3x16 load_xyz(const Vec4* a, Index16 j) {
   return {F16(_mm512_shuffle_ps(t0, t1, 0x44)), F16(_mm512_shuffle_ps(t0, t1, 0xEE)),
           F16(_mm512_shuffle_ps(t2, t3, 0x44))};
 }
-TP_INLINE Vec3x16 load_xyz(const Vec4* a, Lanes16 i) { return load_xyz(a, indices(i)); }
 
 TP_INLINE void store(float* a, Lanes16 i, F16 v) { _mm512_mask_storeu_ps(a + i.base, i.live, v.v); }
 // The transpose of load_xyz, four particles to a register.
@@ -174,30 +134,24 @@ TP_INLINE void store_xyzw(Vec4* a, Lanes16 i, const Vec3x16& v, F16 w4) {
     if (mask) _mm512_mask_storeu_ps(&a[i.base + 4 * g].x, _cvtu32_mask16(mask), out[g]);
   }
 }
-// Writes xyz with w = 0.
-TP_INLINE void store_xyz(Vec4* a, Lanes16 i, const Vec3x16& v) { store_xyzw(a, i, v, F16(0.0f)); }
 
-// for_each_listed (kernels/neighbor_list.h) for 16 particles: f(j, x_ij, r) with 16
-// neighbours at a time, the k-th of each particle's list (the lists are interleaved in
-// blocks of 16: one load). Lanes past a particle's list, or whose neighbour is beyond h,
-// get j = 0, x_ij = 0 and r = 2h (see lanes.h).
-template <class F>
-TP_INLINE void for_each_listed(const NeighborList& l, Lanes16 i, const Vec4* positions,
-                               const Vec3x16& xi, float h, F&& f) {
-  const __m512i count = _mm512_maskz_loadu_epi32(i.live, l.count + i.base);
-  const uint longest = _mm512_reduce_max_epu32(count);
-  const uint* p = l.index + list_slot(i.base, 0, l.slots, l.shift);
-  const F16 h2(h * h), far(2.0f * h), zero(0.0f);
-  for (uint k = 0; k < longest; ++k) {
-    const __mmask16 listed = _mm512_cmplt_epu32_mask(_mm512_set1_epi32(int(k)), count);
-    const Index16 j{_mm512_maskz_loadu_epi32(listed, p + size_t(k) * 16)};
-    const Vec3x16 xj = load_xyz(positions, j);
-    Vec3x16 xij = xi - xj;
-    const F16 r2 = dot(xij, xij);
-    const M16 in{_mm512_mask_cmp_ps_mask(listed, r2.v, h2.v, _CMP_LT_OQ)};
-    xij = select(in, xij, Vec3x16{zero, zero, zero});
-    f(j, xij, select(in, sqrt_lanes(r2), far));
-  }
+// The list cursor of for_each_listed (kernels/lanes_simd.h).
+struct Counts16 {  // the lanes' list lengths
+  __m512i v;
+};
+struct Listed16 {
+  __mmask16 m;
+};
+TP_INLINE Counts16 listed_counts(const uint* count, Lanes16 i) {
+  return Counts16{_mm512_maskz_loadu_epi32(i.live, count + i.base)};
+}
+TP_INLINE uint longest_count(Counts16 count) { return _mm512_reduce_max_epu32(count.v); }
+TP_INLINE Listed16 lanes_listed(uint k, Counts16 count) {
+  return Listed16{_mm512_cmplt_epu32_mask(_mm512_set1_epi32(int(k)), count.v)};
+}
+TP_INLINE Index16 load_listed(const uint* p, Listed16 listed) { return Index16{_mm512_maskz_loadu_epi32(listed.m, p)}; }
+TP_INLINE M16 listed_within(Listed16 listed, F16 r2, F16 h2) {
+  return M16{_mm512_mask_cmp_ps_mask(listed.m, r2.v, h2.v, _CMP_LT_OQ)};
 }
 
 }  // namespace tp

@@ -1,8 +1,8 @@
-// The neighbour loops written once for one particle and for 16 (kernels/lanes.h): on a
-// build with AVX-512 the CPU backend runs them 16 particles at a time, while CUDA runs
-// the same source one particle a thread. These tests run every solver both ways on the
-// CPU and compare, so that the path CUDA takes is checked here too, and the 16-lane
-// loads and stores at a block's ragged end.
+// The neighbour loops written once for one particle and for a block of lanes
+// (kernels/lanes.h): on a build with AVX-512 or AVX2 the CPU backend runs them 16 or 8
+// particles at a time, while CUDA runs the same source one particle a thread. These tests
+// run every solver both ways on the CPU and compare, so that the path CUDA takes is
+// checked here too, and the lanes' loads and stores at a block's ragged end.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -16,7 +16,7 @@ namespace {
 using test::cpu_sim;
 
 // Water falling into a corner onto a sphere: walls, an obstacle, a splash. 2,197
-// particles, not a multiple of 16, so the last block of lanes is partial.
+// particles, not a multiple of 16 or 8, so the last block of lanes is partial.
 Scene lane_scene() {
   return parse_scene(R"({
     "tank": {"min": [0, 0, 0], "max": [0.5, 0.6, 0.3]},
@@ -54,7 +54,7 @@ Difference compare(const Snapshot& a, const Snapshot& b, const Snapshot& start) 
   return d;
 }
 
-// From the same state, one step with the loops 16 particles at a time and one with them
+// From the same state, one step with the loops in lanes (16 or 8 particles) and one with them
 // one at a time, every 8 steps of water falling onto a sphere in a corner (6 checks for
 // PCISPH and PBF, 30 for WCSPH's shorter steps). Rounding differs (the same sums in the
 // same order, fused differently), so the results agree to about 6e-8 m and 1e-3 kg/m^3
@@ -63,7 +63,7 @@ Difference compare(const Snapshot& a, const Snapshot& b, const Snapshot& start) 
 // density). One step at a time, because a splash amplifies rounding differences: run side
 // by side for 40 PBF steps they grow from 6e-8 m to 2e-4 m, doubling every four steps.
 TEST(Lanes, EverySolverGivesTheResultsOfTheOneParticleLoops) {
-  if (!TP_LANES16) GTEST_SKIP() << "this build has no AVX-512 (TIDEPOOL_NATIVE=OFF or the CPU lacks it): every loop runs one particle at a time, nothing to compare";
+  if (!TP_LANE_WIDTH) GTEST_SKIP() << "this build has neither AVX-512 nor AVX2 (TIDEPOOL_NATIVE=OFF or the CPU lacks them): every loop runs one particle at a time, nothing to compare";
   LaneSwitch restore;
   const Scene scene = lane_scene();
   const std::pair<const char*, int> runs[] = {{"wcsph", 240}, {"pcisph", 48}, {"pbf", 48}};

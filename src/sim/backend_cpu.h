@@ -93,7 +93,7 @@ struct CpuBackend {
     for (long long i = 0; i < (long long)n; ++i) f(uint(i));
   }
 
-  // Whether for_each_lanes runs 16 particles a call where the build can (the default).
+  // Whether for_each_lanes runs a block of lanes a call where the build can (the default).
   // TIDEPOOL_SCALAR=1 in the environment turns that off, to time the scalar loops CUDA's
   // threads run in the same binary; set_lanes(false) does too (the tests that compare the
   // two paths).
@@ -107,18 +107,19 @@ struct CpuBackend {
     return on;
   }
 
-  // f(i) for every particle i in [0, n): 16 particles a call where the build has AVX-512
-  // (i is a Lanes16, and f a kernel written for lanes: kernels/lanes.h), one a call
-  // otherwise. Scheduled as for_each.
+  // f(i) for every particle i in [0, n): a block of TP_LANE_WIDTH particles a call where the
+  // build has AVX-512 or AVX2 (i is a CpuLanes, and f a kernel written for lanes:
+  // kernels/lanes.h), one a call otherwise. Scheduled as for_each.
   template <class F>
   static void for_each_lanes(uint n, F f) {
-#if TP_LANES16
+#if TP_LANE_WIDTH
     if (!lanes_enabled()) return for_each(n, f);
-    const long long blocks = (long long)((n + 15u) / 16u);
-#pragma omp parallel for schedule(dynamic, kForEachChunk / 16) if (n >= kParallelThreshold)
+    constexpr uint kWidth = TP_LANE_WIDTH;
+    const long long blocks = (long long)((n + kWidth - 1) / kWidth);
+#pragma omp parallel for schedule(dynamic, kForEachChunk / kWidth) if (n >= kParallelThreshold)
     for (long long b = 0; b < blocks; ++b) {
-      const uint base = uint(b) * 16u, left = n - base;
-      f(Lanes16{base, _cvtu32_mask16(left >= 16u ? 0xFFFFu : (1u << left) - 1u)});
+      const uint base = uint(b) * kWidth;
+      f(make_lanes(base, n - base));
     }
 #else
     for_each(n, f);

@@ -11,7 +11,11 @@ namespace tp {
 BackendInfo CpuBackend::describe() {
   // Short: the panel's Device line must stay one line (a wrapped line pushed the panel's
   // last rows below an 800-pixel window's edge).
-  const std::string lanes = TP_LANES16 && lanes_enabled() ? ", AVX-512" : "";
+#if TP_LANE_WIDTH
+  const std::string lanes = lanes_enabled() ? std::string(", ") + kLaneIsa : "";
+#else
+  const std::string lanes;
+#endif
   return BackendInfo{BackendKind::Cpu,
                      "CPU (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads" + lanes + ")"};
 }

@@ -12,22 +12,20 @@
 #include "kernels/particles.h"
 #include "sim/memory_need.h"
 
-// The AVX-512 search below uses the intrinsics kernels/lanes.h includes (same condition).
-#if TP_LANES16
-#define TP_LIST_AVX512 1
-#endif
+// The vector searches below use the intrinsics kernels/lanes.h includes (same condition).
+#define TP_LIST_SIMD TP_LANE_WIDTH
 
 namespace tp {
 
-#if TP_LIST_AVX512
+#if TP_LANE_WIDTH == 16
 // The fluid half of list_neighbors (kernels/neighbor_list.h) for the CPU backend built
 // with AVX-512 (-march=native on a machine that has it): 16 candidates at a time from
 // coordinate arrays, the ones within h compressed into the list in the same order as the
 // scalar loop writes them. `out` is contiguous, with capacity + 16 slots; nothing is
 // stored once the list is full, and the count goes on. About 4x faster than the scalar
 // loop, which spends 4 to 5 cycles on each of the ~216 candidates of a particle.
-inline uint list_neighbors_avx512(const GridView& g, const float* px, const float* py,
-                                  const float* pz, Vec3 x, float h, uint* out, uint capacity) {
+inline uint list_neighbors_simd(const GridView& g, const float* px, const float* py,
+                                const float* pz, Vec3 x, float h, uint* out, uint capacity) {
   const __m512 vx = _mm512_set1_ps(x.x), vy = _mm512_set1_ps(x.y), vz = _mm512_set1_ps(x.z);
   const __m512 vh2 = _mm512_set1_ps(h * h);
   const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -46,6 +44,46 @@ inline uint list_neighbors_avx512(const GridView& g, const float* px, const floa
       if (c <= capacity)
         _mm512_storeu_si512(out + c, _mm512_maskz_compress_epi32(in, _mm512_add_epi32(iota, _mm512_set1_epi32(int(j)))));
       c += uint(_mm_popcnt_u32(_cvtmask16_u32(in)));
+    }
+  });
+  return c;
+}
+#elif TP_LANE_WIDTH == 8
+// The same for AVX2, 8 candidates at a time. AVX2 cannot compress a register: the ones
+// within h are moved to its front by a permutation from a table of the 256 masks.
+struct LeftPackTable {
+  uint64_t lanes[256];  // byte k of entry m: the lane of the k-th set bit of m
+  constexpr LeftPackTable() : lanes() {
+    for (uint m = 0; m < 256; ++m) {
+      uint k = 0;
+      for (uint lane = 0; lane < 8; ++lane)
+        if (m & (1u << lane)) lanes[m] |= uint64_t(lane) << (8 * k++);
+    }
+  }
+};
+inline constexpr LeftPackTable kLeftPack{};
+
+inline uint list_neighbors_simd(const GridView& g, const float* px, const float* py,
+                                const float* pz, Vec3 x, float h, uint* out, uint capacity) {
+  const __m256 vx = _mm256_set1_ps(x.x), vy = _mm256_set1_ps(x.y), vz = _mm256_set1_ps(x.z);
+  const __m256 vh2 = _mm256_set1_ps(h * h);
+  const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  uint c = 0;
+  for_each_cell_row(g, x, h, [&](uint begin, uint end) {
+    for (uint j = begin; j < end; j += 8) {
+      const uint left = end - j;
+      const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(left)), iota);
+      const __m256 dx = _mm256_sub_ps(vx, _mm256_maskload_ps(px + j, live));
+      const __m256 dy = _mm256_sub_ps(vy, _mm256_maskload_ps(py + j, live));
+      const __m256 dz = _mm256_sub_ps(vz, _mm256_maskload_ps(pz + j, live));
+      const __m256 d2 = _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
+      const uint in = uint(_mm256_movemask_ps(_mm256_and_ps(_mm256_castsi256_ps(live), _mm256_cmp_ps(d2, vh2, _CMP_LT_OQ))));
+      if (c <= capacity) {
+        const __m256i order = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)kLeftPack.lanes[in]));
+        const __m256i hits = _mm256_permutevar8x32_epi32(_mm256_add_epi32(iota, _mm256_set1_epi32(int(j))), order);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), hits);
+      }
+      c += uint(_mm_popcnt_u32(in));
     }
   });
   return c;
@@ -72,7 +110,7 @@ class NeighborLists {
       const GridView fg = fluid_grid;
       const BoundaryView bv = b;
       Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
-#if TP_LIST_AVX512
+#if TP_LIST_SIMD
       const bool simd = !Backend::kIsDevice;
       coordinates_.grow(3 * size_t(n));
       float* px = coordinates_.data();
@@ -90,13 +128,13 @@ class NeighborLists {
         uint c = 0;
         uint* out = fs.index + list_slot(i, 0, fs.slots, fs.shift);
         const uint stride = 1u << fs.shift;
-#if TP_LIST_AVX512
+#if TP_LIST_SIMD
         // Compressed into a contiguous row on the stack, then spread into the block's
         // interleaved slots. (A list longer than the row takes the scalar loop.)
         constexpr uint kRow = 512;
         if (simd && fs.capacity + 16 <= kRow) {
           uint row[kRow];
-          c = list_neighbors_avx512(fg, px, py, pz, xi, h, row, fs.capacity);
+          c = list_neighbors_simd(fg, px, py, pz, xi, h, row, fs.capacity);
           const uint stored = c < fs.capacity ? c : fs.capacity;
           for (uint k = 0; k < stored; ++k) out[size_t(k) * stride] = row[k];
         } else
@@ -150,7 +188,8 @@ class NeighborLists {
     Buffer<uint> index, count;
     uint capacity;  // neighbours a particle can hold, plus kSpare slots (list_neighbors)
     static constexpr uint kSpare = 1;
-    // Blocks of 32 particles on CUDA (a warp), 16 on the CPU (an AVX-512 register); see
+    // Blocks of 32 particles on CUDA (a warp), 16 on the CPU (an AVX-512 register, two
+    // AVX2 ones); see
     // list_slot. The count array is padded to whole blocks with zeros, so that a block's
     // counts are one load.
     static constexpr uint kShift = Backend::kIsDevice ? 5 : 4;
@@ -188,7 +227,7 @@ class NeighborLists {
   // 30 samples of the two-layer boundary.
   List fluid_{48}, boundary_{40};
   Buffer<uint> active_;  ///< per boundary sample, see BoundaryView::active
-  Buffer<float> coordinates_;  ///< x, y, z of the fluid particles, in turn (AVX-512 search)
+  Buffer<float> coordinates_;  ///< x, y, z of the fluid particles, in turn (vector search)
   uint n_ = 0;
 };
 
