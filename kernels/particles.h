@@ -46,6 +46,15 @@ struct BoundaryView {
   const uint* active;  ///< per sample: 1 when some fluid particle lists it (a pressure is due)
 };
 
+// The boundary samples next to fluid (those some fluid particle lists), each with the
+// fluid particles within h of it: the walls' pressure is extrapolated from them
+// (kernels/wcsph.h, boundary_pressure).
+struct SampleLists {
+  const uint* sample;  ///< the k-th such sample (an index into BoundaryView's arrays)
+  uint n;              ///< how many there are
+  NeighborList fluid;  ///< list k: the fluid particles within h of sample[k]
+};
+
 TP_HD TP_INLINE bool inside_box(Vec3 x, Vec3 lo, Vec3 hi) {
   return x.x > lo.x && x.y > lo.y && x.z > lo.z && x.x < hi.x && x.y < hi.y && x.z < hi.z;
 }

@@ -21,22 +21,22 @@ TP_HD TP_INLINE float tait_sound_speed(const SimParams& p) {
   return sqrtf(maxf(p.stiffness * p.exponent / p.rest_density, 0.0f));
 }
 
-// Pressure of boundary sample b, extrapolated from the fluid around it: Adami et al. 2012,
-// "A generalized wall boundary condition for smoothed particle hydrodynamics", Eq. 27 for a
-// wall at rest,  p_b = (sum_f p_f W_bf + g . sum_f rho_f (x_b - x_f) W_bf) / sum_f W_bf.
+// Pressure of boundary sample s.sample[k], extrapolated from the fluid around it: Adami et
+// al. 2012, "A generalized wall boundary condition for smoothed particle hydrodynamics",
+// Eq. 27 for a wall at rest,
+//   p_b = (sum_f p_f W_bf + g . sum_f rho_f (x_b - x_f) W_bf) / sum_f W_bf.
 // Walls thereby carry the fluid's own pressure, including its hydrostatic gradient, so
-// that fluid rests against them at rest density and the pressure is rho g depth. Samples
-// with no fluid within the kernel's support get p_b = 0: those the neighbour search did
-// not list (BoundaryView::active) without a search.
+// that fluid rests against them at rest density and the pressure is rho g depth. Only the
+// samples some fluid particle lists need one (SampleLists); the fluid around each is its
+// list, found once per grid build.
 // in: fluid positions, densities, pressures; returns p_b [Pa].
-TP_HD TP_INLINE float boundary_pressure(uint b, const FluidView& f, const GridView& g,
+TP_HD TP_INLINE float boundary_pressure(uint k, const SampleLists& s, const FluidView& f,
                                         const BoundaryView& bv, const StepConstants& c) {
-  if (!bv.active[b]) return 0.0f;  // most samples: no fluid in reach
-  const Vec3 xb = xyz(bv.sample[b]);
+  const Vec3 xb = xyz(bv.sample[s.sample[k]]);
   const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
   float sum_w = 0.0f, sum_p = 0.0f;
   Vec3 sum_rho_x{0.0f, 0.0f, 0.0f};
-  for_each_neighbor(g, f.position, xb, c.kernel.h, [&](uint j, Vec3 xbj, float r) {
+  for_each_listed(s.fluid, k, f.position, xb, c.kernel.h, [&](uint j, Vec3 xbj, float r) {
     const float w = c.kernel.w(r);
     sum_w += w;
     sum_p += f.pressure[j] * w;

@@ -189,6 +189,23 @@ void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
   }
   for (uint k = 0; k < sorted.size(); ++k)
     EXPECT_EQ(active[k], uint(listed_samples[k])) << "sample " << k << " marked active wrongly";
+  // The samples that need a pressure: exactly the listed ones, in order, each with the
+  // fluid within h of it; every sample's pressure zeroed.
+  std::fill(pressure.data(), pressure.data() + sorted.size(), 7.0f);
+  const SampleLists s = lists->samples(b);
+  std::vector<uint> want_samples;
+  for (uint k = 0; k < sorted.size(); ++k)
+    if (listed_samples[k]) want_samples.push_back(k);
+  ASSERT_EQ(std::vector<uint>(s.sample, s.sample + s.n), want_samples);
+  for (uint q = 0; q < s.n; ++q) {
+    const Vec3 xb = xyz(sorted[s.sample[q]]);
+    std::set<uint> got, want;
+    for_each_listed(s.fluid, q, pos.data(), xb, h, [&](uint j, Vec3, float) { EXPECT_TRUE(got.insert(id[j]).second); });
+    for (uint j = 0; j < n; ++j)
+      if (length2(xb - xyz(fluid[j])) < h * h) want.insert(j);
+    EXPECT_EQ(got, want) << "fluid around sample " << sample_id[s.sample[q]];
+  }
+  for (uint k = 0; k < sorted.size(); ++k) EXPECT_EQ(pressure.data()[k], 0.0f) << "sample " << k;
 }
 
 }  // namespace
@@ -217,8 +234,9 @@ TEST(NeighborLists, MatchBruteForceForFluidWallsAndObstacles) {
               Vec3{0.6f + h, 0.4f + h, 0.35f + h}, &lists);
 }
 
-// A clump far denser than the lattice overflows the first lists: they grow and the search
-// runs again, so that no neighbour is dropped.
+// A clump far denser than the lattice overflows the first lists (the fluid's, and the one
+// of the obstacle sample inside it): they grow and the search runs again, so that no
+// neighbour is dropped.
 TEST(NeighborLists, GrowWhenAParticleHasMoreNeighboursThanSlots) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
@@ -226,13 +244,16 @@ TEST(NeighborLists, GrowWhenAParticleHasMoreNeighboursThanSlots) {
   std::vector<Vec4> fluid;
   for (int k = 0; k < 300; ++k) fluid.push_back(Vec4{0.5f + 0.03f * u(rng), 0.5f + 0.03f * u(rng), 0.5f + 0.03f * u(rng), 0});
   for (int k = 0; k < 500; ++k) fluid.push_back(Vec4{u(rng), u(rng), u(rng), 0});
-  std::vector<Vec4> walls{Vec4{-0.01f, 0.5f, 0.5f, 0}}, obstacles;
+  // An obstacle sample inside the clump: its list of fluid around it must grow too.
+  std::vector<Vec4> walls{Vec4{-0.01f, 0.5f, 0.5f, 0}}, obstacles{Vec4{0.515f, 0.515f, 0.515f, 0}};
   NeighborLists<CpuBackend> lists;
-  const uint before = lists.fluid_capacity();
+  const uint before = lists.fluid_capacity(), samples_before = lists.sample_capacity();
   check_lists(fluid, walls, obstacles, Vec3{-0.2f, -0.2f, -0.2f}, Vec3{1.2f, 1.2f, 1.2f}, h,
-              Vec3{h, h, h}, Vec3{1 - h, 1 - h, 1 - h}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, &lists);
+              Vec3{h, h, h}, Vec3{1 - h, 1 - h, 1 - h}, Vec3{0.4f, 0.4f, 0.4f}, Vec3{0.63f, 0.63f, 0.63f}, &lists);
   EXPECT_GT(lists.fluid_capacity(), 300u);
   EXPECT_LT(before, 300u);
+  EXPECT_GT(lists.sample_capacity(), 300u);
+  EXPECT_LT(samples_before, 300u);
   double pairs = 0;  // self included, as the lists count it
   for (const Vec4& a : fluid)
     for (const Vec4& b : fluid) pairs += length2(xyz(a) - xyz(b)) < h * h ? 1 : 0;
@@ -253,7 +274,11 @@ TEST(NeighborLists, VectorSearchMatchesTheScalarOneInOrder) {
   for (uint i = 0; i < n; ++i) pos.data()[i] = Vec4{u(rng), u(rng), u(rng), 0};
   grid.build(pos.data(), n);
   grid.reorder(pos, spare);
-  std::vector<float> px(n), py(n), pz(n);
+  // One array, as NeighborLists keeps them: x, y, z in turn and 8 floats of padding.
+  std::vector<float> xyz_arrays(3 * size_t(n) + 8);
+  float* px = xyz_arrays.data();
+  float* py = px + n;
+  float* pz = py + n;
   for (uint i = 0; i < n; ++i) px[i] = pos.data()[i].x, py[i] = pos.data()[i].y, pz[i] = pos.data()[i].z;
   const uint capacity = 40;
   std::vector<uint> scalar(capacity + 16), vector(capacity + 16);
@@ -262,7 +287,7 @@ TEST(NeighborLists, VectorSearchMatchesTheScalarOneInOrder) {
     const Vec3 x = xyz(pos.data()[i]);
     uint c = 0;
     list_neighbors(grid.view(), pos.data(), x, h, 0, scalar.data(), 1, capacity, &c);
-    const uint v = list_neighbors_simd(grid.view(), px.data(), py.data(), pz.data(), x, h, vector.data(), capacity);
+    const uint v = list_neighbors_simd(grid.view(), px, py, pz, x, h, vector.data(), capacity);
     ASSERT_EQ(c, v) << "particle " << i;
     longest = std::max(longest, c);
     for (uint k = 0; k < std::min(c, capacity); ++k) ASSERT_EQ(scalar[k], vector[k]) << "particle " << i;

@@ -50,7 +50,8 @@ inline uint list_neighbors_simd(const GridView& g, const float* px, const float*
 }
 #elif TP_LANE_WIDTH == 8
 // The same for AVX2, 8 candidates at a time. AVX2 cannot compress a register: the ones
-// within h are moved to its front by a permutation from a table of the 256 masks.
+// within h are moved to its front by a permutation from a table of the 256 masks. pz
+// must have 8 readable floats past the last particle.
 struct LeftPackTable {
   uint64_t lanes[256];  // byte k of entry m: the lane of the k-th set bit of m
   constexpr LeftPackTable() : lanes() {
@@ -71,11 +72,13 @@ inline uint list_neighbors_simd(const GridView& g, const float* px, const float*
   uint c = 0;
   for_each_cell_row(g, x, h, [&](uint begin, uint end) {
     for (uint j = begin; j < end; j += 8) {
-      const uint left = end - j;
-      const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(left)), iota);
-      const __m256 dx = _mm256_sub_ps(vx, _mm256_maskload_ps(px + j, live));
-      const __m256 dy = _mm256_sub_ps(vy, _mm256_maskload_ps(py + j, live));
-      const __m256 dz = _mm256_sub_ps(vz, _mm256_maskload_ps(pz + j, live));
+      // Plain loads (a masked one costs several on AMD Zen 3): past the row's end they
+      // read the next rows, the next coordinate or the array's padding, and the lanes
+      // there are dropped below.
+      const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(end - j)), iota);
+      const __m256 dx = _mm256_sub_ps(vx, _mm256_loadu_ps(px + j));
+      const __m256 dy = _mm256_sub_ps(vy, _mm256_loadu_ps(py + j));
+      const __m256 dz = _mm256_sub_ps(vz, _mm256_loadu_ps(pz + j));
       const __m256 d2 = _mm256_fmadd_ps(dz, dz, _mm256_fmadd_ps(dy, dy, _mm256_mul_ps(dx, dx)));
       const uint in = uint(_mm256_movemask_ps(_mm256_and_ps(_mm256_castsi256_ps(live), _mm256_cmp_ps(d2, vh2, _CMP_LT_OQ))));
       if (c <= capacity) {
@@ -101,45 +104,21 @@ class NeighborLists {
   void build(const Vec4* positions, uint n, const GridView& fluid_grid, const BoundaryView& b,
              float h) {
     n_ = n;
+    samples_valid_ = false;
     active_.grow(b.n);
     uint* active = active_.data();
     for (;;) {
       fluid_.layout(n);
       boundary_.layout(n);
       const Slots fs = fluid_.slots(), bs = boundary_.slots();
-      const GridView fg = fluid_grid;
       const BoundaryView bv = b;
       Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
-#if TP_LIST_SIMD
-      const bool simd = !Backend::kIsDevice;
-      coordinates_.grow(3 * size_t(n));
-      float* px = coordinates_.data();
-      float* py = px + n;
-      float* pz = py + n;
-      if (simd)
-        Backend::for_each(n, [=] TP_HD(uint i) {
-          px[i] = positions[i].x;
-          py[i] = positions[i].y;
-          pz[i] = positions[i].z;
-        });
-#endif
+      const FluidSearch search = search_ = fluid_search(positions, n, fluid_grid, h);
       Backend::for_each(n, [=] TP_HD(uint i) {
         const Vec3 xi = xyz(positions[i]);
-        uint c = 0;
         uint* out = fs.index + list_slot(i, 0, fs.slots, fs.shift);
         const uint stride = 1u << fs.shift;
-#if TP_LIST_SIMD
-        // Compressed into a contiguous row on the stack, then spread into the block's
-        // interleaved slots. (A list longer than the row takes the scalar loop.)
-        constexpr uint kRow = 512;
-        if (simd && fs.capacity + 16 <= kRow) {
-          uint row[kRow];
-          c = list_neighbors_simd(fg, px, py, pz, xi, h, row, fs.capacity);
-          const uint stored = c < fs.capacity ? c : fs.capacity;
-          for (uint k = 0; k < stored; ++k) out[size_t(k) * stride] = row[k];
-        } else
-#endif
-          list_neighbors(fg, positions, xi, h, 0, out, stride, fs.capacity, &c);
+        uint c = search.list(xi, out, stride, fs.capacity);
         fs.count[i] = c;
         c = 0;
         out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
@@ -167,6 +146,53 @@ class NeighborLists {
     }
   }
 
+  // The boundary samples that some fluid particle listed at the last build() (the ones
+  // that need a pressure: kernels/wcsph.h, boundary_pressure), each with the fluid
+  // particles within h of it. Found on the first call after each build(), from the same
+  // positions and grid, so that a solver that needs the walls' pressure several times a
+  // step (PCISPH, once per iteration) searches the grid for them once; PBF, which does not,
+  // never searches. Zeroes every sample's pressure, so that none is left from an earlier
+  // step (only the listed ones are read).
+  SampleLists samples(const BoundaryView& b) {
+    if (samples_valid_) return SampleLists{order_.data(), samples_n_, samples_.view()};
+    const uint nb = b.n;
+    place_.grow(size_t(nb) + 1);
+    uint* place = place_.data();
+    const uint* active = active_.data();
+    float* pressure = b.pressure;
+    Backend::for_each(nb, [=] TP_HD(uint k) {
+      place[k] = active[k];
+      pressure[k] = 0.0f;
+    });
+    Backend::exclusive_scan(place, nb);
+    uint m = 0;
+    Backend::copy_to_host(&m, place + nb, 1);
+    order_.grow(m);
+    uint* order = order_.data();
+    Backend::for_each(nb, [=] TP_HD(uint k) {
+      if (place[k + 1] != place[k]) order[place[k]] = k;
+    });
+    const FluidSearch search = search_;  // build()'s positions and grid
+    const Vec4* sample = b.sample;
+    for (;;) {
+      samples_.layout(m);
+      const Slots ss = samples_.slots();
+      Backend::for_each(m, [=] TP_HD(uint k) {
+        uint* out = ss.index + list_slot(k, 0, ss.slots, ss.shift);
+        ss.count[k] = search.list(xyz(sample[order[k]]), out, 1u << ss.shift, ss.capacity);
+      });
+      const float over = Backend::reduce_max(m, 0.0f, [=] TP_HD(uint k) {
+        return float(ss.count[k]) - float(ss.capacity);
+      });
+      if (over <= 0.0f) break;
+      samples_.fit(m);
+      require_neighbor_list_memory(m, samples_.capacity + List::kSpare, Backend::kIsDevice);
+    }
+    samples_valid_ = true;
+    samples_n_ = m;
+    return SampleLists{order_.data(), m, samples_.view()};
+  }
+
   NeighborList fluid() const { return fluid_.view(); }
   NeighborList boundary() const { return boundary_.view(); }
   const uint* boundary_active() const { return active_.data(); }
@@ -175,8 +201,58 @@ class NeighborLists {
   double mean_boundary() const { return boundary_.mean(n_); }
   uint fluid_capacity() const { return fluid_.capacity; }
   uint boundary_capacity() const { return boundary_.capacity; }
+  uint sample_capacity() const { return samples_.capacity; }
 
  // (Public: nvcc wants the functions that enclose device lambdas accessible.)
+  // The search for the fluid particles within h of a point, on this backend: the vector
+  // search where the CPU build has one, from coordinate arrays (list_neighbors_simd),
+  // list_neighbors otherwise.
+  struct FluidSearch {
+    GridView grid;
+    const Vec4* positions;
+    const float *px, *py, *pz;  // null: no vector search
+    float h;
+    // Writes them into out[k * stride] (at most `capacity`) and returns how many there are.
+    TP_HD uint list(Vec3 x, uint* out, uint stride, uint capacity) const {
+      uint c = 0;
+#if TP_LIST_SIMD
+      // Compressed into a contiguous row on the stack, then spread into the block's
+      // interleaved slots. (A list longer than the row takes the scalar loop.)
+      constexpr uint kRow = 512;
+      if (px && capacity + 16 <= kRow) {
+        uint row[kRow];
+        c = list_neighbors_simd(grid, px, py, pz, x, h, row, capacity);
+        const uint stored = c < capacity ? c : capacity;
+        for (uint k = 0; k < stored; ++k) out[size_t(k) * stride] = row[k];
+        return c;
+      }
+#endif
+      list_neighbors(grid, positions, x, h, 0, out, stride, capacity, &c);
+      return c;
+    }
+  };
+  // Fills the coordinate arrays of the vector search (when this build has one).
+  FluidSearch fluid_search(const Vec4* positions, uint n, const GridView& grid, float h) {
+    FluidSearch search{grid, positions, nullptr, nullptr, nullptr, h};
+#if TP_LIST_SIMD
+    if (!Backend::kIsDevice) {
+      coordinates_.grow(3 * size_t(n) + kCoordinatePad);
+      float* px = coordinates_.data();
+      float* py = px + n;
+      float* pz = py + n;
+      Backend::for_each(n, [=] TP_HD(uint i) {
+        px[i] = positions[i].x;
+        py[i] = positions[i].y;
+        pz[i] = positions[i].z;
+      });
+      search.px = px;
+      search.py = py;
+      search.pz = pz;
+    }
+#endif
+    return search;
+  }
+
   struct Slots {
     uint* index;
     uint* count;
@@ -228,6 +304,15 @@ class NeighborLists {
   List fluid_{48}, boundary_{40};
   Buffer<uint> active_;  ///< per boundary sample, see BoundaryView::active
   Buffer<float> coordinates_;  ///< x, y, z of the fluid particles, in turn (vector search)
+  // samples(): per boundary sample, its place among the listed ones (a scan of active_);
+  // the listed samples in order; their lists of fluid particles.
+  Buffer<uint> place_, order_;
+  List samples_{24};
+  uint samples_n_ = 0;
+  bool samples_valid_ = false;
+  FluidSearch search_{};  ///< the last build()'s
+  // The AVX2 search reads whole registers past a row's end (list_neighbors_simd).
+  static constexpr size_t kCoordinatePad = 8;
   uint n_ = 0;
 };
 

@@ -103,9 +103,9 @@ struct PcisphOutcome {
 template <class B>
 PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
-  const GridView g = sim.grid_view();
   const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
+  const SampleLists s = sim.sample_lists();
   const StepConstants k = sim.constants();
   Vec4* a_p = sim.fluid.aux.data();
   Vec4* predicted = sim.fluid.predicted.data();
@@ -120,7 +120,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   // The pressure force from the pressures (their p/rho0^2 terms already written), and in
   // the same pass the positions it predicts.
   auto pressure_force = [&] {
-    B::for_each(b.n, [=] TP_HD(uint s) { b.pressure[s] = boundary_pressure(s, f, g, b, k); });
+    B::for_each(s.n, [=] TP_HD(uint q) { b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k); });
     B::for_each_lanes(f.n, TP_LANES(i) {
       store_xyz(a_p, i, pressure_acceleration(i, f.position, f.pressure_term, nl, b, k));
       store_xyz(predicted, i, pcisph_predict(i, f, a_p, k));

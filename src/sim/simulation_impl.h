@@ -181,6 +181,9 @@ class SimulationImpl final : public Simulation {
   // Each fluid particle's fluid neighbours, as found by the latest grid build (in the
   // order of that build: current positions, or PBF's predicted ones).
   NeighborList fluid_list() const { return lists_.fluid(); }
+  // The boundary samples next to fluid and the fluid around each (NeighborLists::samples),
+  // for the walls' pressure; searched once per grid build, on the first call.
+  SampleLists sample_lists() { return lists_.samples(boundary_view()); }
   BoundaryView boundary_view() {
     return BoundaryView{boundary_.data(),     boundary_velocity_.data(), boundary_pressure_.data(),
                         boundary_grid_.view(), obstacle_grid_.view(),     wall_n_,

@@ -11,8 +11,8 @@ namespace tp {
 template <class B>
 void wcsph_pressure(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
-  const GridView g = sim.grid_view();
   const BoundaryView b = sim.boundary_view();
+  const SampleLists s = sim.sample_lists();
   const StepConstants k = sim.constants();
   B::for_each(f.n, [=] TP_HD(uint i) {
     const float p = tait_pressure(f.density[i], k);
@@ -21,7 +21,7 @@ void wcsph_pressure(SimulationImpl<B>& sim) {
     f.pressure_term[i] = p * inv_rho * inv_rho;
     f.inv_density[i] = inv_rho;
   });
-  B::for_each(b.n, [=] TP_HD(uint s) { b.pressure[s] = boundary_pressure(s, f, g, b, k); });
+  B::for_each(s.n, [=] TP_HD(uint q) { b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k); });
 }
 
 // Pressure, viscosity, gravity and the mouse: the acceleration of every particle.
