@@ -34,7 +34,7 @@ void pbf_predict(SimulationImpl<B>& sim) {
 }
 
 // The density constraint, Jacobi iterations [MM13, Alg. 1, lines 7-19]: lambda, then the
-// corrections, then the move (each correction limited: pbf_limit_correction) and the tank
+// corrections and the move (each correction limited: pbf_limit_correction) with the tank
 // projection. pbf_iterations of them; with a
 // pbf_tolerance, the loop stops once the mean compression that an iteration's lambda pass
 // measured (before its correction) is below it, after at least two iterations, as the
@@ -46,7 +46,6 @@ void pbf_solve(SimulationImpl<B>& sim) {
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
   Vec4* predicted = sim.fluid.predicted.data();
-  Vec4* dx = sim.fluid.aux.data();
   float* lambda = f.pressure;  // PBF has no pressure; its lambdas take the array
   double first_error = 0.0;
   const int cap = k.p.pbf_iterations;
@@ -67,11 +66,16 @@ void pbf_solve(SimulationImpl<B>& sim) {
       error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
     }
     if (it == 0) first_error = error;  // the compression the prediction had
-    B::for_each_lanes(f.n, TP_LANES(i) { store_xyz(dx, i, pbf_correction(i, predicted, lambda, nl, b, k)); });
+    // The corrections and the move in one pass, the moved positions into the other
+    // buffer: every correction reads its neighbours' positions before this iteration's
+    // moves (Jacobi). The buffers then trade places.
+    Vec4* moved = sim.fluid.aux.data();
     B::for_each_lanes(f.n, TP_LANES(i) {
-      const auto x = load_xyz(predicted, i) + pbf_limit_correction(load_xyz(dx, i), k);
-      store_xyz(predicted, i, pbf_project_to_walls(x, load_xyz(f.position, i), k));
+      const auto dx = pbf_limit_correction(pbf_correction(i, predicted, lambda, nl, b, k), k);
+      store_xyz(moved, i, pbf_project_to_walls(load_xyz(predicted, i) + dx, load_xyz(f.position, i), k));
     });
+    sim.fluid.predicted.swap(sim.fluid.aux);
+    predicted = sim.fluid.predicted.data();
     ++it;
     if (tolerance > 0.0 && it >= kMinIterations && error <= tolerance) break;
   }
