@@ -10,7 +10,7 @@ namespace tp {
 // Push/pull accelerate along the radial direction (away / towards the point) with
 // magnitude strength * w; drag relaxes the particle's velocity towards the point's
 // velocity at rate strength * w (so the fluid is carried along the mouse's motion).
-// V is Vec3, or 16 particles' (kernels/lanes.h): beyond the radius the weight is zero.
+// V is Vec3, or a block of lanes' (kernels/lanes.h): beyond the radius the weight is zero.
 template <class V>
 TP_HD TP_INLINE V body_acceleration(const V& x, const V& v, const StepConstants& c) {
   using R = decltype(x.x);

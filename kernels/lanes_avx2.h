@@ -3,7 +3,8 @@
 // F8 (8 floats), M8 (a mask: all bits set in the lanes where it holds), Lanes8 (8
 // consecutive particles), Index8 (8 neighbour indices), with the operations
 // kernels/lanes_simd.h builds on. AVX2 has no mask registers: a lane that does not exist
-// or is not listed is one whose integer mask is 0, and loads and stores take that mask.
+// or is not listed is one whose integer mask is 0; loads and stores take that mask only in
+// a partial block (masked ones are slow), and list loads AND their result with it.
 // Included by lanes.h only where __AVX2__ and __FMA__ are defined, __AVX512F__ is not, and
 // nvcc is not compiling.
 #pragma once

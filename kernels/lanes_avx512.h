@@ -83,7 +83,7 @@ struct LaneTypes<Lanes16> {
 };
 
 TP_INLINE __m512i lane_iota() { return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
-// The particles' own indices; lanes past the last particle repeat the block's first.
+// The particles' own indices; lanes past the last particle get 0.
 TP_INLINE Index16 indices(Lanes16 i) {
   return Index16{_mm512_maskz_add_epi32(i.live, lane_iota(), _mm512_set1_epi32(int(i.base)))};
 }

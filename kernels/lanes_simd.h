@@ -86,7 +86,11 @@ TP_INLINE Vec3L<F> operator*(F s, const Vec3L<F>& a) { return a * s; }
 template <class F>
 TP_INLINE Vec3L<F> operator*(const Vec3L<F>& a, float s) { return a * F(s); }
 template <class F>
+TP_INLINE Vec3L<F> operator*(float s, const Vec3L<F>& a) { return a * F(s); }
+template <class F>
 TP_INLINE Vec3L<F> operator/(const Vec3L<F>& a, F s) { return a * (1.0f / s); }
+template <class F>
+TP_INLINE Vec3L<F> operator/(const Vec3L<F>& a, float s) { return a * F(1.0f / s); }
 template <class F>
 TP_INLINE Vec3L<F>& operator+=(Vec3L<F>& a, const Vec3L<F>& b) { return a = a + b; }
 template <class F>
@@ -115,7 +119,8 @@ TP_INLINE void store_xyz(Vec4* a, L i, const Vec3Of<L>& v) { store_xyzw(a, i, v,
 
 // for_each_listed (kernels/neighbor_list.h) for a block of lanes: f(j, x_ij, r) with a
 // neighbour per lane at a time, the k-th of each particle's list (the lists are
-// interleaved in blocks of 16: one load). Lanes past a particle's list, or whose
+// interleaved in blocks of 16: one load for 16 lanes, half of one for 8). Lanes past a
+// particle's list, or whose
 // neighbour is beyond h, get j = 0, x_ij = 0 and r = 2h (see lanes.h).
 template <class L, class Fn, class = LaneRealOnly<RealOf<L>>>
 TP_INLINE void for_each_listed(const NeighborList& l, L i, const Vec4* positions,

@@ -16,7 +16,7 @@ namespace tp {
 // taken in blocks of 2^shift, and a block's lists are interleaved, neighbour k of its
 // particles side by side. CUDA uses blocks of 32, a warp: a warp's loads of neighbour k are
 // one coalesced transaction. The CPU uses blocks of 16, the lanes of an AVX-512 register
-// (kernels/lanes.h): 16 particles' neighbour k are one vector load. A scalar loop reads its
+// (kernels/lanes.h; two AVX2 ones): 16 particles' neighbour k are one vector load. A scalar loop reads its
 // particle's list with a stride of 2^shift words; the block's other particles, next in
 // line, read the same cache lines.
 TP_HD TP_INLINE size_t list_slot(uint i, uint k, uint slots, uint shift) {
@@ -33,7 +33,7 @@ struct NeighborList {
 // Calls f(j, x_ij, r) for every listed neighbour j of particle i that is still within h of
 // x_i (positions may have moved since the search: PBF's iterations, PCISPH's predictions;
 // the kernel is zero beyond h). The list is in grid order, so sums are deterministic.
-// kernels/lanes.h has the same loop for 16 particles at once.
+// kernels/lanes_simd.h has the same loop for a block of lanes (16 or 8 particles).
 template <class F>
 TP_HD TP_INLINE void for_each_listed(const NeighborList& l, uint i, const Vec4* positions, Vec3 xi,
                                      float h, F&& f) {

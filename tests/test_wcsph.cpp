@@ -67,7 +67,7 @@ TEST(Wcsph, RestingColumnSettlesAtRestDensityAndHydrostaticPressure) {
   std::printf("mean kinetic energy: %.4g J at 0.1-0.4 s, %.4g J at 1.0-1.2 s (ratio %.4f)\n",
               energy_early, energy_late, energy_late / energy_early);
   // The ringing decays slowly and its phase is chaotic: rounding alone moves the ratio (0.194
-  // with the one-particle loops, 0.201 with the 16-lane ones, kernels/lanes.h), so the bound
+  // with the one-particle loops, 0.201 with 16 lanes and with 8, kernels/lanes.h), so the bound
   // leaves room; the rms and top speeds below are the test of rest.
   EXPECT_LT(energy_late, 0.25 * energy_early) << "early " << energy_early << " late " << energy_late;
 

@@ -177,7 +177,7 @@ struct CudaBackend {
     for_each_kernel<<<(n + kBlockSize - 1) / kBlockSize, kBlockSize>>>(n, f);
     cuda_check(cudaGetLastError(), "kernel launch");
   }
-  // One thread a particle (the CPU runs 16 particles a call: kernels/lanes.h).
+  // One thread a particle (the CPU runs 16 or 8 particles a call: kernels/lanes.h).
   template <class F>
   static void for_each_lanes(uint n, F f) {
     for_each(n, f);

@@ -22,17 +22,22 @@ namespace {
 constexpr double kParticleArrays = 8 * 16 + 10 * 4;
 // Arrays sized by the live count, which grow by a quarter when they must: the grid's cell,
 // rank and order (3 x 4 B), the fluid and boundary neighbour lists at their first size
-// (48 + 1 and 40 + 1 slots of 4 B, a count each), the AVX-512 search's coordinates
+// (48 + 1 and 40 + 1 slots of 4 B, a count each), the vector search's coordinates
 // (3 x 4 B), the diffuse spawner's normal and count (16 + 4 B).
 constexpr double kPerLiveParticle = 1.25 * (3 * 4 + (49 * 4 + 4) + (41 * 4 + 4) + 3 * 4 + 20);
+// Per boundary sample next to fluid (NeighborLists::samples): its place in the order and
+// its list of fluid particles at the first size (24 + 1 slots, a count), grown by a
+// quarter. There are at most as many as samples, and at most two per fluid particle (a
+// sheet of water one particle thick on the floor lists the two layers below it).
+constexpr double kPerListedSample = 1.25 * (4 + 25 * 4 + 4);
 // Copies that live for a moment: a reset's initial state and its host copies (2 x 16 + 16
 // + 4 B, plus the lattice's candidates, 16 B), or a snapshot for a PLY frame or a state
 // file (id, position, velocity, density, pressure, order: 48 B) with the frame's 28 B rows.
 constexpr double kTransient = 80;
 // Per boundary sample: sample, spare, velocity (3 x 16 B), pressure, the grid's cell, rank
-// and order, the active flag (5 x 4 B), the initial state's copy (16 B), and an obstacle
-// sample's body coordinates, world position and owner (2 x 16 + 4 B).
-constexpr double kPerBoundarySample = 3 * 16 + 5 * 4 + 16 + 36;
+// and order, the active flag and its scan (6 x 4 B), the initial state's copy (16 B), and
+// an obstacle sample's body coordinates, world position and owner (2 x 16 + 4 B).
+constexpr double kPerBoundarySample = 3 * 16 + 6 * 4 + 16 + 36;
 // Per diffuse particle: position, velocity and the compaction's two targets (4 x 16 B),
 // a flag grown by a quarter, the CUDA path's staging copy (16 B) and a snapshot's copy.
 constexpr double kPerDiffuse = 4 * 16 + 5 + 16 + 32;
@@ -58,6 +63,7 @@ uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells
   const double arrays = (growing ? 1.5 : 1.0) * kParticleArrays;
   const double bytes = double(fluid) * (arrays + kPerLiveParticle + kTransient) +
                        double(boundary) * kPerBoundarySample + double(cells) * 2 * 4 +
+                       std::min(double(boundary), 2.0 * double(fluid)) * kPerListedSample +
                        double(diffuse) * kPerDiffuse;
   return uint64_t(std::min(bytes, 1e19));
 }
@@ -130,11 +136,11 @@ std::string keep_diffuse_cap_in_memory(SimParams& params, int previous_setting, 
   return "";
 }
 
-void require_neighbor_list_memory(uint64_t n, uint64_t slots, bool device) {
+void require_neighbor_list_memory(uint64_t n, uint64_t slots, bool device, const char* whose) {
   // 4 B a slot, and the quarter more that a growing buffer keeps.
   const double need = 1.25 * double(n) * double(slots) * 4.0;
   require_memory(need, memory_budget_bytes(device ? BackendKind::Cuda : BackendKind::Cpu),
-                 "the neighbour lists of " + count_text(double(n)) + " particles, with room for " +
+                 "the neighbour lists of " + count_text(double(n)) + " " + whose + ", with room for " +
                      count_text(double(slots)) +
                      " neighbours each (the water is packed far denser than at rest)",
                  "the simulation cannot go on; use a smaller time step or fewer particles");

@@ -47,10 +47,12 @@ std::string keep_diffuse_cap_in_memory(SimParams& params, int previous_setting, 
                                        uint64_t budget = 0);
 
 // Called before the neighbour lists of `n` particles grow to `slots` slots per particle
-// (fluid and boundary together; src/sim/neighbor_list.h): throws SceneError when they
+// (fluid and boundary together; src/sim/neighbor_list.h), or those of `n` boundary
+// samples (`whose` names them): throws SceneError when they
 // would not fit, so that a simulation packed far denser than water stops with a sentence
 // rather than an allocation failure.
-void require_neighbor_list_memory(uint64_t n, uint64_t slots, bool device);
+void require_neighbor_list_memory(uint64_t n, uint64_t slots, bool device,
+                                  const char* whose = "particles");
 
 // "1,234,567" and "1,234 MB" (rounded up, at least 1 MB) for messages.
 std::string count_text(double count);

@@ -86,7 +86,7 @@ inline uint list_neighbors_simd(const GridView& g, const float* px, const float*
         const __m256i hits = _mm256_permutevar8x32_epi32(_mm256_add_epi32(iota, _mm256_set1_epi32(int(j))), order);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + c), hits);
       }
-      c += uint(_mm_popcnt_u32(in));
+      c += uint(__builtin_popcount(in));  // (AVX2 does not imply the popcnt instruction)
     }
   });
   return c;
@@ -105,6 +105,7 @@ class NeighborLists {
              float h) {
     n_ = n;
     samples_valid_ = false;
+    built_boundary_n_ = b.n;
     active_.grow(b.n);
     uint* active = active_.data();
     for (;;) {
@@ -153,8 +154,11 @@ class NeighborLists {
   // step (PCISPH, once per iteration) searches the grid for them once; PBF, which does not,
   // never searches. Zeroes every sample's pressure, so that none is left from an earlier
   // step (only the listed ones are read).
+  // (Before any build(), or with a boundary other than build()'s, which the simulation
+  // never asks for, there are none to give.)
   SampleLists samples(const BoundaryView& b) {
     if (samples_valid_) return SampleLists{order_.data(), samples_n_, samples_.view()};
+    if (b.n != built_boundary_n_ || b.n == 0) return SampleLists{nullptr, 0, NeighborList{}};
     const uint nb = b.n;
     place_.grow(size_t(nb) + 1);
     uint* place = place_.data();
@@ -186,7 +190,8 @@ class NeighborLists {
       });
       if (over <= 0.0f) break;
       samples_.fit(m);
-      require_neighbor_list_memory(m, samples_.capacity + List::kSpare, Backend::kIsDevice);
+      require_neighbor_list_memory(m, samples_.capacity + List::kSpare, Backend::kIsDevice,
+                                   "boundary samples");
     }
     samples_valid_ = true;
     samples_n_ = m;
@@ -240,6 +245,7 @@ class NeighborLists {
       float* px = coordinates_.data();
       float* py = px + n;
       float* pz = py + n;
+      std::fill(pz + n, pz + n + kCoordinatePad, 0.0f);  // read, and dropped, by the search
       Backend::for_each(n, [=] TP_HD(uint i) {
         px[i] = positions[i].x;
         py[i] = positions[i].y;
@@ -310,7 +316,11 @@ class NeighborLists {
   List samples_{24};
   uint samples_n_ = 0;
   bool samples_valid_ = false;
-  FluidSearch search_{};  ///< the last build()'s
+  // The last build()'s search: its positions are the ones build() listed, which must not
+  // have moved when samples() uses them. (PBF builds on its predicted positions and then
+  // moves and swaps them, but never asks for samples(); every step builds anew.)
+  FluidSearch search_{};
+  uint built_boundary_n_ = ~0u;
   // The AVX2 search reads whole registers past a row's end (list_neighbors_simd).
   static constexpr size_t kCoordinatePad = 8;
   uint n_ = 0;
