@@ -263,7 +263,7 @@ TEST(NeighborLists, GrowWhenAParticleHasMoreNeighboursThanSlots) {
 // The AVX-512 or AVX2 search (when this build has one) lists the same neighbours in the
 // same order as the scalar one, which the CUDA backend and other CPUs run.
 TEST(NeighborLists, VectorSearchMatchesTheScalarOneInOrder) {
-#if TP_LIST_SIMD
+#if TP_LANE_WIDTH
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   const float h = 0.07f;

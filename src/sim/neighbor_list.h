@@ -12,8 +12,8 @@
 #include "kernels/particles.h"
 #include "sim/memory_need.h"
 
-// The vector searches below use the intrinsics kernels/lanes.h includes (same condition).
-#define TP_LIST_SIMD TP_LANE_WIDTH
+// The vector searches below use the intrinsics kernels/lanes.h includes, under its
+// TP_LANE_WIDTH.
 
 namespace tp {
 
@@ -220,7 +220,7 @@ class NeighborLists {
     // Writes them into out[k * stride] (at most `capacity`) and returns how many there are.
     TP_HD uint list(Vec3 x, uint* out, uint stride, uint capacity) const {
       uint c = 0;
-#if TP_LIST_SIMD
+#if TP_LANE_WIDTH
       // Compressed into a contiguous row on the stack, then spread into the block's
       // interleaved slots. (A list longer than the row takes the scalar loop.)
       constexpr uint kRow = 512;
@@ -239,7 +239,7 @@ class NeighborLists {
   // Fills the coordinate arrays of the vector search (when this build has one).
   FluidSearch fluid_search(const Vec4* positions, uint n, const GridView& grid, float h) {
     FluidSearch search{grid, positions, nullptr, nullptr, nullptr, h};
-#if TP_LIST_SIMD
+#if TP_LANE_WIDTH
     if (!Backend::kIsDevice) {
       coordinates_.grow(3 * size_t(n) + kCoordinatePad);
       float* px = coordinates_.data();
