@@ -42,6 +42,16 @@ using IndexOf = typename LaneTypes<I>::Index;
 TP_HD TP_INLINE float load(const float* a, uint i) { return a[i]; }
 TP_HD TP_INLINE Vec3 load_xyz(const Vec4* a, uint i) { return xyz(a[i]); }
 TP_HD TP_INLINE float load_w(const Vec4* a, uint i) { return a[i].w; }
+// x, y, z and w of particle arrays' entries at once (for the lane types, one transpose).
+template <class V, class R>
+struct XyzW {
+  V xyz;
+  R w;
+};
+TP_HD TP_INLINE XyzW<Vec3, float> load_xyzw(const Vec4* a, uint i) {
+  const Vec4 p = a[i];
+  return {xyz(p), p.w};
+}
 TP_HD TP_INLINE void store(float* a, uint i, float v) { a[i] = v; }
 TP_HD TP_INLINE void store_xyzw(Vec4* a, uint i, Vec3 v, float w) { a[i] = make_vec4(v, w); }
 // Writes xyz with w = 0.

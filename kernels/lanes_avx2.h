@@ -95,9 +95,9 @@ TP_INLINE F8 load_w(const Vec4* a, Index8 j) {
   return F8(_mm256_i32gather_ps(&a[0].w, _mm256_slli_epi32(j.v, 2), 4));
 }
 
-// x, y and z of 8 Vec4s: each a 16-byte load into a half of a register, then a 4x4
-// transpose within each half (as the 16-lane load_xyz).
-TP_INLINE Vec3x8 load_xyz(const Vec4* a, Index8 j) {
+// x, y, z and w of 8 Vec4s: each a 16-byte load into a half of a register, then a 4x4
+// transpose within each half (as the 16-lane load_xyzw).
+TP_INLINE XyzW<Vec3x8, F8> load_xyzw(const Vec4* a, Index8 j) {
   alignas(32) uint k[8];
   _mm256_store_si256(reinterpret_cast<__m256i*>(k), j.v);
   __m256 r[4];
@@ -105,9 +105,11 @@ TP_INLINE Vec3x8 load_xyz(const Vec4* a, Index8 j) {
     r[q] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(&a[k[q]].x)), _mm_load_ps(&a[k[4 + q]].x), 1);
   const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpacklo_ps(r[2], r[3]);
   const __m256 t2 = _mm256_unpackhi_ps(r[0], r[1]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  return {F8(_mm256_shuffle_ps(t0, t1, 0x44)), F8(_mm256_shuffle_ps(t0, t1, 0xEE)),
-          F8(_mm256_shuffle_ps(t2, t3, 0x44))};
+  return {{F8(_mm256_shuffle_ps(t0, t1, 0x44)), F8(_mm256_shuffle_ps(t0, t1, 0xEE)),
+           F8(_mm256_shuffle_ps(t2, t3, 0x44))},
+          F8(_mm256_shuffle_ps(t2, t3, 0xEE))};
 }
+TP_INLINE Vec3x8 load_xyz(const Vec4* a, Index8 j) { return load_xyzw(a, j).xyz; }
 
 TP_INLINE void store(float* a, Lanes8 i, F8 v) {
   if (i.live == 8) _mm256_storeu_ps(a + i.base, v.v);

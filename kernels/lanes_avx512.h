@@ -94,10 +94,10 @@ TP_INLINE F16 load_w(const Vec4* a, Index16 j) {
   return F16(_mm512_i32gather_ps(_mm512_slli_epi32(j.v, 2), &a[0].w, 4));
 }
 
-// x, y and z of 16 Vec4s: each a 16-byte load into a quarter of a register, then a 4x4
-// transpose within each quarter. Cheaper than three gathers on the AVX-512 machines we
+// x, y, z and w of 16 Vec4s: each a 16-byte load into a quarter of a register, then a
+// 4x4 transpose within each quarter. Cheaper than three gathers on the AVX-512 machines we
 // have (AMD Zen 4).
-TP_INLINE Vec3x16 load_xyz(const Vec4* a, Index16 j) {
+TP_INLINE XyzW<Vec3x16, F16> load_xyzw(const Vec4* a, Index16 j) {
   alignas(64) uint k[16];
   _mm512_store_si512(k, j.v);
   __m512 r[4];
@@ -109,9 +109,11 @@ TP_INLINE Vec3x16 load_xyz(const Vec4* a, Index16 j) {
   }
   const __m512 t0 = _mm512_unpacklo_ps(r[0], r[1]), t1 = _mm512_unpacklo_ps(r[2], r[3]);
   const __m512 t2 = _mm512_unpackhi_ps(r[0], r[1]), t3 = _mm512_unpackhi_ps(r[2], r[3]);
-  return {F16(_mm512_shuffle_ps(t0, t1, 0x44)), F16(_mm512_shuffle_ps(t0, t1, 0xEE)),
-          F16(_mm512_shuffle_ps(t2, t3, 0x44))};
+  return {{F16(_mm512_shuffle_ps(t0, t1, 0x44)), F16(_mm512_shuffle_ps(t0, t1, 0xEE)),
+           F16(_mm512_shuffle_ps(t2, t3, 0x44))},
+          F16(_mm512_shuffle_ps(t2, t3, 0xEE))};
 }
+TP_INLINE Vec3x16 load_xyz(const Vec4* a, Index16 j) { return load_xyzw(a, j).xyz; }
 
 TP_INLINE void store(float* a, Lanes16 i, F16 v) { _mm512_mask_storeu_ps(a + i.base, i.live, v.v); }
 // The transpose of load_xyz, four particles to a register.

@@ -5,7 +5,8 @@
 //     from_floats takes an F only for its type);
 //   L (consecutive particles: base, and which lanes exist): indices(L), load and store of
 //     floats, store_xyzw, listed_counts (the list lengths, 0 for lanes that do not exist);
-//   the index type: load, load_w and load_xyz by 16-byte loads and a transpose;
+//   the index type: load, load_w, and load_xyzw (x, y, z and w at once) by 16-byte loads
+//     and a transpose;
 //   the list cursor: longest_count, lanes_listed(k, counts), load_listed (neighbour k of
 //     each lane, 0 where there is none) and listed_within (listed and closer than h).
 // (Every such operation takes one of the header's own types, which is how this file's
@@ -113,18 +114,20 @@ template <class L, class = LaneRealOnly<RealOf<L>>>
 TP_INLINE Vec3Of<L> load_xyz(const Vec4* a, L i) { return load_xyz(a, indices(i)); }
 template <class L, class = LaneRealOnly<RealOf<L>>>
 TP_INLINE RealOf<L> load_w(const Vec4* a, L i) { return load_w(a, indices(i)); }
+template <class L, class = LaneRealOnly<RealOf<L>>>
+TP_INLINE auto load_xyzw(const Vec4* a, L i) { return load_xyzw(a, indices(i)); }
 // Writes xyz with w = 0.
 template <class L, class = LaneRealOnly<RealOf<L>>>
 TP_INLINE void store_xyz(Vec4* a, L i, const Vec3Of<L>& v) { store_xyzw(a, i, v, RealOf<L>(0.0f)); }
 
-// for_each_listed (kernels/neighbor_list.h) for a block of lanes: f(j, x_ij, r) with a
-// neighbour per lane at a time, the k-th of each particle's list (the lists are
-// interleaved in blocks of 16: one load for 16 lanes, half of one for 8). Lanes past a
-// particle's list, or whose
-// neighbour is beyond h, get j = 0, x_ij = 0 and r = 2h (see lanes.h).
+// for_each_listed_w and for_each_listed (kernels/neighbor_list.h) for a block of lanes:
+// f(j, x_ij, r, w_j) or f(j, x_ij, r) with a neighbour per lane at a time, the k-th of each
+// particle's list (the lists are interleaved in blocks of 16: one load for 16 lanes, half
+// of one for 8). Lanes past a particle's list, or whose neighbour is beyond h, get j = 0,
+// x_ij = 0 and r = 2h (see lanes.h), and particle 0's w.
 template <class L, class Fn, class = LaneRealOnly<RealOf<L>>>
-TP_INLINE void for_each_listed(const NeighborList& l, L i, const Vec4* positions,
-                               const Vec3Of<L>& xi, float h, Fn&& f) {
+TP_INLINE void for_each_listed_w(const NeighborList& l, L i, const Vec4* positions,
+                                 const Vec3Of<L>& xi, float h, Fn&& f) {
   using R = RealOf<L>;
   const auto count = listed_counts(l.count, i);
   const uint longest = longest_count(count);
@@ -134,12 +137,20 @@ TP_INLINE void for_each_listed(const NeighborList& l, L i, const Vec4* positions
   for (uint k = 0; k < longest; ++k) {
     const auto listed = lanes_listed(k, count);
     const IndexOf<L> j = load_listed(p + k * stride, listed);
-    Vec3Of<L> xij = xi - load_xyz(positions, j);
+    const auto pj = load_xyzw(positions, j);
+    Vec3Of<L> xij = xi - pj.xyz;
     const R r2 = dot(xij, xij);
     const auto in = listed_within(listed, r2, h2);
     xij = select(in, xij, Vec3Of<L>{zero, zero, zero});
-    f(j, xij, select(in, sqrt_lanes(r2), far));
+    f(j, xij, select(in, sqrt_lanes(r2), far), pj.w);
   }
+}
+template <class L, class Fn, class = LaneRealOnly<RealOf<L>>>
+TP_INLINE void for_each_listed(const NeighborList& l, L i, const Vec4* positions,
+                               const Vec3Of<L>& xi, float h, Fn&& f) {
+  using R = RealOf<L>;
+  for_each_listed_w(l, i, positions, xi, h,
+                    [&](IndexOf<L> j, const Vec3Of<L>& xij, R r, R) { f(j, xij, r); });
 }
 
 }  // namespace tp

@@ -30,13 +30,16 @@ struct NeighborList {
   uint shift;         ///< log2 of the block size
 };
 
-// Calls f(j, x_ij, r) for every listed neighbour j of particle i that is still within h of
-// x_i (positions may have moved since the search: PBF's iterations, PCISPH's predictions;
-// the kernel is zero beyond h). The list is in grid order, so sums are deterministic.
-// kernels/lanes_simd.h has the same loop for a block of lanes (16 or 8 particles).
+// Calls f(j, x_ij, r, w_j) for every listed neighbour j of particle i that is still within
+// h of x_i (positions may have moved since the search: PBF's iterations, PCISPH's
+// predictions; the kernel is zero beyond h), w_j being the w of positions[j]: a loop that
+// needs one number of each neighbour besides its position reads both at once when the
+// number rides in w (FluidView::position_term; PBF's lambdas). for_each_listed calls
+// f(j, x_ij, r). The list is in grid order, so sums are deterministic.
+// kernels/lanes_simd.h has the same loops for a block of lanes (16 or 8 particles).
 template <class F>
-TP_HD TP_INLINE void for_each_listed(const NeighborList& l, uint i, const Vec4* positions, Vec3 xi,
-                                     float h, F&& f) {
+TP_HD TP_INLINE void for_each_listed_w(const NeighborList& l, uint i, const Vec4* positions,
+                                       Vec3 xi, float h, F&& f) {
   const float h2 = h * h;
   const uint* p = l.index + list_slot(i, 0, l.slots, l.shift);
   const uint stride = 1u << l.shift;
@@ -46,8 +49,13 @@ TP_HD TP_INLINE void for_each_listed(const NeighborList& l, uint i, const Vec4* 
     const Vec4 pj = positions[j];
     const Vec3 xij = Vec3{xi.x - pj.x, xi.y - pj.y, xi.z - pj.z};
     const float r2 = dot(xij, xij);
-    if (r2 < h2) f(j, xij, sqrtf(r2));
+    if (r2 < h2) f(j, xij, sqrtf(r2), pj.w);
   }
+}
+template <class F>
+TP_HD TP_INLINE void for_each_listed(const NeighborList& l, uint i, const Vec4* positions, Vec3 xi,
+                                     float h, F&& f) {
+  for_each_listed_w(l, i, positions, xi, h, [&](uint j, const Vec3& xij, float r, float) { f(j, xij, r); });
 }
 
 // Writes the indices (plus `base`) of the particles of `positions` (sorted by `g`) within h

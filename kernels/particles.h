@@ -16,7 +16,9 @@ struct FluidView {
   Vec4* acceleration;  ///< [m/s^2] xyz acceleration of this step; w unused
   float* density;      ///< [kg/m^3]
   float* pressure;     ///< [Pa]
-  float* pressure_term;  ///< p / rho^2, computed once per step for the neighbour loops
+  // xyz: the position (a copy), w: p / rho^2, written once per pressure update for the
+  // pressure loops, which read a neighbour's position and pressure in one load.
+  Vec4* position_term;
   float* inv_density;    ///< 1 / rho
   float* scratch;      ///< one float per particle for per-step reductions (statistics)
   uint n;

@@ -81,17 +81,19 @@ TP_HD TP_INLINE RealOf<I> pbf_lambda(I i, const Vec4* predicted, const NeighborL
 // (PBF's usual step here) and scales with (dt / 5 ms)^2, so that s_corr acts as the
 // artificial pressure it stands for, a force: as a fixed displacement per step it turns
 // into speed as 1/dt, and a resting pool at a fixed 0.5 ms step reached 8 m/s.
-// in: predicted positions, lambdas; returns dx_i.
+// in: predicted positions with each particle's lambda in w (one load gives a neighbour's
+// position and lambda); returns dx_i.
 template <class I>
-TP_HD TP_INLINE Vec3Of<I> pbf_correction(I i, const Vec4* predicted, const float* lambda,
+TP_HD TP_INLINE Vec3Of<I> pbf_correction(I i, const Vec4* predicted_lambda,
                                          const NeighborList& nl, const BoundaryView& b,
                                          const StepConstants& c) {
   using R = RealOf<I>;
   using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const V xi = load_xyz(predicted, i);
+  const auto own = load_xyzw(predicted_lambda, i);
+  const V xi = own.xyz;
   const float inv_rho0 = 1.0f / c.p.rest_density;
-  const R li = load(lambda, i);
+  const R li = own.w;
   const float inv_w_dq = 1.0f / W.w(c.p.pbf_scorr_dq * W.h);
   const float volume = c.mass * inv_rho0;
   constexpr float kReferenceStep = 0.005f;  // [s]
@@ -99,13 +101,13 @@ TP_HD TP_INLINE Vec3Of<I> pbf_correction(I i, const Vec4* predicted, const float
   const float k = c.p.pbf_scorr_k * step_scale / (volume * volume * c.lattice_grad2);
   const float n = c.p.pbf_scorr_n;
   V dx{R(0.0f), R(0.0f), R(0.0f)};
-  for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+  for_each_listed_w(nl, i, predicted_lambda, xi, W.h, [&](IndexOf<I>, const V& xij, R r, R lj) {
     R s_corr = 0.0f;
     if (k > 0.0f) {
       const R t = W.w(r) * inv_w_dq;
       s_corr = -k * (n == 4.0f ? (t * t) * (t * t) : pow_lanes(t, n));  // n = 4 is the default
     }
-    dx += W.grad(xij, r) * (c.mass * (li + load(lambda, j) + s_corr));  // 0 for j = i
+    dx += W.grad(xij, r) * (c.mass * (li + lj + s_corr));  // 0 for j = i
   });
   for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> s, const V& xis, R r) {
     dx += W.grad(xis, r) * (c.p.rest_density * load_w(b.sample, s) * li);

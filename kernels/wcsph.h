@@ -57,9 +57,10 @@ TP_HD TP_INLINE Vec3Of<I> wcsph_acceleration(I i, const FluidView& f, const Neig
   using R = RealOf<I>;
   using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
-  const V xi = load_xyz(f.position, i);
+  const auto own = load_xyzw(f.position_term, i);
+  const V xi = own.xyz;
   const V vi = load_xyz(f.velocity, i);
-  const R pi_term = load(f.pressure_term, i);
+  const R pi_term = own.w;
   const float eps = 0.01f * W.h * W.h;
   const float nu = c.p.viscosity;
   // Artificial viscosity between approaching particles [BT07, Eq. 11]:
@@ -68,14 +69,14 @@ TP_HD TP_INLINE Vec3Of<I> wcsph_acceleration(I i, const FluidView& f, const Neig
   // a division per neighbour.
   const float art = c.p.alpha * c.spacing * c.sound_speed / c.p.rest_density;
   V a{R(0.0f), R(0.0f), R(0.0f)};
-  for_each_listed(nl, i, f.position, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+  for_each_listed_w(nl, i, f.position_term, xi, W.h, [&](IndexOf<I> j, const V& xij, R r, R pj_term) {
     const R inv_r = 1.0f / r;  // unused by grad() when r is 0
     const V grad = W.grad(xij, r, inv_r);  // 0 for j = i
     const V vij = vi - load_xyz(f.velocity, j);
     const R vx = dot(vij, xij);
     const R inv_r2 = 1.0f / (r * r + eps);
     const R artificial = select(vx < 0.0f, c.mass * art * vx * inv_r2, R(0.0f));
-    const R s = pressure_pair(c.mass, pi_term, load(f.pressure_term, j)) + artificial +
+    const R s = pressure_pair(c.mass, pi_term, pj_term) + artificial +
                 viscosity_pair(nu, c.mass * load(f.inv_density, j), vx, inv_r2);
     a += grad * s;
   });

@@ -18,11 +18,11 @@ struct FluidState {
   // Recomputed every step.
   Buffer<Vec4> acceleration;
   Buffer<float> density;
-  Buffer<float> pressure_term;
+  Buffer<Vec4> position_term;
   Buffer<float> inv_density;
   Buffer<float> scratch;
   Buffer<Vec4> predicted;  ///< PCISPH/PBF: predicted positions (PBF sorts by them)
-  Buffer<Vec4> aux;        ///< per-step vectors: PCISPH pressure acceleration, PBF corrections
+  Buffer<Vec4> aux;  ///< per step: PCISPH pressure acceleration, PBF positions with lambdas
   // Gather targets for the reorder.
   Buffer<Vec4> spare4;
   Buffer<uint> spare_id;
@@ -45,7 +45,7 @@ struct FluidState {
     acceleration.resize(count);
     density.resize(count);
     pressure.resize(count);
-    pressure_term.resize(count);
+    position_term.resize(count);
     inv_density.resize(count);
     scratch.resize(count);
     predicted.resize(count);
@@ -70,8 +70,8 @@ struct FluidState {
     keep(velocity, spare4, cap);
     keep(id, spare_id, cap);
     keep(pressure, spare_f, cap);
-    for (auto* b : {&acceleration, &predicted, &aux, &spare4}) b->resize(cap);
-    for (auto* b : {&density, &pressure_term, &inv_density, &scratch, &spare_f, &best_pressure})
+    for (auto* b : {&acceleration, &position_term, &predicted, &aux, &spare4}) b->resize(cap);
+    for (auto* b : {&density, &inv_density, &scratch, &spare_f, &best_pressure})
       b->resize(cap);
     spare_id.resize(cap);
     for (auto* b : {&start_position, &start_velocity}) b->resize(cap);
@@ -91,7 +91,7 @@ struct FluidState {
 
   FluidView view() {
     return FluidView{position.data(), velocity.data(),      acceleration.data(),
-                     density.data(),  pressure.data(),      pressure_term.data(),
+                     density.data(),  pressure.data(),      position_term.data(),
                      inv_density.data(), scratch.data(), n};
   }
 };

@@ -51,11 +51,16 @@ void pbf_solve(SimulationImpl<B>& sim) {
   const int cap = k.p.pbf_iterations;
   const double tolerance = 0.01 * k.p.pbf_tolerance;
   constexpr int kMinIterations = 2;
+  // Each particle's lambda goes with its position into `carried`, which the corrections
+  // read (one load of a neighbour gives both).
+  Vec4* carried = sim.fluid.aux.data();
   int it = 0;
   while (it < cap) {
     B::for_each_lanes(f.n, TP_LANES(i) {
       RealOf<decltype(i)> rho;
-      store(lambda, i, pbf_lambda(i, predicted, nl, b, k, &rho));
+      const auto l = pbf_lambda(i, predicted, nl, b, k, &rho);
+      store(lambda, i, l);
+      store_xyzw(carried, i, load_xyz(predicted, i), l);
       store(f.density, i, rho);
       store(f.inv_density, i, 1.0f / rho);
       store(f.scratch, i, compression(rho, k));
@@ -66,16 +71,13 @@ void pbf_solve(SimulationImpl<B>& sim) {
       error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
     }
     if (it == 0) first_error = error;  // the compression the prediction had
-    // The corrections and the move in one pass, the moved positions into the other
-    // buffer: every correction reads its neighbours' positions before this iteration's
-    // moves (Jacobi). The buffers then trade places.
-    Vec4* moved = sim.fluid.aux.data();
+    // The corrections and the move in one pass: every correction reads its neighbours'
+    // positions from `carried`, as they were before this iteration's moves (Jacobi), and
+    // the moved positions go back into the predicted ones.
     B::for_each_lanes(f.n, TP_LANES(i) {
-      const auto dx = pbf_limit_correction(pbf_correction(i, predicted, lambda, nl, b, k), k);
-      store_xyz(moved, i, pbf_project_to_walls(load_xyz(predicted, i) + dx, load_xyz(f.position, i), k));
+      const auto dx = pbf_limit_correction(pbf_correction(i, carried, nl, b, k), k);
+      store_xyz(predicted, i, pbf_project_to_walls(load_xyz(carried, i) + dx, load_xyz(f.position, i), k));
     });
-    sim.fluid.predicted.swap(sim.fluid.aux);
-    predicted = sim.fluid.predicted.data();
     ++it;
     if (tolerance > 0.0 && it >= kMinIterations && error <= tolerance) break;
   }

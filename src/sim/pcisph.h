@@ -114,7 +114,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   B::for_each(f.n, [=] TP_HD(uint i) {
     delta[i] = pcisph_delta_from_sum(delta[i], k);
     f.pressure[i] = 0.0f;
-    f.pressure_term[i] = 0.0f;
+    f.position_term[i] = make_vec4(xyz(f.position[i]), 0.0f);
   });
   const float inv_rho0 = 1.0f / k.p.rest_density;
   // The pressure force from the pressures (their p/rho0^2 terms already written), and in
@@ -122,7 +122,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   auto pressure_force = [&] {
     B::for_each(s.n, [=] TP_HD(uint q) { b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k); });
     B::for_each_lanes(f.n, TP_LANES(i) {
-      store_xyz(a_p, i, pressure_acceleration(i, f.position, f.pressure_term, nl, b, k));
+      store_xyz(a_p, i, pressure_acceleration(i, f.position_term, nl, b, k));
       store_xyz(predicted, i, pcisph_predict(i, f, a_p, k));
     });
   };
@@ -168,14 +168,14 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
       if (keep) store(best, i, p);
       const auto corrected = pcisph_pressure(p, load(predicted_density, i), load(delta, i), k);
       store(f.pressure, i, corrected);
-      store(f.pressure_term, i, corrected * (inv_rho0 * inv_rho0));
+      store_xyzw(f.position_term, i, load_xyz(f.position, i), corrected * (inv_rho0 * inv_rho0));
     });
     pressure_force();
   }
   if (best_iteration != out.iterations) {
     B::for_each(f.n, [=] TP_HD(uint i) {
       f.pressure[i] = best[i];
-      f.pressure_term[i] = best[i] * inv_rho0 * inv_rho0;
+      f.position_term[i] = make_vec4(xyz(f.position[i]), best[i] * inv_rho0 * inv_rho0);
     });
     pressure_force();
     out.error = best_error;

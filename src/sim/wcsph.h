@@ -18,7 +18,7 @@ void wcsph_pressure(SimulationImpl<B>& sim) {
     const float p = tait_pressure(f.density[i], k);
     const float inv_rho = 1.0f / f.density[i];
     f.pressure[i] = p;
-    f.pressure_term[i] = p * inv_rho * inv_rho;
+    f.position_term[i] = make_vec4(xyz(f.position[i]), p * inv_rho * inv_rho);
     f.inv_density[i] = inv_rho;
   });
   B::for_each(s.n, [=] TP_HD(uint q) { b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k); });
