@@ -19,7 +19,9 @@ struct FluidView {
   // xyz: the position (a copy), w: p / rho^2, written once per pressure update for the
   // pressure loops, which read a neighbour's position and pressure in one load.
   Vec4* position_term;
-  float* inv_density;    ///< 1 / rho
+  // xyz: the velocity (a copy), w: 1 / rho, written before the viscosity loops, which read
+  // a neighbour's velocity and density in one load.
+  Vec4* velocity_inv_density;
   float* scratch;      ///< one float per particle for per-step reductions (statistics)
   uint n;
 };

@@ -131,19 +131,19 @@ TP_HD TP_INLINE V pbf_limit_correction(const V& dx, const StepConstants& c) {
 
 // Vorticity, the SPH curl omega_i = sum_j V_j grad_i W_ij x (v_j - v_i), V_j = m / rho_j
 // ([MM13, Eq. 15] writes the same with the gradient taken with respect to x_j).
-// in: predicted positions, velocities, 1/rho; returns omega_i.
+// in: predicted positions, velocities with 1/rho in w; returns omega_i.
 template <class I>
-TP_HD TP_INLINE Vec3Of<I> pbf_vorticity(I i, const Vec4* predicted, const Vec4* velocity,
-                                        const float* inv_density, const NeighborList& nl,
-                                        const StepConstants& c) {
+TP_HD TP_INLINE Vec3Of<I> pbf_vorticity(I i, const Vec4* predicted, const Vec4* velocity_inv_density,
+                                        const NeighborList& nl, const StepConstants& c) {
   using R = RealOf<I>;
   using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
   const V xi = load_xyz(predicted, i);
-  const V vi = load_xyz(velocity, i);
+  const V vi = load_xyz(velocity_inv_density, i);
   V omega{R(0.0f), R(0.0f), R(0.0f)};
   for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
-    omega += cross(W.grad(xij, r), load_xyz(velocity, j) - vi) * (c.mass * load(inv_density, j));
+    const auto vj = load_xyzw(velocity_inv_density, j);
+    omega += cross(W.grad(xij, r), vj.xyz - vi) * (c.mass * vj.w);
   });
   return omega;
 }
@@ -158,19 +158,18 @@ TP_HD TP_INLINE Vec3Of<I> pbf_vorticity(I i, const Vec4* predicted, const Vec4* 
 //   - the viscosity of sph_terms.h, explicit on the new velocities (walls no-slip).
 // The neighbours' volumes V_j = m / rho_j are those of the last constraint pass: their
 // densities at x* are being computed in the same pass.
-// in: predicted positions, velocities from the displacement, vorticities (xyz of `omega`,
-// read only when `vorticity`), 1/rho; out: *density; returns v_i.
+// in: predicted positions, velocities from the displacement with 1/rho in w, vorticities
+// (xyz of `omega`, read only when `vorticity`); out: *density; returns v_i.
 template <class I>
-TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4* velocity,
-                                          const Vec4* omega, const float* inv_density,
-                                          const NeighborList& nl, const BoundaryView& b,
-                                          bool vorticity, const StepConstants& c,
-                                          RealOf<I>* density) {
+TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4* velocity_inv_density,
+                                          const Vec4* omega, const NeighborList& nl,
+                                          const BoundaryView& b, bool vorticity,
+                                          const StepConstants& c, RealOf<I>* density) {
   using R = RealOf<I>;
   using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
   const V xi = load_xyz(predicted, i);
-  const V vi = load_xyz(velocity, i);
+  const V vi = load_xyz(velocity_inv_density, i);
   const R zero(0.0f);
   const V omega_i = vorticity ? load_xyz(omega, i) : V{zero, zero, zero};
   const R omega_len = length(omega_i);
@@ -180,8 +179,9 @@ TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4
   for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
     const R w = W.w(r);
     w_sum += w;
-    const R volume = c.mass * load(inv_density, j);
-    const V vj = load_xyz(velocity, j);
+    const auto vj_inv_rho = load_xyzw(velocity_inv_density, j);
+    const R volume = c.mass * vj_inv_rho.w;
+    const V vj = vj_inv_rho.xyz;
     // (each term is 0 for j = i)
     if (vorticity) eta += W.grad(xij, r) * (volume * (length(load_xyz(omega, j)) - omega_len));
     smooth += (vj - vi) * (volume * w);

@@ -80,8 +80,8 @@ TP_HD TP_INLINE Vec3Of<I> viscous_acceleration(I i, const FluidView& f, const Ne
   const V vi = load_xyz(f.velocity, i);
   const float eps = 0.01f * W.h * W.h;
   for_each_listed(nl, i, f.position, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
-    a += viscous_pair_acceleration(W, nu, c.mass * load(f.inv_density, j), vi, load_xyz(f.velocity, j),
-                                   xij, r, eps);  // 0 for j = i
+    const auto vj = load_xyzw(f.velocity_inv_density, j);  // and 1 / rho_j
+    a += viscous_pair_acceleration(W, nu, c.mass * vj.w, vi, vj.xyz, xij, r, eps);  // 0 for j = i
   });
   for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
     a += viscous_pair_acceleration(W, nu, load_w(b.sample, k), vi, load_xyz(b.velocity, k), xik, r, eps);

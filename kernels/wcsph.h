@@ -72,12 +72,13 @@ TP_HD TP_INLINE Vec3Of<I> wcsph_acceleration(I i, const FluidView& f, const Neig
   for_each_listed_w(nl, i, f.position_term, xi, W.h, [&](IndexOf<I> j, const V& xij, R r, R pj_term) {
     const R inv_r = 1.0f / r;  // unused by grad() when r is 0
     const V grad = W.grad(xij, r, inv_r);  // 0 for j = i
-    const V vij = vi - load_xyz(f.velocity, j);
+    const auto vj = load_xyzw(f.velocity_inv_density, j);  // and 1 / rho_j
+    const V vij = vi - vj.xyz;
     const R vx = dot(vij, xij);
     const R inv_r2 = 1.0f / (r * r + eps);
     const R artificial = select(vx < 0.0f, c.mass * art * vx * inv_r2, R(0.0f));
     const R s = pressure_pair(c.mass, pi_term, pj_term) + artificial +
-                viscosity_pair(nu, c.mass * load(f.inv_density, j), vx, inv_r2);
+                viscosity_pair(nu, c.mass * vj.w, vx, inv_r2);
     a += grad * s;
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);

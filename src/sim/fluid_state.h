@@ -19,7 +19,7 @@ struct FluidState {
   Buffer<Vec4> acceleration;
   Buffer<float> density;
   Buffer<Vec4> position_term;
-  Buffer<float> inv_density;
+  Buffer<Vec4> velocity_inv_density;
   Buffer<float> scratch;
   Buffer<Vec4> predicted;  ///< PCISPH/PBF: predicted positions (PBF sorts by them)
   Buffer<Vec4> aux;  ///< per step: PCISPH pressure acceleration, PBF positions with lambdas
@@ -46,7 +46,7 @@ struct FluidState {
     density.resize(count);
     pressure.resize(count);
     position_term.resize(count);
-    inv_density.resize(count);
+    velocity_inv_density.resize(count);
     scratch.resize(count);
     predicted.resize(count);
     aux.resize(count);
@@ -70,8 +70,9 @@ struct FluidState {
     keep(velocity, spare4, cap);
     keep(id, spare_id, cap);
     keep(pressure, spare_f, cap);
-    for (auto* b : {&acceleration, &position_term, &predicted, &aux, &spare4}) b->resize(cap);
-    for (auto* b : {&density, &inv_density, &scratch, &spare_f, &best_pressure})
+    for (auto* b : {&acceleration, &position_term, &velocity_inv_density, &predicted, &aux, &spare4})
+      b->resize(cap);
+    for (auto* b : {&density, &scratch, &spare_f, &best_pressure})
       b->resize(cap);
     spare_id.resize(cap);
     for (auto* b : {&start_position, &start_velocity}) b->resize(cap);
@@ -92,7 +93,7 @@ struct FluidState {
   FluidView view() {
     return FluidView{position.data(), velocity.data(),      acceleration.data(),
                      density.data(),  pressure.data(),      position_term.data(),
-                     inv_density.data(), scratch.data(), n};
+                     velocity_inv_density.data(), scratch.data(), n};
   }
 };
 

@@ -62,7 +62,6 @@ void pbf_solve(SimulationImpl<B>& sim) {
       store(lambda, i, l);
       store_xyzw(carried, i, load_xyz(predicted, i), l);
       store(f.density, i, rho);
-      store(f.inv_density, i, 1.0f / rho);
       store(f.scratch, i, compression(rho, k));
     });
     double error = 0.0;
@@ -97,25 +96,24 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
   const Vec4* predicted = sim.fluid.predicted.data();
   Vec4* omega = sim.fluid.aux.data();
   const float inv_dt = 1.0f / k.dt;
+  // The velocities from the displacement, with 1/rho of the last constraint pass (the
+  // density it left), which the vorticity and the end-of-step pass read.
+  Vec4* v_inv_rho = f.velocity_inv_density;
   B::for_each(f.n, [=] TP_HD(uint i) {
-    f.velocity[i] = make_vec4((xyz(predicted[i]) - xyz(f.position[i])) * inv_dt, 0.0f);
+    v_inv_rho[i] = make_vec4((xyz(predicted[i]) - xyz(f.position[i])) * inv_dt, 1.0f / f.density[i]);
   });
   const bool vorticity = k.p.pbf_vorticity > 0.0f;
-  // omega uses 1/rho of the last constraint pass, as the end-of-step pass does.
   if (vorticity)
     B::for_each_lanes(f.n, TP_LANES(i) {
-      store_xyz(omega, i, pbf_vorticity(i, predicted, f.velocity, f.inv_density, nl, k));
+      store_xyz(omega, i, pbf_vorticity(i, predicted, v_inv_rho, nl, k));
     });
-  float* new_inv_density = sim.fluid.spare_f.data();
   Vec4* out = sim.fluid.spare4.data();
   B::for_each_lanes(f.n, TP_LANES(i) {
     RealOf<decltype(i)> rho;
-    store_xyz(out, i, pbf_end_of_step(i, predicted, f.velocity, omega, f.inv_density, nl, b, vorticity, k, &rho));
+    store_xyz(out, i, pbf_end_of_step(i, predicted, v_inv_rho, omega, nl, b, vorticity, k, &rho));
     store(f.density, i, rho);
     store(f.scratch, i, compression(rho, k));
-    store(new_inv_density, i, 1.0f / rho);
   });
-  sim.fluid.inv_density.swap(sim.fluid.spare_f);
   sim.record_state_error();
   sim.fluid.velocity.swap(sim.fluid.spare4);
   sim.commit_predicted();

@@ -148,8 +148,8 @@ class SimulationImpl final : public Simulation {
     measure_pending();
   }
   void integrate();        ///< symplectic Euler with constants().dt, then the tank clamp
-  /// PCISPH, PBF: viscosity, gravity and the mouse into fluid.acceleration (and
-  /// inv_density from the density), before their pressure solves.
+  /// PCISPH: viscosity, gravity and the mouse into fluid.acceleration (and
+  /// velocity_inv_density from the velocity and density), before its pressure solve.
   void nonpressure_accelerations();
   // PBF's end of step: positions become fluid.predicted, velocities as the solver left
   // them; speed limit, tank clamp and NaN count as in integrate(). The solver has
@@ -530,7 +530,9 @@ void SimulationImpl<B>::nonpressure_accelerations() {
   const NeighborList nl = fluid_list();
   const BoundaryView b = boundary_view();
   const StepConstants k = constants_;
-  B::for_each(f.n, [=] TP_HD(uint i) { f.inv_density[i] = 1.0f / f.density[i]; });
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    f.velocity_inv_density[i] = make_vec4(xyz(f.velocity[i]), 1.0f / f.density[i]);
+  });
   B::for_each_lanes(f.n, TP_LANES(i) {
     store_xyz(f.acceleration, i, viscous_acceleration(i, f, nl, b, k) +
                                      body_acceleration(load_xyz(f.position, i), load_xyz(f.velocity, i), k));

@@ -19,7 +19,7 @@ void wcsph_pressure(SimulationImpl<B>& sim) {
     const float inv_rho = 1.0f / f.density[i];
     f.pressure[i] = p;
     f.position_term[i] = make_vec4(xyz(f.position[i]), p * inv_rho * inv_rho);
-    f.inv_density[i] = inv_rho;
+    f.velocity_inv_density[i] = make_vec4(xyz(f.velocity[i]), inv_rho);
   });
   B::for_each(s.n, [=] TP_HD(uint q) { b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k); });
 }
