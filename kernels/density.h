@@ -31,8 +31,8 @@ TP_HD TP_INLINE RealOf<I> sph_density(I i, const Vec4* fluid_pos, const Neighbor
   R fluid_sum = 0.0f;
   for_each_listed(nl, i, fluid_pos, xi, W.h, [&](IndexOf<I>, const V&, R r) { fluid_sum += W.w(r); });
   R boundary_volume = 0.0f;
-  for_each_boundary_neighbor(boundary, i, xi, W.h, [&](IndexOf<I> b, const V&, R r) {
-    boundary_volume += load_w(boundary.sample, b) * W.w(r);
+  for_each_boundary_neighbor(boundary, i, xi, W.h, [&](IndexOf<I>, const V&, R r, R volume) {
+    boundary_volume += volume * W.w(r);
   });
   return density_from_sums(fluid_sum, boundary_volume, c);
 }

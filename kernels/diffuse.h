@@ -68,7 +68,7 @@ TP_HD TP_INLINE void diffuse_normal(I i, const FluidView& f, const NeighborList&
     grad += W.grad(xij, r) * (c.mass / load(f.density, j));
   });
   for_each_boundary_neighbor(b, i, xi, W.h,
-                    [&](IndexOf<I> s, const V& xis, R r) { grad += W.grad(xis, r) * load_w(b.sample, s); });
+                    [&](IndexOf<I>, const V& xis, R r, R volume) { grad += W.grad(xis, r) * volume; });
   const R len = length(grad);
   store_xyzw(normal, i, grad * select(len > 1e-12f, -1.0f / len, zero), len * W.h);
 }

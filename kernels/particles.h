@@ -63,12 +63,13 @@ TP_HD TP_INLINE bool inside_box(Vec3 x, Vec3 lo, Vec3 hi) {
   return x.x > lo.x && x.y > lo.y && x.z > lo.z && x.x < hi.x && x.y < hi.y && x.z < hi.z;
 }
 
-// Calls f(k, x_ik, r) for every boundary sample k (an index into sample, velocity and
-// pressure) within h of fluid particle i at x_i, from the particle's boundary list.
+// Calls f(k, x_ik, r, V_k) for every boundary sample k (an index into sample, velocity and
+// pressure) within h of fluid particle i at x_i, from the particle's boundary list; V_k is
+// the sample's volume (its w, read with its position).
 // I is a particle index or a block of lanes, V its Vec3Of (kernels/lanes.h).
 template <class I, class V, class F>
 TP_HD TP_INLINE void for_each_boundary_neighbor(const BoundaryView& b, I i, const V& xi, float h, F&& f) {
-  for_each_listed(b.list, i, b.sample, xi, h, f);
+  for_each_listed_w(b.list, i, b.sample, xi, h, f);
 }
 
 }  // namespace tp

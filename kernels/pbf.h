@@ -60,8 +60,8 @@ TP_HD TP_INLINE RealOf<I> pbf_lambda(I i, const Vec4* predicted, const NeighborL
     sum_grad2 += dot(grad_j, grad_j);
     grad_i += grad_j;
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
-    const R psi = c.p.rest_density * load_w(b.sample, k);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I>, const V& xik, R r, R volume) {
+    const R psi = c.p.rest_density * volume;
     rho += psi * W.w(r);
     grad_i += W.grad(xik, r) * (psi * inv_rho0);  // samples do not move: only grad_i
   });
@@ -109,8 +109,8 @@ TP_HD TP_INLINE Vec3Of<I> pbf_correction(I i, const Vec4* predicted_lambda,
     }
     dx += W.grad(xij, r) * (c.mass * (li + lj + s_corr));  // 0 for j = i
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> s, const V& xis, R r) {
-    dx += W.grad(xis, r) * (c.p.rest_density * load_w(b.sample, s) * li);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I>, const V& xis, R r, R volume) {
+    dx += W.grad(xis, r) * (c.p.rest_density * volume * li);
   });
   return dx * inv_rho0;
 }
@@ -187,8 +187,7 @@ TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4
     smooth += (vj - vi) * (volume * w);
     a_visc += viscous_pair_acceleration(W, nu, volume, vi, vj, xij, r, eps);
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
-    const R volume = load_w(b.sample, k);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
     boundary_volume += volume * W.w(r);
     a_visc += viscous_pair_acceleration(W, nu, volume, vi, load_xyz(b.velocity, k), xik, r, eps);
   });

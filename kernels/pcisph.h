@@ -46,8 +46,8 @@ TP_HD TP_INLINE RealOf<I> pcisph_density_and_delta_sum(I i, const Vec4* x, const
     fluid_sum += W.w(r);
     add(d, r);  // 0 for j = i
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& d, R r) {
-    boundary_volume += load_w(b.sample, k) * W.w(r);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I>, const V& d, R r, R volume) {
+    boundary_volume += volume * W.w(r);
     add(d, r);
   });
   *delta_sum = maxf(dot(sum, sum) + sum2, c.lattice_grad2);

@@ -49,8 +49,8 @@ TP_HD TP_INLINE Vec3Of<I> pressure_acceleration(I i, const Vec4* position_term,
     a += W.grad(xij, r) * pressure_pair(c.mass, pi_term, pj_term);  // 0 for j = i
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
-    const R psi = c.p.rest_density * load_w(b.sample, k);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
+    const R psi = c.p.rest_density * volume;
     a += W.grad(xik, r) * boundary_pressure_pair(psi, pi_term, load(b.pressure, k), inv_rho0_2);
   });
   return a;
@@ -83,8 +83,8 @@ TP_HD TP_INLINE Vec3Of<I> viscous_acceleration(I i, const FluidView& f, const Ne
     const auto vj = load_xyzw(f.velocity_inv_density, j);  // and 1 / rho_j
     a += viscous_pair_acceleration(W, nu, c.mass * vj.w, vi, vj.xyz, xij, r, eps);  // 0 for j = i
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
-    a += viscous_pair_acceleration(W, nu, load_w(b.sample, k), vi, load_xyz(b.velocity, k), xik, r, eps);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
+    a += viscous_pair_acceleration(W, nu, volume, vi, load_xyz(b.velocity, k), xik, r, eps);
   });
   return a;
 }

@@ -82,8 +82,7 @@ TP_HD TP_INLINE Vec3Of<I> wcsph_acceleration(I i, const FluidView& f, const Neig
     a += grad * s;
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r) {
-    const R volume = load_w(b.sample, k);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
     const R s = boundary_pressure_pair(c.p.rest_density * volume, pi_term, load(b.pressure, k), inv_rho0_2) +
                 viscosity_pair(nu, volume, dot(vi - load_xyz(b.velocity, k), xik), 1.0f / (r * r + eps));
     a += W.grad(xik, r) * s;
