@@ -159,7 +159,8 @@ TP_HD TP_INLINE Vec3Of<I> pbf_vorticity(I i, const Vec4* predicted, const Vec4* 
 // The neighbours' volumes V_j = m / rho_j are those of the last constraint pass: their
 // densities at x* are being computed in the same pass.
 // in: predicted positions, velocities from the displacement with 1/rho in w, vorticities
-// (xyz of `omega`, read only when `vorticity`); out: *density; returns v_i.
+// (`omega`: xyz the vorticity, w its length; read only when `vorticity`); out: *density;
+// returns v_i.
 template <class I>
 TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4* velocity_inv_density,
                                           const Vec4* omega, const NeighborList& nl,
@@ -183,7 +184,7 @@ TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4
     const R volume = c.mass * vj_inv_rho.w;
     const V vj = vj_inv_rho.xyz;
     // (each term is 0 for j = i)
-    if (vorticity) eta += W.grad(xij, r) * (volume * (length(load_xyz(omega, j)) - omega_len));
+    if (vorticity) eta += W.grad(xij, r) * (volume * (load_w(omega, j) - omega_len));
     smooth += (vj - vi) * (volume * w);
     a_visc += viscous_pair_acceleration(W, nu, volume, vi, vj, xij, r, eps);
   });

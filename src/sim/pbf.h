@@ -105,7 +105,8 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
   const bool vorticity = k.p.pbf_vorticity > 0.0f;
   if (vorticity)
     B::for_each_lanes(f.n, TP_LANES(i) {
-      store_xyz(omega, i, pbf_vorticity(i, predicted, v_inv_rho, nl, k));
+      const auto w = pbf_vorticity(i, predicted, v_inv_rho, nl, k);
+      store_xyzw(omega, i, w, length(w));  // |omega| in w, for the end of step's eta
     });
   Vec4* out = sim.fluid.spare4.data();
   B::for_each_lanes(f.n, TP_LANES(i) {
