@@ -31,13 +31,14 @@ TP_HD TP_INLINE R viscosity_pair(float nu, R volume_j, R vx, R inv_r2) {
 }
 
 // Pressure acceleration of particle i at its current position, from per-particle p/rho^2
-// terms and the boundary samples' pressures.
+// terms and the boundary samples' pressures. Without `fluid`, the fluid's terms are known
+// to be 0 (PCISPH's first prediction): the fluid pairs, which would add 0, are skipped.
 // in: positions with the p/rho^2 terms in w (FluidView::position_term), boundary
 // pressures; returns a_p.
 template <class I>
 TP_HD TP_INLINE Vec3Of<I> pressure_acceleration(I i, const Vec4* position_term,
                                                 const NeighborList& nl, const BoundaryView& b,
-                                                const StepConstants& c) {
+                                                const StepConstants& c, bool fluid = true) {
   using R = RealOf<I>;
   using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
@@ -45,9 +46,10 @@ TP_HD TP_INLINE Vec3Of<I> pressure_acceleration(I i, const Vec4* position_term,
   const V xi = own.xyz;
   const R pi_term = own.w;
   V a{R(0.0f), R(0.0f), R(0.0f)};
-  for_each_listed_w(nl, i, position_term, xi, W.h, [&](IndexOf<I>, const V& xij, R r, R pj_term) {
-    a += W.grad(xij, r) * pressure_pair(c.mass, pi_term, pj_term);  // 0 for j = i
-  });
+  if (fluid)
+    for_each_listed_w(nl, i, position_term, xi, W.h, [&](IndexOf<I>, const V& xij, R r, R pj_term) {
+      a += W.grad(xij, r) * pressure_pair(c.mass, pi_term, pj_term);  // 0 for j = i
+    });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
   for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
     const R psi = c.p.rest_density * volume;

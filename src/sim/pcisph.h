@@ -119,14 +119,14 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   const float inv_rho0 = 1.0f / k.p.rest_density;
   // The pressure force from the pressures (their p/rho0^2 terms already written), and in
   // the same pass the positions it predicts.
-  auto pressure_force = [&] {
+  auto pressure_force = [&](bool fluid_pressure) {
     B::for_each(s.n, [=] TP_HD(uint q) { b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k); });
     B::for_each_lanes(f.n, TP_LANES(i) {
-      store_xyz(a_p, i, pressure_acceleration(i, f.position_term, nl, b, k));
+      store_xyz(a_p, i, pressure_acceleration(i, f.position_term, nl, b, k, fluid_pressure));
       store_xyz(predicted, i, pcisph_predict(i, f, a_p, k));
     });
   };
-  pressure_force();
+  pressure_force(false);  // every fluid pressure is 0: only the walls' (hydrostatic) push
   const double tolerance = 0.01 * k.p.pcisph_tolerance;
   // The mean may hide a pocket about to burst: no particle may be far beyond the bound.
   const float worst_allowed = float(fmax(5.0 * tolerance, 0.02));
@@ -170,14 +170,14 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
       store(f.pressure, i, corrected);
       store_xyzw(f.position_term, i, load_xyz(f.position, i), corrected * (inv_rho0 * inv_rho0));
     });
-    pressure_force();
+    pressure_force(true);
   }
   if (best_iteration != out.iterations) {
     B::for_each(f.n, [=] TP_HD(uint i) {
       f.pressure[i] = best[i];
       f.position_term[i] = make_vec4(xyz(f.position[i]), best[i] * inv_rho0 * inv_rho0);
     });
-    pressure_force();
+    pressure_force(true);
     out.error = best_error;
   }
   return out;
