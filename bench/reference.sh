@@ -9,9 +9,12 @@
 #                particles), 1 simulated second                      (minutes on 2 cores)
 #   large        the same at spacing 0.02 m (117,649 = 49^3 particles, the reference's
 #                r = 0.01 run)                        (about 10 minutes on 2 cores)
-#   matched      the reference settings, but WCSPH stiffer and PBF to a tighter tolerance,
-#                so that each solver's error is no worse than the reference's (minutes)
-#   matched-large  the same at spacing 0.02 m                       (tens of minutes)
+#   matched      the reference settings, but WCSPH stiffer and PBF to a tighter tolerance
+#                at a shorter step, so that each solver's error is no worse than the
+#                reference's: WCSPH and PCISPH into matched.json, PBF (whose step setting
+#                the others share) into matched-pbf.json                    (minutes)
+#   matched-large  the same at spacing 0.02 m (matched-large.json, matched-large-pbf.json)
+#                                                                   (tens of minutes)
 #   interactive  the default parameters (what a user runs), the same scene and solvers as
 #                small, 1 simulated second
 #   scaling      WCSPH at a fixed time step of 0.5 ms, 20 steps, 10k to 1M particles
@@ -26,7 +29,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
@@ -58,6 +61,12 @@ PER_SOLVER=("${WCSPH_SETTINGS[@]}" "${PCISPH_SETTINGS[@]}" "${PBF_SETTINGS[@]}")
 # WCSPH stiffer (0.419 % against 0.45 %; 0.545 % at 50,000), PBF to a tolerance of 0.03 %
 # (0.026 % against 0.03 %; 0.084 % at 0.1 %). PCISPH keeps the reference's (0.022 %).
 MATCHED=(--set stiffness=65000 --set pbf_tolerance=0.03)
+# PBF's step, matched: CFL 0.2 rather than the reference's 0.4 (a mean step of 1.6 ms at
+# 29,791 particles, still longer than the reference PBF's 1.22 ms). The iterations that a
+# tolerance of 0.03 % needs grow faster than the step: at CFL 0.4 (3.25 ms) 13.7 a step,
+# at 0.2 4.5, and the second costs 30 % less (docs/benchmarks.md). The other solvers
+# share the CFL number, so PBF runs as a matrix of its own.
+MATCHED_PBF=(--set cfl=0.2)
 
 if [ ! -x "$TIDEPOOL" ]; then
   echo "reference.sh: no tidepool binary at $TIDEPOOL (build it, or set TIDEPOOL=...)" >&2
@@ -87,15 +96,19 @@ run_mode() {
       bench small --solver "$SOLVERS" --spacing 0.03125 --time "$SIM_TIME" \
         "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${EXTRA[@]}" ;;
     matched)
-      bench matched --solver "$SOLVERS" --spacing 0.03125 --time "$SIM_TIME" \
-        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${MATCHED[@]}" "${EXTRA[@]}" ;;
+      bench matched --solver wcsph,pcisph --spacing 0.03125 --time "$SIM_TIME" \
+        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${MATCHED[@]}" "${EXTRA[@]}"
+      bench matched-pbf --solver pbf --spacing 0.03125 --time "$SIM_TIME" \
+        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${MATCHED[@]}" "${MATCHED_PBF[@]}" "${EXTRA[@]}" ;;
     large)
       # The block of reference_dam_break.json gives 49 particles per axis at 0.02 m too.
       bench large --solver "$SOLVERS" --spacing 0.02 --time "$SIM_TIME" \
         "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${EXTRA[@]}" ;;
     matched-large)
-      bench matched-large --solver "$SOLVERS" --spacing 0.02 --time "$SIM_TIME" \
-        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${MATCHED[@]}" "${EXTRA[@]}" ;;
+      bench matched-large --solver wcsph,pcisph --spacing 0.02 --time "$SIM_TIME" \
+        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${MATCHED[@]}" "${EXTRA[@]}"
+      bench matched-large-pbf --solver pbf --spacing 0.02 --time "$SIM_TIME" \
+        "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${MATCHED[@]}" "${MATCHED_PBF[@]}" "${EXTRA[@]}" ;;
     interactive)
       bench interactive --solver "$SOLVERS" --spacing 0.03125 --time "$SIM_TIME" "${EXTRA[@]}" ;;
     scaling)
