@@ -18,7 +18,7 @@
 #   interactive  the default parameters (what a user runs), the same scene and solvers as
 #                small, 1 simulated second
 #   scaling      WCSPH at a fixed time step of 0.5 ms, 20 steps, 10k to 1M particles
-#                (1M needs about 0.3 GB of memory; 1.5 s a step on 2 cores)
+#                (1M needs about 1 GB of memory; a quarter of a second a step on 2 cores)
 #   threads      --threads 1,2 on the 29,791-particle scene, all three solvers, 100 steps
 #   all          every mode above, large last
 #
@@ -59,7 +59,7 @@ PER_SOLVER=("${WCSPH_SETTINGS[@]}" "${PCISPH_SETTINGS[@]}" "${PBF_SETTINGS[@]}")
 # The reference's settings changed where our error exceeds the reference's at them, so
 # that each solver is timed at an error no worse than the reference's (issue 7's goal):
 # WCSPH stiffer (0.419 % against 0.45 %; 0.545 % at 50,000), PBF to a tolerance of 0.03 %
-# (0.026 % against 0.03 %; 0.084 % at 0.1 %). PCISPH keeps the reference's (0.022 %).
+# (0.026 % against 0.03 %; 0.084 % at 0.1 %). PCISPH keeps the reference's (0.025 %).
 MATCHED=(--set stiffness=65000 --set pbf_tolerance=0.03)
 # PBF's step, matched: CFL 0.2 rather than the reference's 0.4 (a mean step of 1.6 ms at
 # 29,791 particles, still longer than the reference PBF's 1.22 ms). The iterations that a

@@ -6,7 +6,7 @@
 // one particle, Lanes16 or Lanes8 for 16 or 8 consecutive ones (kernels/lanes_avx512.h,
 // kernels/lanes_avx2.h). Its numbers are RealOf<I> (float, F16 or F8) and its vectors
 // Vec3Of<I> (Vec3, or Vec3L of them: kernels/lanes_simd.h), and
-// it reads the particle arrays with load / load_xyz / load_w, which take a particle index
+// it reads the particle arrays with load / load_xyz / load_xyzw / load_w, which take a particle index
 // or, inside the loop, a neighbour index (uint, or Index16 / Index8). The same source
 // then compiles to the scalar code CUDA runs and to AVX-512 or AVX2 code that does 16 or 8
 // pairs with each instruction; the solver drivers call it through Backend::for_each_lanes and

@@ -115,7 +115,7 @@ TP_INLINE void store(float* a, Lanes8 i, F8 v) {
   if (i.live == 8) _mm256_storeu_ps(a + i.base, v.v);
   else _mm256_maskstore_ps(a + i.base, live_mask(i), v.v);
 }
-// The transpose of load_xyz, two particles to a register.
+// The transpose of load_xyzw, two particles to a register.
 TP_INLINE void store_xyzw(Vec4* a, Lanes8 i, const Vec3x8& v, F8 w8) {
   const __m256 w = w8.v;
   const __m256 t0 = _mm256_unpacklo_ps(v.x.v, v.y.v), t1 = _mm256_unpacklo_ps(v.z.v, w);

@@ -116,7 +116,7 @@ TP_INLINE XyzW<Vec3x16, F16> load_xyzw(const Vec4* a, Index16 j) {
 TP_INLINE Vec3x16 load_xyz(const Vec4* a, Index16 j) { return load_xyzw(a, j).xyz; }
 
 TP_INLINE void store(float* a, Lanes16 i, F16 v) { _mm512_mask_storeu_ps(a + i.base, i.live, v.v); }
-// The transpose of load_xyz, four particles to a register.
+// The transpose of load_xyzw, four particles to a register.
 TP_INLINE void store_xyzw(Vec4* a, Lanes16 i, const Vec3x16& v, F16 w4) {
   const __m512 w = w4.v;
   const __m512 t0 = _mm512_unpacklo_ps(v.x.v, v.y.v), t1 = _mm512_unpacklo_ps(v.z.v, w);

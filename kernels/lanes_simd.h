@@ -5,8 +5,8 @@
 //     from_floats takes an F only for its type);
 //   L (consecutive particles: base, and which lanes exist): indices(L), load and store of
 //     floats, store_xyzw, listed_counts (the list lengths, 0 for lanes that do not exist);
-//   the index type: load, load_w, and load_xyzw (x, y, z and w at once) by 16-byte loads
-//     and a transpose;
+//   the index type: load and load_w (gathers), and load_xyzw (x, y, z and w at once) by
+//     16-byte loads and a transpose;
 //   the list cursor: longest_count, lanes_listed(k, counts), load_listed (neighbour k of
 //     each lane, 0 where there is none) and listed_within (listed and closer than h).
 // (Every such operation takes one of the header's own types, which is how this file's
@@ -123,8 +123,8 @@ TP_INLINE void store_xyz(Vec4* a, L i, const Vec3Of<L>& v) { store_xyzw(a, i, v,
 // for_each_listed_w and for_each_listed (kernels/neighbor_list.h) for a block of lanes:
 // f(j, x_ij, r, w_j) or f(j, x_ij, r) with a neighbour per lane at a time, the k-th of each
 // particle's list (the lists are interleaved in blocks of 16: one load for 16 lanes, half
-// of one for 8). Lanes past a particle's list, or whose neighbour is beyond h, get j = 0,
-// x_ij = 0 and r = 2h (see lanes.h), and particle 0's w.
+// of one for 8). Lanes past a particle's list get j = 0 (particle 0's w), and those and the
+// lanes whose neighbour is beyond h get x_ij = 0 and r = 2h (see lanes.h).
 template <class L, class Fn, class = LaneRealOnly<RealOf<L>>>
 TP_INLINE void for_each_listed_w(const NeighborList& l, L i, const Vec4* positions,
                                  const Vec3Of<L>& xi, float h, Fn&& f) {

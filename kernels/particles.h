@@ -16,11 +16,13 @@ struct FluidView {
   Vec4* acceleration;  ///< [m/s^2] xyz acceleration of this step; w unused
   float* density;      ///< [kg/m^3]
   float* pressure;     ///< [Pa]
-  // xyz: the position (a copy), w: p / rho^2, written once per pressure update for the
-  // pressure loops, which read a neighbour's position and pressure in one load.
+  // xyz: the position (a copy), w: the pressure term (p / rho^2 for WCSPH, p / rho0^2 for
+  // PCISPH), written once per pressure update for the pressure loops, which read a
+  // neighbour's position and pressure in one load.
   Vec4* position_term;
-  // xyz: the velocity (a copy), w: 1 / rho, written before the viscosity loops, which read
-  // a neighbour's velocity and density in one load.
+  // xyz: the velocity (a copy; PBF's: the new one, from the displacement, before its
+  // end-of-step pass), w: 1 / rho, written before the viscosity loops, which read a
+  // neighbour's velocity and density in one load.
   Vec4* velocity_inv_density;
   float* scratch;      ///< one float per particle for per-step reductions (statistics)
   uint n;

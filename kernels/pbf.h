@@ -109,8 +109,8 @@ TP_HD TP_INLINE Vec3Of<I> pbf_correction(I i, const Vec4* predicted_lambda,
     }
     dx += W.grad(xij, r) * (c.mass * (li + lj + s_corr));  // 0 for j = i
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I>, const V& xis, R r, R volume) {
-    dx += W.grad(xis, r) * (c.p.rest_density * volume * li);
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I>, const V& xis, R r, R sample_volume) {
+    dx += W.grad(xis, r) * (c.p.rest_density * sample_volume * li);
   });
   return dx * inv_rho0;
 }

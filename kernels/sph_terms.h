@@ -68,7 +68,7 @@ TP_HD TP_INLINE V viscous_pair_acceleration(const CubicKernel& W, float nu, R vo
 
 // Viscous acceleration of particle i (walls and obstacles take part with their velocity:
 // no-slip).
-// in: positions, velocities, 1/rho; returns a_visc.
+// in: positions, velocity_inv_density (velocities, 1/rho); returns a_visc.
 template <class I>
 TP_HD TP_INLINE Vec3Of<I> viscous_acceleration(I i, const FluidView& f, const NeighborList& nl,
                                                const BoundaryView& b, const StepConstants& c) {

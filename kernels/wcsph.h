@@ -50,7 +50,8 @@ TP_HD TP_INLINE float boundary_pressure(uint k, const SampleLists& s, const Flui
 // sph_terms.h (symmetric pressure force, boundary samples with the pressure of
 // boundary_pressure(), Laplacian viscosity with no-slip walls) plus WCSPH's artificial
 // viscosity.
-// in: fluid position/velocity/density/pressure, boundary samples; out: returned value.
+// in: fluid position_term (positions, p/rho^2), velocity_inv_density (velocities, 1/rho),
+// boundary samples and their pressures; out: returned value.
 template <class I>
 TP_HD TP_INLINE Vec3Of<I> wcsph_acceleration(I i, const FluidView& f, const NeighborList& nl,
                                              const BoundaryView& b, const StepConstants& c) {

@@ -22,7 +22,8 @@ struct FluidState {
   Buffer<Vec4> velocity_inv_density;
   Buffer<float> scratch;
   Buffer<Vec4> predicted;  ///< PCISPH/PBF: predicted positions (PBF sorts by them)
-  Buffer<Vec4> aux;  ///< per step: PCISPH pressure acceleration, PBF positions with lambdas
+  /// per step: PCISPH's pressure acceleration; PBF's positions with lambdas, then vorticity
+  Buffer<Vec4> aux;
   // Gather targets for the reorder.
   Buffer<Vec4> spare4;
   Buffer<uint> spare_id;
