@@ -46,20 +46,19 @@ void pbf_solve(SimulationImpl<B>& sim) {
   const BoundaryView b = sim.boundary_view();
   const StepConstants k = sim.constants();
   Vec4* predicted = sim.fluid.predicted.data();
-  float* lambda = f.pressure;  // PBF has no pressure; its lambdas take the array
   double first_error = 0.0;
   const int cap = k.p.pbf_iterations;
   const double tolerance = 0.01 * k.p.pbf_tolerance;
   constexpr int kMinIterations = 2;
   // Each particle's lambda goes with its position into `carried`, which the corrections
-  // read (one load of a neighbour gives both).
+  // read (one load of a neighbour gives both); the last iteration's lambdas go into the
+  // pressure array in pbf_update_velocity's first pass.
   Vec4* carried = sim.fluid.aux.data();
   int it = 0;
   while (it < cap) {
     B::for_each_lanes(f.n, TP_LANES(i) {
       RealOf<decltype(i)> rho;
       const auto l = pbf_lambda(i, predicted, nl, b, k, &rho);
-      store(lambda, i, l);
       store_xyzw(carried, i, load_xyz(predicted, i), l);
       store(f.density, i, rho);
       store(f.scratch, i, compression(rho, k));
@@ -99,8 +98,13 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
   // The velocities from the displacement, with 1/rho of the last constraint pass (the
   // density it left), which the vorticity and the end-of-step pass read.
   Vec4* v_inv_rho = f.velocity_inv_density;
+  // PBF has no pressure; the last constraint pass's lambdas (pbf_solve's `carried`, in w)
+  // take its array, for snapshots and state files.
+  float* lambda = f.pressure;
+  const Vec4* carried = sim.fluid.aux.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
     v_inv_rho[i] = make_vec4((xyz(predicted[i]) - xyz(f.position[i])) * inv_dt, 1.0f / f.density[i]);
+    lambda[i] = carried[i].w;
   });
   const bool vorticity = k.p.pbf_vorticity > 0.0f;
   if (vorticity)
