@@ -167,6 +167,7 @@ void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
   BoundaryView b{samples.data(), samples.data(), pressure.data(), wall_grid.view(),
                  obstacle_grid.view(), wall_n, wall_n + obstacle_n, NeighborList{}, clear_lo,
                  clear_hi, obstacle_lo, obstacle_hi, nullptr};
+  lists->set_walls(samples.data(), wall_n);  // as the simulation does: the walls' vector search
   lists->build(pos.data(), n, grid.view(), b, h);
   const NeighborList fl = lists->fluid(), bl = lists->boundary();
   const uint* active = lists->boundary_active();

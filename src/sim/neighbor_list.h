@@ -114,7 +114,8 @@ class NeighborLists {
       const Slots fs = fluid_.slots(), bs = boundary_.slots();
       const BoundaryView bv = b;
       Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
-      const FluidSearch search = search_ = fluid_search(positions, n, fluid_grid, h);
+      const PointSearch search = search_ = fluid_search(positions, n, fluid_grid, h);
+      const PointSearch walls = wall_search(bv, h);
       Backend::for_each(n, [=] TP_HD(uint i) {
         const Vec3 xi = xyz(positions[i]);
         uint* out = fs.index + list_slot(i, 0, fs.slots, fs.shift);
@@ -123,8 +124,7 @@ class NeighborLists {
         fs.count[i] = c;
         c = 0;
         out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
-        if (!inside_box(xi, bv.wall_clear_lo, bv.wall_clear_hi))
-          list_neighbors(bv.grid, bv.sample, xi, h, 0, out, stride, bs.capacity, &c);
+        if (!inside_box(xi, bv.wall_clear_lo, bv.wall_clear_hi)) c = walls.list(xi, out, stride, bs.capacity);
         if (bv.n > bv.wall_n && inside_box(xi, bv.obstacle_lo, bv.obstacle_hi))
           list_neighbors(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
                          stride, bs.capacity, &c);
@@ -145,6 +145,15 @@ class NeighborLists {
       require_neighbor_list_memory(n, fluid_.capacity + boundary_.capacity + 2 * List::kSpare,
                                    Backend::kIsDevice);
     }
+  }
+
+  // The tank's samples, samples[0, wall_n) sorted by the boundary's grid: they stay where
+  // they are until the next call, so their coordinates for the vector search are taken
+  // once, here, rather than at every build().
+  void set_walls(const Vec4* samples, uint wall_n) {
+    const Coordinates c = coordinates(wall_coordinates_, samples, wall_n);
+    walls_ = c.px ? samples : nullptr;
+    wall_n_ = wall_n;
   }
 
   // The boundary samples that some fluid particle listed at the last build() (the ones
@@ -176,7 +185,7 @@ class NeighborLists {
     Backend::for_each(nb, [=] TP_HD(uint k) {
       if (place[k + 1] != place[k]) order[place[k]] = k;
     });
-    const FluidSearch search = search_;  // build()'s positions and grid
+    const PointSearch search = search_;  // build()'s positions and grid
     const Vec4* sample = b.sample;
     for (;;) {
       samples_.layout(m);
@@ -209,10 +218,10 @@ class NeighborLists {
   uint sample_capacity() const { return samples_.capacity; }
 
  // (Public: nvcc wants the functions that enclose device lambdas accessible.)
-  // The search for the fluid particles within h of a point, on this backend: the vector
-  // search where the CPU build has one, from coordinate arrays (list_neighbors_simd),
-  // list_neighbors otherwise.
-  struct FluidSearch {
+  // The search for the points (fluid particles, or the tank's samples) within h of a
+  // point, on this backend: the vector search where the CPU build has one, from coordinate
+  // arrays (list_neighbors_simd), list_neighbors otherwise.
+  struct PointSearch {
     GridView grid;
     const Vec4* positions;
     const float *px, *py, *pz;  // null: no vector search
@@ -236,27 +245,45 @@ class NeighborLists {
       return c;
     }
   };
-  // Fills the coordinate arrays of the vector search (when this build has one).
-  FluidSearch fluid_search(const Vec4* positions, uint n, const GridView& grid, float h) {
-    FluidSearch search{grid, positions, nullptr, nullptr, nullptr, h};
+  // The fluid's search: fills the coordinate arrays of the vector search (when this build
+  // has one) from `positions`.
+  PointSearch fluid_search(const Vec4* positions, uint n, const GridView& grid, float h) {
+    const Coordinates c = coordinates(fluid_coordinates_, positions, n);
+    return PointSearch{grid, positions, c.px, c.py, c.pz, h};
+  }
+  // The tank's: its samples do not move, so their coordinate arrays are filled once, by
+  // set_walls; without them (another boundary than set_walls was given), the scalar search.
+  PointSearch wall_search(const BoundaryView& b, float h) const {
+    PointSearch search{b.grid, b.sample, nullptr, nullptr, nullptr, h};
+    if (b.sample == walls_ && b.wall_n == wall_n_ && wall_n_ > 0) {
+      search.px = wall_coordinates_.data();
+      search.py = search.px + wall_n_;
+      search.pz = search.py + wall_n_;
+    }
+    return search;
+  }
+  // x, y and z of points[0, n), in turn, into `buffer` (and padding read, and dropped, by
+  // the search); their starts, or nulls when this build has no vector search.
+  struct Coordinates {
+    const float *px, *py, *pz;
+  };
+  Coordinates coordinates(Buffer<float>& buffer, const Vec4* points, uint n) {
 #if TP_LANE_WIDTH
     if (!Backend::kIsDevice) {
-      coordinates_.grow(3 * size_t(n) + kCoordinatePad);
-      float* px = coordinates_.data();
+      buffer.grow(3 * size_t(n) + kCoordinatePad);
+      float* px = buffer.data();
       float* py = px + n;
       float* pz = py + n;
-      std::fill(pz + n, pz + n + kCoordinatePad, 0.0f);  // read, and dropped, by the search
+      std::fill(pz + n, pz + n + kCoordinatePad, 0.0f);
       Backend::for_each(n, [=] TP_HD(uint i) {
-        px[i] = positions[i].x;
-        py[i] = positions[i].y;
-        pz[i] = positions[i].z;
+        px[i] = points[i].x;
+        py[i] = points[i].y;
+        pz[i] = points[i].z;
       });
-      search.px = px;
-      search.py = py;
-      search.pz = pz;
+      return Coordinates{px, py, pz};
     }
 #endif
-    return search;
+    return Coordinates{nullptr, nullptr, nullptr};
   }
 
   struct Slots {
@@ -309,7 +336,10 @@ class NeighborLists {
   // 30 samples of the two-layer boundary.
   List fluid_{48}, boundary_{40};
   Buffer<uint> active_;  ///< per boundary sample, see BoundaryView::active
-  Buffer<float> coordinates_;  ///< x, y, z of the fluid particles, in turn (vector search)
+  Buffer<float> fluid_coordinates_;  ///< x, y, z of the fluid particles, in turn (vector search)
+  Buffer<float> wall_coordinates_;   ///< the same of the tank's samples (set_walls)
+  const Vec4* walls_ = nullptr;      ///< the samples set_walls was given, and their number
+  uint wall_n_ = 0;
   // samples(): per boundary sample, its place among the listed ones (a scan of active_);
   // the listed samples in order; their lists of fluid particles.
   Buffer<uint> place_, order_;
@@ -319,7 +349,7 @@ class NeighborLists {
   // The last build()'s search: its positions are the ones build() listed, which must not
   // have moved when samples() uses them. (PBF builds on its predicted positions and then
   // moves and swaps them, but never asks for samples(); every step builds anew.)
-  FluidSearch search_{};
+  PointSearch search_{};
   uint built_boundary_n_ = ~0u;
   // The AVX2 search reads whole registers past a row's end (list_neighbors_simd).
   static constexpr size_t kCoordinatePad = 8;

@@ -80,6 +80,7 @@ void SimulationImpl<B>::place_boundary_samples(const InitialState& s, float latt
   B::copy_from_host(boundary_.data(), samples.data(), wall_n_);
   boundary_grid_.build(boundary_.data(), wall_n_);
   boundary_grid_.reorder(boundary_, boundary_spare_);
+  lists_.set_walls(boundary_.data(), wall_n_);
   boundary_pressure_.resize(total);
   boundary_velocity_.resize(total);
   Vec4* v = boundary_velocity_.data();
