@@ -207,6 +207,15 @@ void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
     EXPECT_EQ(got, want) << "fluid around sample " << sample_id[s.sample[q]];
   }
   for (uint k = 0; k < sorted.size(); ++k) EXPECT_EQ(pressure.data()[k], 0.0f) << "sample " << k;
+  // Built without the marks (as PBF's grid build does), samples() marks them itself and
+  // gives the same samples.
+  NeighborLists<CpuBackend> unmarked;
+  unmarked.set_walls(samples.data(), wall_n);
+  unmarked.build(pos.data(), n, grid.view(), b, h, false);
+  const SampleLists u = unmarked.samples(b);
+  EXPECT_EQ(std::vector<uint>(u.sample, u.sample + u.n), want_samples);
+  for (uint k = 0; k < sorted.size(); ++k)
+    EXPECT_EQ(unmarked.boundary_active()[k], uint(listed_samples[k])) << "sample " << k;
 }
 
 }  // namespace

@@ -136,11 +136,14 @@ class NeighborLists {
   using Buffer = typename Backend::template Buffer<T>;
 
   // Lists, for each of the n particles at `positions` (sorted by `fluid_grid`), the fluid
-  // particles and the boundary samples (b's grids) within h.
+  // particles and the boundary samples (b's grids) within h. With `mark`, it also marks
+  // the listed samples (boundary_active()) in the same pass; without (PBF, which never
+  // asks for samples()), samples() marks them when it is asked.
   void build(const Vec4* positions, uint n, const GridView& fluid_grid, const BoundaryView& b,
-             float h) {
+             float h, bool mark = true) {
     n_ = n;
     samples_valid_ = false;
+    marked_ = mark;
     built_boundary_n_ = b.n;
     active_.grow(b.n);
     uint* active = active_.data();
@@ -149,7 +152,7 @@ class NeighborLists {
       boundary_.layout(n);
       const Slots fs = fluid_.slots(), bs = boundary_.slots();
       const BoundaryView bv = b;
-      Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
+      if (mark) Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
       const PointSearch search = search_ = fluid_search(positions, n, fluid_grid, h);
       const PointSearch walls = wall_search(bv, h);
       // The boundary samples within h of particle i: the tank's (none within h inside the
@@ -161,10 +164,7 @@ class NeighborLists {
           list_neighbors(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
                          stride, bs.capacity, &c);
         bs.count[i] = c;
-        // The listed samples need a pressure this step. Threads may mark the same sample:
-        // they all store 1.
-        const uint listed = c < bs.capacity ? c : bs.capacity;
-        for (uint k = 0; k < listed; ++k) atomic_store(&active[out[size_t(k) * stride]], 1u);
+        if (mark) mark_listed(active, out, stride, c < bs.capacity ? c : bs.capacity);
       };
       const auto list_one = [=] TP_HD(uint i) {
         const Vec3 xi = xyz(positions[i]);
@@ -250,6 +250,16 @@ class NeighborLists {
     if (samples_valid_) return SampleLists{order_.data(), samples_n_, samples_.view()};
     if (b.n != built_boundary_n_ || b.n == 0) return SampleLists{nullptr, 0, NeighborList{}};
     const uint nb = b.n;
+    if (!marked_) {  // build() left the marks to this call
+      uint* marks = active_.data();
+      const NeighborList bl = boundary_.view();
+      Backend::for_each(nb, [=] TP_HD(uint k) { marks[k] = 0u; });
+      Backend::for_each(n_, [=] TP_HD(uint i) {
+        const uint c = bl.count[i];
+        mark_listed(marks, bl.index + list_slot(i, 0, bl.slots, bl.shift), 1u << bl.shift, c);
+      });
+      marked_ = true;
+    }
     place_.grow(size_t(nb) + 1);
     uint* place = place_.data();
     const uint* active = active_.data();
@@ -288,8 +298,15 @@ class NeighborLists {
     return SampleLists{order_.data(), m, samples_.view()};
   }
 
+  // The listed samples need a pressure this step: marks the first `listed` of a list.
+  // Threads may mark the same sample: they all store 1.
+  static TP_HD void mark_listed(uint* active, const uint* list, uint stride, uint listed) {
+    for (uint k = 0; k < listed; ++k) atomic_store(&active[list[size_t(k) * stride]], 1u);
+  }
+
   NeighborList fluid() const { return fluid_.view(); }
   NeighborList boundary() const { return boundary_.view(); }
+  // Per boundary sample, 1 when a list holds it (after a build() with `mark`, or samples()).
   const uint* boundary_active() const { return active_.data(); }
   // Mean list lengths over the particles of the last build (a reduction; for statistics).
   double mean_fluid() const { return fluid_.mean(n_); }
@@ -427,6 +444,7 @@ class NeighborLists {
   List samples_{24};
   uint samples_n_ = 0;
   bool samples_valid_ = false;
+  bool marked_ = false;  ///< whether active_ holds the last build()'s marks
   // The last build()'s search: its positions are the ones build() listed, which must not
   // have moved when samples() uses them. (PBF builds on its predicted positions and then
   // moves and swaps them, but never asks for samples(); every step builds anew.)

@@ -234,7 +234,9 @@ class SimulationImpl final : public Simulation {
   StepConstants constants_{};
   NeighborGrid<Backend> grid_, boundary_grid_, obstacle_grid_;
   NeighborLists<Backend> lists_;  ///< rebuilt with every fluid grid build
-  void build_lists(const Vec4* positions);
+  // The neighbour lists; `mark`: the listed boundary samples marked in the same pass
+  // (NeighborLists::build), for the solvers that ask for sample_lists() every step.
+  void build_lists(const Vec4* positions, bool mark = true);
   // Boundary samples: the tank's [0, wall_n_), then the obstacles' (see BoundaryView).
   Buffer<Vec4> boundary_, boundary_spare_, boundary_velocity_;
   Buffer<float> boundary_pressure_;
@@ -486,8 +488,8 @@ void SimulationImpl<B>::sort_particles() {
 }
 
 template <class B>
-void SimulationImpl<B>::build_lists(const Vec4* positions) {
-  lists_.build(positions, fluid.n, grid_.view(), boundary_view(), constants_.kernel.h);
+void SimulationImpl<B>::build_lists(const Vec4* positions, bool mark) {
+  lists_.build(positions, fluid.n, grid_.view(), boundary_view(), constants_.kernel.h, mark);
 }
 
 template <class B>
@@ -577,7 +579,7 @@ void SimulationImpl<B>::sort_by_predicted() {
   grid_.reorder(fluid.predicted, fluid.spare4);
   grid_.reorder(fluid.id, fluid.spare_id);
   grid_.reorder(fluid.pressure, fluid.spare_f);
-  build_lists(fluid.predicted.data());
+  build_lists(fluid.predicted.data(), false);  // PBF has no use for the samples' marks
   sorted_ = density_valid_ = false;  // sorted for the predicted positions, not the current
 }
 
