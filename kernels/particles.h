@@ -49,7 +49,9 @@ struct BoundaryView {
   // least h from every obstacle sample. The neighbour search skips those grids there.
   Vec3 wall_clear_lo, wall_clear_hi;
   Vec3 obstacle_lo, obstacle_hi;
-  const uint* active;  ///< per sample: 1 when some fluid particle lists it (a pressure is due)
+  // Per sample: 1 when some fluid particle lists it (a pressure is due). Valid after a
+  // list build with marks, or once samples() has marked them (NeighborLists::build).
+  const uint* active;
 };
 
 // The boundary samples next to fluid (those some fluid particle lists), each with the

@@ -270,6 +270,56 @@ TEST(NeighborLists, GrowWhenAParticleHasMoreNeighboursThanSlots) {
   EXPECT_DOUBLE_EQ(lists.mean_fluid(), pairs / double(fluid.size()));
 }
 
+// Every way the CPU builds the lists gives the same arrays, element for element: the
+// cell search (AVX-512, blocks of 16), one particle at a time (TIDEPOOL_SCALAR, the other
+// CPUs), and the walls through the scalar search when set_walls was not given them. On
+// enough particles (6,000) for the build to run on all threads.
+TEST(NeighborLists, EveryCpuPathListsTheSameInTheSameOrder) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const float h = 0.06f;
+  const uint n = 6000;
+  NeighborGrid<CpuBackend> grid, wall_grid, obstacle_grid;
+  for (auto* g : {&grid, &wall_grid, &obstacle_grid})
+    g->configure(Vec3{-0.2f, -0.2f, -0.2f}, Vec3{1.2f, 0.8f, 0.7f}, h);
+  HostBuffer<Vec4> pos(n), spare, walls(4000), wall_spare;
+  for (uint i = 0; i < n; ++i) pos.data()[i] = Vec4{u(rng), u(rng) * 0.6f, u(rng) * 0.5f, 0};
+  for (uint k = 0; k < 4000;) {  // a shell up to 0.05 outside the tank [0,1]x[0,0.6]x[0,0.5]
+    const Vec4 p{u(rng) * 1.1f - 0.05f, u(rng) * 0.7f - 0.05f, u(rng) * 0.6f - 0.05f, 0};
+    if (p.x < 0 || p.x > 1 || p.y < 0 || p.y > 0.6f || p.z < 0 || p.z > 0.5f) walls.data()[k++] = p;
+  }
+  grid.build(pos.data(), n);
+  grid.reorder(pos, spare);
+  wall_grid.build(walls.data(), 4000);
+  wall_grid.reorder(walls, wall_spare);
+  HostBuffer<float> pressure(4000);
+  const BoundaryView b{walls.data(), walls.data(), pressure.data(), wall_grid.view(),
+                       obstacle_grid.view(), 4000, 4000, NeighborList{}, Vec3{h, h, h},
+                       Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr};
+  // Each particle's fluid list then boundary list, as stored.
+  auto lists = [&](bool lanes, bool vector_walls) {
+    const bool saved = CpuBackend::lanes_enabled();
+    CpuBackend::set_lanes(lanes);
+    NeighborLists<CpuBackend> l;
+    if (vector_walls) l.set_walls(walls.data(), 4000);
+    l.build(pos.data(), n, grid.view(), b, h);
+    CpuBackend::set_lanes(saved);
+    std::vector<std::vector<uint>> out(n);
+    for (const NeighborList& nl : {l.fluid(), l.boundary()})
+      for (uint i = 0; i < n; ++i) {
+        out[i].push_back(nl.count[i]);
+        for (uint k = 0; k < nl.count[i]; ++k) out[i].push_back(nl.index[list_slot(i, k, nl.slots, nl.shift)]);
+      }
+    return out;
+  };
+  const auto cells = lists(true, true);
+  size_t pairs = 0;
+  for (const auto& l : cells) pairs += l.size();
+  EXPECT_GT(pairs, size_t(n) * 10) << "too few neighbours to compare";
+  EXPECT_EQ(lists(false, true), cells) << "one particle at a time";
+  EXPECT_EQ(lists(true, false), cells) << "walls through the scalar search";
+}
+
 // The AVX-512 or AVX2 search (when this build has one) lists the same neighbours in the
 // same order as the scalar one, which the CUDA backend and other CPUs run.
 TEST(NeighborLists, VectorSearchMatchesTheScalarOneInOrder) {

@@ -174,7 +174,8 @@ class NeighborLists {
         finish_boundary(i, xi, out, near_walls(xi) ? walls.list(xi, out, stride, bs.capacity) : 0u);
       };
 #if TP_LANE_WIDTH == 16
-      if (search.px && fs.capacity + 16 <= kCellRow && fs.shift == 4) {
+      static_assert(Backend::kIsDevice || List::kShift == 4, "the CPU's lists come in blocks of 16");
+      if (search.px && fs.capacity + 16 <= kCellRow) {
         // A block of 16 particles (one block of the interleaved lists) at a time, the
         // particles of each cell in it searched together (list_neighbors_simd_cell). (The
         // same for the walls, whose grid has the fluid's cells, gained nothing measurable;
@@ -205,7 +206,7 @@ class NeighborLists {
               for (uint q = 0; q < stored; ++q) out[size_t(q) << 4] = rows[size_t(k) * stride + q];
               fs.count[i] = count[k];
               out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
-              finish_boundary(i, x[k], out, near_walls(x[k]) ? walls.list(x[k], out, 16u, bs.capacity) : 0u);
+              finish_boundary(i, x[k], out, near_walls(x[k]) ? walls.list(x[k], out, 1u << bs.shift, bs.capacity) : 0u);
             }
           }
         });
@@ -254,8 +255,9 @@ class NeighborLists {
       uint* marks = active_.data();
       const NeighborList bl = boundary_.view();
       Backend::for_each(nb, [=] TP_HD(uint k) { marks[k] = 0u; });
+      const uint capacity = bl.slots - List::kSpare;
       Backend::for_each(n_, [=] TP_HD(uint i) {
-        const uint c = bl.count[i];
+        const uint c = bl.count[i] < capacity ? bl.count[i] : capacity;
         mark_listed(marks, bl.index + list_slot(i, 0, bl.slots, bl.shift), 1u << bl.shift, c);
       });
       marked_ = true;
@@ -350,7 +352,9 @@ class NeighborLists {
     return PointSearch{grid, positions, c.px, c.py, c.pz, h};
   }
   // The tank's: its samples do not move, so their coordinate arrays are filled once, by
-  // set_walls; without them (another boundary than set_walls was given), the scalar search.
+  // set_walls, which must be called again whenever samples[0, wall_n) change (only
+  // address and count are checked here); for other samples than set_walls was given, the
+  // scalar search.
   PointSearch wall_search(const BoundaryView& b, float h) const {
     PointSearch search{b.grid, b.sample, nullptr, nullptr, nullptr, h};
     if (b.sample == walls_ && b.wall_n == wall_n_ && wall_n_ > 0) {
@@ -452,9 +456,10 @@ class NeighborLists {
   uint built_boundary_n_ = ~0u;
   // The AVX2 search reads whole registers past a row's end (list_neighbors_simd).
   static constexpr size_t kCoordinatePad = 8;
-  // Slots of a particle's row in the cell search: with lists longer than this less 16,
-  // every particle takes the one-at-a-time search.
-  static constexpr uint kCellRow = 128;
+  // Slots of a particle's row in the cell search (16 KB of stack for a block): once the
+  // fluid lists' capacity exceeds this less 16 (a list of more than about 190 neighbours
+  // has been seen: a compressed start), every particle takes the one-at-a-time search.
+  static constexpr uint kCellRow = 256;
   uint n_ = 0;
 };
 
