@@ -17,19 +17,22 @@
 #                                                                   (tens of minutes)
 #   interactive  the default parameters (what a user runs), the same scene and solvers as
 #                small, 1 simulated second
+#   interactive-pbf  issue 7's interactive goal: PBF with 3 iterations, CFL 1, steps up
+#                to 1/60 s, no spray, vorticity confinement or XSPH, the same scene, 1
+#                simulated second (the goal: at most 2 wall s per simulated s at <= 2 %)
 #   scaling      WCSPH at a fixed time step of 0.5 ms, 20 steps, 10k to 1M particles
 #                (1M needs about 1 GB of memory; a quarter of a second a step on 2 cores)
 #   threads      --threads 1,2 on the 29,791-particle scene, all three solvers, 100 steps
 #   all          every mode above, large last
 #
 # Environment: TIDEPOOL (the binary; default build/bin/tidepool), BACKENDS (default auto;
-# e.g. cpu,cuda), SIM_TIME (simulated seconds of small, large and interactive; default 1.0),
-# STEPS (steps of scaling and threads; default 20 and 100). Extra options go to every run,
-# e.g. `bench/reference.sh small out --threads 1,2`.
+# e.g. cpu,cuda), SIM_TIME (simulated seconds of small, large and the interactive ones;
+# default 1.0), STEPS (steps of scaling and threads; default 20 and 100). Extra options go
+# to every run, e.g. `bench/reference.sh small out --threads 1,2`.
 set -euo pipefail
 
 usage() {
-  sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
@@ -111,6 +114,10 @@ run_mode() {
         "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${MATCHED[@]}" "${MATCHED_PBF[@]}" "${EXTRA[@]}" ;;
     interactive)
       bench interactive --solver "$SOLVERS" --spacing 0.03125 --time "$SIM_TIME" "${EXTRA[@]}" ;;
+    interactive-pbf)
+      bench interactive-pbf --solver pbf --spacing 0.03125 --time "$SIM_TIME" \
+        --set pbf_iterations=3 --set pbf_tolerance=0 --set cfl=1 --set dt_max=0.016667 \
+        --set diffuse=0 --set pbf_vorticity=0 --set pbf_xsph=0 "${EXTRA[@]}" ;;
     scaling)
       bench scaling --solver wcsph --particles 10000,30000,100000,300000,1000000 \
         --steps "${STEPS:-20}" "${REFERENCE[@]}" --set dt_min=0.0005 --set dt_max=0.0005 \
@@ -120,7 +127,9 @@ run_mode() {
       bench threads --solver "$SOLVERS" --spacing 0.03125 --threads 1,2 --steps "${STEPS:-100}" \
         "${REFERENCE[@]}" "${PER_SOLVER[@]}" "${EXTRA[@]}" ;;
     all)
-      for mode in small matched interactive threads scaling large matched-large; do run_mode "$mode"; done ;;
+      for mode in small matched interactive interactive-pbf threads scaling large matched-large; do
+        run_mode "$mode"
+      done ;;
     *)
       usage ;;
   esac
