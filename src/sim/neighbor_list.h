@@ -20,42 +20,16 @@ namespace tp {
 
 #if TP_LANE_WIDTH == 16
 // The fluid half of list_neighbors (kernels/neighbor_list.h) for the CPU backend built
-// with AVX-512 (-march=native on a machine that has it): 16 candidates at a time from
-// coordinate arrays, the ones within h compressed into the list in the same order as the
-// scalar loop writes them. `out` is contiguous, with capacity + 16 slots; nothing is
-// stored once the list is full, and the count goes on. About 4x faster than the scalar
-// loop, which spends 4 to 5 cycles on each of the ~216 candidates of a particle.
-inline uint list_neighbors_simd(const GridView& g, const float* px, const float* py,
-                                const float* pz, Vec3 x, float h, uint* out, uint capacity) {
-  const __m512 vx = _mm512_set1_ps(x.x), vy = _mm512_set1_ps(x.y), vz = _mm512_set1_ps(x.z);
-  const __m512 vh2 = _mm512_set1_ps(h * h);
-  const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  uint c = 0;
-  for_each_cell_row(g, x, h, [&](uint begin, uint end) {
-    for (uint j = begin; j < end; j += 16) {
-      const uint left = end - j;
-      const __mmask16 live = _cvtu32_mask16(left >= 16 ? 0xFFFFu : (1u << left) - 1u);
-      const __m512 dx = _mm512_sub_ps(vx, _mm512_maskz_loadu_ps(live, px + j));
-      const __m512 dy = _mm512_sub_ps(vy, _mm512_maskz_loadu_ps(live, py + j));
-      const __m512 dz = _mm512_sub_ps(vz, _mm512_maskz_loadu_ps(live, pz + j));
-      const __m512 d2 = _mm512_fmadd_ps(dz, dz, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dx, dx)));
-      const __mmask16 in = _mm512_mask_cmp_ps_mask(live, d2, vh2, _CMP_LT_OQ);
-      // Compressed in a register, then one full store (the slots past the count are
-      // spare): the compressing store to memory is microcoded on AMD Zen 4, 10x slower.
-      if (c <= capacity)
-        _mm512_storeu_si512(out + c, _mm512_maskz_compress_epi32(in, _mm512_add_epi32(iota, _mm512_set1_epi32(int(j)))));
-      c += uint(_mm_popcnt_u32(_cvtmask16_u32(in)));
-    }
-  });
-  return c;
-}
-// list_neighbors_simd for m <= 16 particles x[0, m) of one grid cell at once. They share
-// the cell's 27 neighbouring cells, so each block of 16 candidates is loaded once for all
-// of them, the rows are looked up once, and their m searches, independent of each other,
-// overlap in the pipeline (one particle's compare, compress and count wait on its loads
-// and arithmetic: a chain of about 25 cycles a block). Particle k's list goes into
-// rows[k * row_stride], which has capacity + 16 slots, its count into count[k]: the same
-// lists in the same order as list_neighbors_simd gives each alone.
+// with AVX-512 (-march=native on a machine that has it), for m <= 16 particles x[0, m)
+// of one grid cell at once: 16 candidates at a time from coordinate arrays, the ones
+// within h compressed into each particle's list in the same order as the scalar loop
+// writes them; nothing is stored once a list is full, and its count goes on. The
+// particles share the cell's 27 neighbouring cells, so each block of 16 candidates is
+// loaded once for all of them, the rows are looked up once, and their m searches,
+// independent of each other, overlap in the pipeline (one particle's compare, compress and
+// count wait on its loads and arithmetic: a chain of about 25 cycles a block). Particle
+// k's list goes into rows[k * row_stride], which has capacity + 16 slots, its count into
+// count[k]: the same lists in the same order as each particle searched alone.
 inline void list_neighbors_simd_cell(const GridView& g, const float* px, const float* py,
                                      const float* pz, const Vec3* x, uint m, float h,
                                      uint* rows, uint row_stride, uint capacity, uint* count) {
@@ -76,6 +50,8 @@ inline void list_neighbors_simd_cell(const GridView& g, const float* px, const f
         const __m512 dz = _mm512_sub_ps(_mm512_set1_ps(x[k].z), cz);
         const __m512 d2 = _mm512_fmadd_ps(dz, dz, _mm512_fmadd_ps(dy, dy, _mm512_mul_ps(dx, dx)));
         const __mmask16 in = _mm512_mask_cmp_ps_mask(live, d2, vh2, _CMP_LT_OQ);
+        // Compressed in a register, then one full store (the slots past the count are
+        // spare): the compressing store to memory is microcoded on AMD Zen 4, 10x slower.
         const uint c = count[k];
         if (c <= capacity)
           _mm512_storeu_si512(rows + size_t(k) * row_stride + c, _mm512_maskz_compress_epi32(in, index));
@@ -83,6 +59,15 @@ inline void list_neighbors_simd_cell(const GridView& g, const float* px, const f
       }
     }
   });
+}
+// The same for one particle: `out` is contiguous, with capacity + 16 slots. About 4x
+// faster than the scalar loop, which spends 4 to 5 cycles on each of the ~216 candidates
+// of a particle.
+inline uint list_neighbors_simd(const GridView& g, const float* px, const float* py,
+                                const float* pz, Vec3 x, float h, uint* out, uint capacity) {
+  uint c;
+  list_neighbors_simd_cell(g, px, py, pz, &x, 1, h, out, 0, capacity, &c);
+  return c;
 }
 #elif TP_LANE_WIDTH == 8
 // The same for AVX2, 8 candidates at a time. AVX2 cannot compress a register: the ones
@@ -202,8 +187,7 @@ class NeighborLists {
             for (uint k = 0; k < m; ++k) {
               const uint i = base + k;
               uint* out = fs.index + list_slot(i, 0, fs.slots, fs.shift);
-              const uint stored = count[k] < fs.capacity ? count[k] : fs.capacity;
-              for (uint q = 0; q < stored; ++q) out[size_t(q) << 4] = rows[size_t(k) * stride + q];
+              spread_row(rows + size_t(k) * stride, count[k] < fs.capacity ? count[k] : fs.capacity, out, 1u << fs.shift);
               fs.count[i] = count[k];
               out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
               finish_boundary(i, x[k], out, near_walls(x[k]) ? walls.list(x[k], out, 1u << bs.shift, bs.capacity) : 0u);
@@ -336,8 +320,7 @@ class NeighborLists {
       if (px && capacity + 16 <= kRow) {
         uint row[kRow];
         c = list_neighbors_simd(grid, px, py, pz, x, h, row, capacity);
-        const uint stored = c < capacity ? c : capacity;
-        for (uint k = 0; k < stored; ++k) out[size_t(k) * stride] = row[k];
+        spread_row(row, c < capacity ? c : capacity, out, stride);
         return c;
       }
 #endif
@@ -345,6 +328,10 @@ class NeighborLists {
       return c;
     }
   };
+  // A list found into a contiguous row, `stored` of it, into its interleaved slots.
+  static void spread_row(const uint* row, uint stored, uint* out, uint stride) {
+    for (uint k = 0; k < stored; ++k) out[size_t(k) * stride] = row[k];
+  }
   // The fluid's search: fills the coordinate arrays of the vector search (when this build
   // has one) from `positions`.
   PointSearch fluid_search(const Vec4* positions, uint n, const GridView& grid, float h) {
