@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the README's pictures (docs/*.png) from the built app under Xvfb: the
+# Regenerates the manual's pictures (docs/*.png) from the built app under Xvfb: the
 # default dam break at 30,000 particles with fixed 0.5 ms steps (20 per frame), at 0.6 s
 # after the release in each render mode, and at 1.1 s (the wave on the far wall) for the
 # spray and foam. Usage: scripts/make_screenshots.sh [build-dir]

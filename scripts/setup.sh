@@ -5,7 +5,7 @@
 #   scripts/setup.sh test    the same plus what the tests need (Xvfb, xdotool)
 # Environment: TIDEPOOL_CUDA (AUTO|ON|OFF, default AUTO), TIDEPOOL_CUDA_ARCHITECTURES,
 # TIDEPOOL_BUILD_DIR (default build), TIDEPOOL_JOBS (default: all cores), TIDEPOOL_SANITIZE
-# (e.g. address,undefined; README, Testing), TIDEPOOL_TARGETS (only these targets, e.g.
+# (e.g. address,undefined; docs/testing.md), TIDEPOOL_TARGETS (only these targets, e.g.
 # "tp_tests tp_alloc_tests"), TIDEPOOL_EXTRA_PACKAGES (more Debian packages, e.g. clang),
 # TIDEPOOL_CMAKE_ARGS (more configure arguments, e.g. -DTIDEPOOL_BUILD_APP=OFF).
 set -euo pipefail

@@ -57,7 +57,7 @@ void scene_rows(const SimSetup& setup, FileControls& files, WidgetLog& log) {
                                               &files.scene_path,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   note_widget(log, "scene path");
-  tooltip("A scene file to load (see Scene files in the README), or the name of a shipped "
+  tooltip("A scene file to load (format in docs/scenes.md), or the name of a shipped "
           "scene. Enter or Load opens it; a file with a mistake leaves the running scene as "
           "it is and says what is wrong.");
   ImGui::SameLine();

@@ -1,5 +1,5 @@
 // Scenes: a tank, blocks of fluid, a camera and parameter overrides, read from JSON files
-// in assets/scenes/ (format in the README), and turned into particles at a given spacing.
+// in assets/scenes/ (format in docs/scenes.md), and turned into particles at a given spacing.
 #pragma once
 
 #include <cstdint>
