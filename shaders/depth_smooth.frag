@@ -34,7 +34,7 @@ uniform float u_depth_falloff;  // [m] depth difference at which a tap's weight 
 uniform int u_max_radius;       // [px]
 uniform int u_outline_search;   // [px] how far an empty pixel looks for water
 
-out vec2 smoothed;  // (depth, coverage); the second pass's target keeps the depth only
+out vec2 smoothed;  // (depth, coverage)
 
 // A tap: its depth (0 = none) and how much of it is fluid.
 vec2 tap(ivec2 q) {
@@ -99,9 +99,12 @@ void main() {
     hi = max(hi, d);
   }
   cover /= cover_weight;
-  // The second pass holds the blur of the whole mask: below one half is outside.
+  // The second pass holds the blur of the whole mask: below one half is outside. Its
+  // coverage stays, under one half wherever there is no depth, for the composite, which
+  // interpolates it between texels and cuts it at one half again: at any resolution scale
+  // the outline is then as smooth as this blur drew it, never a staircase of texels.
   if (s0 <= 0.0 || (u_pass == 1 && cover < 0.5)) {
-    smoothed = vec2(0.0, u_pass == 0 ? cover : 0.0);
+    smoothed = vec2(0.0, u_pass == 0 ? cover : min(cover, 0.49));
     return;
   }
   float mean = d0 + t0 / s0;

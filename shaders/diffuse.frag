@@ -19,7 +19,8 @@ flat in float v_eye_depth;  // [m]
 
 uniform int u_surface_mode;
 uniform sampler2D u_opaque_depth;  // window-sized depth of the opaque scene, [0, 1]
-uniform sampler2D u_water_depth;   // smoothed eye depth of the water's surface [m], 0 = none
+uniform sampler2D u_water_depth;   // smoothed eye depth of the water's surface [m], 0 = none,
+                                   // at the surface's resolution scale
 uniform int u_have_water;          // 0: no water drawn this frame (u_water_depth is stale)
 uniform vec3 u_depth_pull;         // [m] per kind
 uniform vec3 u_absorption;         // [1/m] per channel
@@ -41,7 +42,13 @@ void main() {
   if (u_surface_mode == 1) {
     ivec2 p = ivec2(gl_FragCoord.xy);
     if (gl_FragCoord.z >= texelFetch(u_opaque_depth, p, 0).r) discard;  // behind the floor
-    float surface = u_have_water == 1 ? texelFetch(u_water_depth, p, 0).r : 0.0;
+    float surface = 0.0;
+    if (u_have_water == 1) {
+      // The water's texel under this pixel (at the surface's resolution scale).
+      ivec2 size = textureSize(u_water_depth, 0);
+      vec2 per_pixel = vec2(size) / vec2(textureSize(u_opaque_depth, 0));
+      surface = texelFetch(u_water_depth, min(ivec2(gl_FragCoord.xy * per_pixel), size - 1), 0).r;
+    }
     if (surface > 0.0) {
       if (v_kind == 2)
         below = max(v_eye_depth - surface, 0.0);

@@ -1,23 +1,26 @@
 #version 330 core
-// Surface mode, pass 1: the particles' sphere depth. Same impostor as sphere.frag (the
-// vertex stage is sphere.vert): the ray-sphere hit's true depth goes to the depth buffer,
-// and its linear eye depth [m] (positive, 0 = no fluid) to the colour target.
+// Surface mode, pass 1: the particles' sphere depth. Same impostor as sphere.frag, drawn
+// as a point (the vertex stage is sphere_point.vert): the ray-sphere hit's true depth goes
+// to the depth buffer, and its linear eye depth [m] (positive, 0 = no fluid) to the colour
+// target.
 #extension GL_ARB_conservative_depth : enable
 #ifdef GL_ARB_conservative_depth
 layout(depth_greater) out float gl_FragDepth;
 #endif
 
-in vec3 v_view_position;
 flat in vec3 v_center;
-flat in vec3 v_color;
 
 uniform mat4 u_projection;
 uniform float u_radius;
+uniform vec2 u_viewport;  // [px] the target's size
 
 out float eye_depth;
 
 void main() {
-  vec3 dir = normalize(v_view_position);
+  // This pixel's eye ray, back through the projection (P20, P21 hold the screen shift).
+  vec2 ndc = gl_FragCoord.xy / u_viewport * 2.0 - 1.0;
+  vec3 dir = normalize(vec3((ndc.x + u_projection[2][0]) / u_projection[0][0],
+                            (ndc.y + u_projection[2][1]) / u_projection[1][1], -1.0));
   float b = dot(dir, v_center);
   float c = dot(v_center, v_center) - u_radius * u_radius;
   float disc = b * b - c;

@@ -1,23 +1,22 @@
 #version 330 core
-// Surface mode, last pass: the water's colour, drawn over the scene where there is fluid.
+// Surface mode, shading, at the surface's resolution scale: the water's colour, less what
+// lies behind it, which the composite (surface_composite.frag) interpolates to the
+// window's resolution and combines as  colour = behind(uv + offset) * mul + add:
 //   refraction   the scene behind (tank floor, rendered to a texture first), looked up at
 //                an offset along the normal that grows with the thickness
 //   absorption   Beer-Lambert: transmittance exp(-absorption * thickness) per channel;
 //                what is absorbed is partly replaced by the water's own scattered tint
 //   reflection   Fresnel (Schlick, F0 = 0.02 for water) of an environment map
 //   specular     Blinn-Phong highlight of the key light (the sun of the environment)
-// The depth written is the smoothed surface's, so walls and the marker drawn later sit in
-// front of or behind the water correctly.
+// Everything here follows the smoothed depth, its normals and the thickness, which are
+// at this resolution anyway; the floor seen through the water keeps the window's.
 
 in vec2 v_uv;
 
-uniform sampler2D u_depth;      // smoothed eye depth [m]
+uniform sampler2D u_depth;      // (smoothed eye depth [m], 0 = no fluid; coverage)
 uniform sampler2D u_normal;     // view-space normal
 uniform sampler2D u_thickness;  // [m] summed sphere thickness
-uniform sampler2D u_scene;      // what lies behind the water
 uniform sampler2D u_environment;  // equirectangular, top row = up
-uniform sampler2D u_opaque_depth; // the opaque scene's depth buffer (with u_check_opaque)
-uniform int u_check_opaque;       // 1: obstacles may stand in front of the water
 uniform mat4 u_projection;
 uniform mat3 u_view_to_world;
 uniform vec3 u_light_dir;  // towards the light, view space
@@ -27,7 +26,15 @@ uniform float u_reflectivity;
 uniform float u_refraction;
 uniform int u_debug;  // 0 shaded; 1 depth, 2 normal, 3 thickness (TIDEPOOL_SURFACE_DEBUG)
 
-out vec4 frag_color;
+// For the composite, which filters them linearly between texels: what it interpolates is
+// weighted by `water` (1 with water, 0 without), so that dividing by the interpolated
+// `water` leaves the texels with water alone (see surface_composite.frag).
+//   a: (add.rgb * water, coverage)  b: (mul.rgb * water, water)
+//   c: (offset * water, eye depth * water, 0); offset: the refracted lookup's shift in
+//      texture coordinates
+layout(location = 0) out vec4 shade_a;
+layout(location = 1) out vec4 shade_b;
+layout(location = 2) out vec4 shade_c;
 
 const float kPi = 3.14159265;
 
@@ -39,8 +46,16 @@ vec3 environment(vec3 world_dir) {
 
 void main() {
   ivec2 p = ivec2(gl_FragCoord.xy);
-  float d = texelFetch(u_depth, p, 0).r;
-  if (d <= 0.0) discard;
+  vec2 depth_cover = texelFetch(u_depth, p, 0).rg;
+  float d = depth_cover.r;
+  if (d <= 0.0) {
+    // Written, not left: the composite reads the texels beside the water too, and the
+    // outline's coverage reaches beyond it.
+    shade_a = vec4(0.0, 0.0, 0.0, depth_cover.g);
+    shade_b = vec4(0.0);
+    shade_c = vec4(0.0);
+    return;
+  }
   vec3 n = texelFetch(u_normal, p, 0).xyz;
   float thickness = texture(u_thickness, v_uv).r * u_thickness_scale;  // half resolution
 
@@ -57,28 +72,11 @@ void main() {
   vec4 clip_bent = u_projection * vec4(position + bent * reach, 1.0);
   vec4 clip_straight = u_projection * vec4(position + view_dir * reach, 1.0);
   vec2 offset = 0.5 * (clip_bent.xy / clip_bent.w - clip_straight.xy / clip_straight.w);
-  vec2 lookup = v_uv + offset;
-  if (u_check_opaque != 0) {
-    // The scene texture holds the obstacles in front of the water too: a lookup that lands
-    // on one (its eye depth, z_ndc = -P22 - P32 / z_view, nearer than the water's) would
-    // show it inside the water beside its silhouette. The straight lookup is behind the
-    // water: this fragment passed the depth test against the same scene.
-    // The nearest of the four texels the colour lookup blends (it filters linearly).
-    vec2 texel = 0.5 / vec2(textureSize(u_opaque_depth, 0));
-    float z = min(min(texture(u_opaque_depth, lookup + vec2(-texel.x, -texel.y)).r,
-                      texture(u_opaque_depth, lookup + vec2(texel.x, -texel.y)).r),
-                  min(texture(u_opaque_depth, lookup + vec2(-texel.x, texel.y)).r,
-                      texture(u_opaque_depth, lookup + vec2(texel.x, texel.y)).r));
-    float scene_depth = u_projection[3][2] / (2.0 * z - 1.0 + u_projection[2][2]);
-    if (scene_depth < d) lookup = v_uv;
-  }
-  vec3 behind = texture(u_scene, lookup).rgb;
   vec3 transmittance = exp(-u_absorption * thickness);
   // Light scattered inside the water towards the eye: the sky's light, tinted by what the
   // water lets through over a short path, so thick water turns deep blue-green, not black.
   vec3 scatter = vec3(0.30, 0.55, 0.75) * exp(-u_absorption * 0.35) *
                  (0.55 + 0.45 * max((u_view_to_world * n).y, 0.0));
-  vec3 refracted = behind * transmittance + scatter * (1.0 - transmittance);
 
   // Reflection of the environment, weighted by Fresnel.
   float cos_theta = clamp(dot(n, to_eye), 0.0, 1.0);
@@ -92,12 +90,19 @@ void main() {
   float specular = pow(max(dot(n, half_vector), 0.0), 250.0) * 1.6 *
                    smoothstep(0.01, 0.06, thickness);
 
-  vec3 color = mix(refracted, reflected, fresnel) + vec3(1.0, 0.97, 0.9) * specular;
-  frag_color = vec4(color, 1.0);
-  if (u_debug == 1) frag_color = vec4(vec3(fract(d * 4.0)), 1.0);
-  if (u_debug == 2) frag_color = vec4(n * 0.5 + 0.5, 1.0);
-  if (u_debug == 3) frag_color = vec4(vec3(thickness), 1.0);
-
-  vec4 clip = u_projection * vec4(position, 1.0);
-  gl_FragDepth = 0.5 * (gl_DepthRange.diff * clip.z / clip.w + gl_DepthRange.near + gl_DepthRange.far);
+  // mix(behind * T + scatter * (1 - T), reflected, F) + specular, split into what
+  // multiplies the scene behind and what adds to it.
+  vec3 mul = transmittance * (1.0 - fresnel);
+  vec3 add = scatter * (1.0 - transmittance) * (1.0 - fresnel) + reflected * fresnel +
+             vec3(1.0, 0.97, 0.9) * specular;
+  if (u_debug != 0) {
+    mul = vec3(0.0);
+    offset = vec2(0.0);
+    if (u_debug == 1) add = vec3(fract(d * 4.0));
+    if (u_debug == 2) add = n * 0.5 + 0.5;
+    if (u_debug == 3) add = vec3(thickness);
+  }
+  shade_a = vec4(add, depth_cover.g);
+  shade_b = vec4(mul, 1.0);
+  shade_c = vec4(offset, d, 0.0);
 }

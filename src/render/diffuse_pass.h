@@ -25,9 +25,10 @@ struct DiffuseDraw {
   float radius = 0.008f;      ///< [m] sprite radius
   float surface_pull = 0.0f;  ///< [m] spray and foam are depth-tested this much nearer
   /// Surface mode: the depth of the opaque scene behind the water (a depth texture of the
-  /// framebuffer's size, SurfaceTargets::opaque_depth) and the water's smoothed eye depth
-  /// [m] (0 = no water drawn this frame: then the bubbles are not dimmed). Both 0 in the
-  /// spheres mode, where the bubbles are depth-tested against the spheres like the rest.
+  /// framebuffer's size, SurfaceTargets::scene_depth) and the water's smoothed eye depth
+  /// [m] (SurfaceTargets::depth_smooth, at the surface's resolution scale; 0 = no water
+  /// drawn this frame: then the bubbles are not dimmed). Both 0 in the spheres mode, where
+  /// the bubbles are depth-tested against the spheres like the rest.
   GLuint opaque_depth = 0;
   GLuint water_depth = 0;
   glm::vec3 absorption{0.0f};  ///< [1/m] the water's, per channel

@@ -3,12 +3,14 @@
 namespace tp {
 
 FluidDepthPass::FluidDepthPass(const std::string& shader_dir)
-    : program_(GlProgram::load(shader_dir, "sphere.vert", "fluid_depth.frag")) {}
+    : program_(GlProgram::load(shader_dir, "sphere_point.vert", "fluid_depth.frag")) {}
 
 void FluidDepthPass::draw(const CameraView& camera, const SurfaceTargets& targets,
-                          const SphereInstances& spheres, GLuint vbo, size_t count,
+                          const SpherePoints& spheres, GLuint vbo, size_t count,
                           float radius) const {
+  targets.copy_scene_depth();
   glBindFramebuffer(GL_FRAMEBUFFER, targets.depth_fbo);
+  glViewport(0, 0, targets.scaled_width(), targets.scaled_height());
   // Only the colour: the depth buffer holds the scene, which hides spheres behind it.
   const GLfloat none[] = {0.0f, 0.0f, 0.0f, 0.0f};
   glClearBufferfv(GL_COLOR, 0, none);
@@ -17,7 +19,9 @@ void FluidDepthPass::draw(const CameraView& camera, const SurfaceTargets& target
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
   program_.use();
-  spheres.draw(program_, camera, radius, vbo, count);
+  glUniform1i(program_.uniform("u_bounds_mode"), 0);
+  spheres.draw(program_, camera, radius, vbo, count, targets.scaled_width(),
+               targets.scaled_height());
 }
 
 }  // namespace tp

@@ -1,12 +1,13 @@
 // Surface mode, pass 1: the particles' sphere depth into SurfaceTargets::depth_raw (linear
-// eye depth), depth-tested against the scene (shaders/sphere.vert + fluid_depth.frag).
+// eye depth) at the resolution scale, depth-tested against the scene
+// (shaders/sphere_point.vert + fluid_depth.frag).
 #pragma once
 
 #include <string>
 
 #include "render/gl_program.h"
 #include "render/render_types.h"
-#include "render/sphere_instances.h"
+#include "render/sphere_points.h"
 #include "render/surface_targets.h"
 
 namespace tp {
@@ -14,7 +15,7 @@ namespace tp {
 class FluidDepthPass {
  public:
   explicit FluidDepthPass(const std::string& shader_dir);  ///< throws RenderError
-  void draw(const CameraView& camera, const SurfaceTargets& targets, const SphereInstances& spheres,
+  void draw(const CameraView& camera, const SurfaceTargets& targets, const SpherePoints& spheres,
             GLuint vbo, size_t count, float radius) const;
 
  private:

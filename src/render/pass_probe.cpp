@@ -61,14 +61,22 @@ void PassProbe::begin_frame() {
   // The list follows the passes of that frame, in their order: a pass that no longer runs
   // (the other render mode's) drops out, a new one comes in with its first time.
   std::vector<PassTime> updated;
+  FrameTime frame;
+  frame.tag = tags_[frame_];
+  frame.fresh = used_[frame_] > 0;
   for (size_t k = 0; k < used_[frame_]; ++k) {
     const Query& q = frames_[frame_][k];
     GLint ready = 0;
     glGetQueryObjectiv(q.id, GL_QUERY_RESULT_AVAILABLE, &ready);
-    if (!ready) continue;
+    if (!ready) {
+      frame.fresh = false;  // a frame's sum without some of its passes would mislead
+      continue;
+    }
     GLuint64 ns = 0;
     glGetQueryObjectui64v(q.id, GL_QUERY_RESULT, &ns);
     PassTime t{q.pass, double(ns) * 1e-6, q.cpu_ms};
+    frame.gpu_ms += t.gpu_ms;
+    if (q.scaled) frame.scaled_gpu_ms += t.gpu_ms;
     for (const PassTime& old : times_)
       if (old.pass == q.pass) {  // means over about 10 frames
         t.gpu_ms = old.gpu_ms + 0.1 * (t.gpu_ms - old.gpu_ms);
@@ -77,11 +85,14 @@ void PassProbe::begin_frame() {
     updated.push_back(t);
   }
   if (!updated.empty()) times_ = std::move(updated);
+  if (frame.fresh) last_frame_ = frame;
+  last_frame_.fresh = frame.fresh;
   next_ = 0;
   used_[frame_] = 0;
+  tags_[frame_] = 0.0f;
 }
 
-void PassProbe::begin(const char* pass) {
+void PassProbe::begin(const char* pass, bool scaled) {
   std::vector<Query>& frame = frames_[frame_];
   if (next_ == frame.size()) {
     frame.push_back(Query{});
@@ -90,6 +101,7 @@ void PassProbe::begin(const char* pass) {
   Query& q = frame[next_++];
   used_[frame_] = next_;
   q.pass = pass;
+  q.scaled = scaled;
   current_ = pass;
   glBeginQuery(GL_TIME_ELAPSED, q.id);
   started_ = std::chrono::steady_clock::now();

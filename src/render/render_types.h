@@ -41,7 +41,17 @@ struct SurfaceSettings {
   glm::vec3 absorption{3.2f, 1.3f, 0.45f};
   float reflectivity = 1.0f;  ///< multiplies the Fresnel (Schlick) reflection
   float refraction = 1.0f;    ///< bends the view ray (1 = water's index, 1.33)
+  /// The resolution of the surface's passes up to the shading, a fraction of the window's
+  /// per axis (the last pass brings the water back to the window's resolution): picked
+  /// every frame to keep the frame rate (ResolutionController) while auto_scale is on,
+  /// else fixed_scale. Either way within [kMinSurfaceScale, 1].
+  bool auto_scale = true;
+  float fixed_scale = 1.0f;
 };
+/// The least resolution scale: half the window per axis, a quarter of its pixels. Further
+/// down the surface's shape and highlights would coarsen visibly (its outline and the floor
+/// seen through it keep the window's resolution at any scale).
+constexpr float kMinSurfaceScale = 0.5f;
 
 struct RenderSettings {
   RenderMode mode = RenderMode::Spheres;

@@ -47,9 +47,11 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
   probe_.begin_frame();
   const bool surface = settings.mode == RenderMode::Surface;
   if (surface) {
+    const float scale = surface_scale_for(settings.surface);
+    probe_.tag_frame(scale);  // its times tell the controller about this scale
     // The scene behind the water, into a texture the water refracts.
     probe_.begin("scene to texture");
-    surface_->begin_scene(camera.framebuffer_width, camera.framebuffer_height,
+    surface_->begin_scene(camera.framebuffer_width, camera.framebuffer_height, scale,
                           settings.background);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -57,8 +59,8 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     glDisable(GL_CULL_FACE);
     tank_->draw_floor(camera);
     // The obstacles: refracted where they are under or behind the water, and in the depth
-    // that the fluid's spheres are tested against, so particles behind them (or inside
-    // them) leave no surface in front of them.
+    // that the fluid's spheres are tested against (a copy), so particles behind them (or
+    // inside them) leave no surface in front of them.
     obstacle_pass_->draw(camera, obstacles_);
     // The far walls too (they are behind the water wherever they show through it): a ray
     // bent down into the water near the back meets the back wall, not the floor.
@@ -68,7 +70,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     if (settings.show_walls) tank_->draw_walls(camera);
     glDepthMask(GL_TRUE);
     glDisable(GL_BLEND);
-    surface_->end_scene(diffuse_particles_.count() > 0 || !obstacles_.empty());
+    surface_->end_scene();
     probe_.end();
   }
 
@@ -119,6 +121,19 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
   probe_.end();
 }
 
+float Renderer::surface_scale_for(const SurfaceSettings& settings) {
+  if (!settings.auto_scale) {
+    // Fixed: the controller waits there, and goes on from it when switched back on.
+    resolution_.reset(settings.fixed_scale);
+    return resolution_.scale();
+  }
+  // The last frame whose timer queries all came back (a few frames ago); a frame drawn at
+  // another scale, or in the spheres mode (tag 0), is passed over by the controller.
+  const PassProbe::FrameTime& frame = probe_.last_frame();
+  if (frame.fresh) resolution_.update({frame.gpu_ms, frame.scaled_gpu_ms, frame.tag});
+  return resolution_.scale();
+}
+
 float Renderer::nearest_tank_depth(const CameraView& camera) const {
   if (!have_tank_) return 0.0f;
   // Eye depth is linear in the position, so over the box it is least at a corner.
@@ -155,7 +170,7 @@ void Renderer::draw_diffuse(const CameraView& camera, const RenderSettings& sett
     // show as a sliver.
     diffuse.surface_pull = 3.0f * fluid_radius;
     const SurfaceTargets& targets = surface_->targets();
-    diffuse.opaque_depth = targets.opaque_depth;
+    diffuse.opaque_depth = targets.scene_depth;
     diffuse.water_depth = particles_.count() > 0 ? targets.depth_smooth : 0;
     diffuse.absorption = settings.surface.absorption;
   } else {

@@ -16,6 +16,7 @@
 #include "render/particle_buffer.h"
 #include "render/pass_probe.h"
 #include "render/render_types.h"
+#include "render/resolution_controller.h"
 #include "render/sphere_pass.h"
 #include "render/surface_renderer.h"
 #include "render/tank_pass.h"
@@ -49,11 +50,16 @@ class Renderer {
   const std::vector<std::string>& gl_errors() const { return probe_.errors(); }
   // GPU and CPU milliseconds per pass, recent means, in drawing order.
   const std::vector<PassTime>& pass_times() const { return probe_.pass_times(); }
+  // The resolution scale the surface mode's passes were last drawn at (see
+  // SurfaceSettings::auto_scale): what the panel shows.
+  float surface_scale() const { return surface_->scale(); }
 
  private:
   void draw_spheres(const CameraView& camera, const RenderSettings& settings) const;
   void draw_diffuse(const CameraView& camera, const RenderSettings& settings) const;
   float nearest_tank_depth(const CameraView& camera) const;  ///< [m], 0 = eye inside
+  // The surface's resolution scale for this frame: fixed, or from the frames measured.
+  float surface_scale_for(const SurfaceSettings& settings);
   void draw_overlays(const CameraView& camera, const RenderSettings& settings,
                      const Marker& marker);
 
@@ -67,6 +73,7 @@ class Renderer {
   std::unique_ptr<ObstaclePass> obstacle_pass_;
   std::vector<ObstacleDraw> obstacles_;
   PassProbe probe_;
+  ResolutionController resolution_;  ///< the surface's scale while it is automatic
   glm::vec3 tank_lo_{0.0f}, tank_hi_{0.0f};
   bool have_tank_ = false;
   ParticleBuffer particles_;

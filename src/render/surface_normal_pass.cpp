@@ -5,10 +5,12 @@
 namespace tp {
 
 SurfaceNormalPass::SurfaceNormalPass(const std::string& shader_dir)
-    : program_(GlProgram::load(shader_dir, "fullscreen.vert", "surface_normal.frag")) {}
+    : program_(GlProgram::load(shader_dir, "water_rect.vert", "surface_normal.frag")) {}
 
-void SurfaceNormalPass::draw(const CameraView& camera, const SurfaceTargets& targets) const {
+void SurfaceNormalPass::draw(const CameraView& camera, const SurfaceTargets& targets,
+                             glm::vec2 grow) const {
   glBindFramebuffer(GL_FRAMEBUFFER, targets.normal_fbo);
+  glViewport(0, 0, targets.scaled_width(), targets.scaled_height());
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_BLEND);
   program_.use();
@@ -17,9 +19,7 @@ void SurfaceNormalPass::draw(const CameraView& camera, const SurfaceTargets& tar
   glUniform1i(program_.uniform("u_depth"), 0);
   glUniformMatrix4fv(program_.uniform("u_projection"), 1, GL_FALSE,
                      glm::value_ptr(camera.projection));
-  glBindVertexArray(targets.empty_vao);
-  glDrawArrays(GL_TRIANGLES, 0, 3);
-  glBindVertexArray(0);
+  targets.draw_water_rect(program_, grow);
 }
 
 }  // namespace tp

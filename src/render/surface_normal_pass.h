@@ -1,5 +1,5 @@
 // Surface mode, pass 3: view-space normals from the smoothed depth into
-// SurfaceTargets::normal (shaders/surface_normal.frag).
+// SurfaceTargets::normal, at the resolution scale (shaders/surface_normal.frag).
 #pragma once
 
 #include <string>
@@ -13,7 +13,8 @@ namespace tp {
 class SurfaceNormalPass {
  public:
   explicit SurfaceNormalPass(const std::string& shader_dir);  ///< throws RenderError
-  void draw(const CameraView& camera, const SurfaceTargets& targets) const;
+  // Over the water's rectangle grown by `grow` scaled texels (see draw_water_rect).
+  void draw(const CameraView& camera, const SurfaceTargets& targets, glm::vec2 grow) const;
 
  private:
   GlProgram program_;

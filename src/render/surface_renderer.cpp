@@ -10,6 +10,7 @@ namespace {
 // the depth has no pits between particles for the filter to fill (the water grows by
 // about half a spacing at its edges, the usual price).
 constexpr float kSurfaceSphereScale = 1.5f;
+
 }  // namespace
 
 SurfaceRenderer::SurfaceRenderer(const std::string& shader_dir, const std::string& environment_path)
@@ -19,8 +20,8 @@ void SurfaceRenderer::reload_shaders(const std::string& shader_dir) {
   passes_ = std::make_unique<Passes>(shader_dir);
 }
 
-void SurfaceRenderer::begin_scene(int width, int height, const glm::vec3& background) {
-  targets_.resize(width, height);
+void SurfaceRenderer::begin_scene(int width, int height, float scale, const glm::vec3& background) {
+  targets_.resize(width, height, scale);
   glBindFramebuffer(GL_FRAMEBUFFER, targets_.scene_fbo);
   glViewport(0, 0, width, height);
   glClearColor(background.r, background.g, background.b, 1.0f);
@@ -29,20 +30,19 @@ void SurfaceRenderer::begin_scene(int width, int height, const glm::vec3& backgr
   glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
 }
 
-void SurfaceRenderer::end_scene(bool keep_depth) const {
-  if (keep_depth) targets_.keep_opaque_depth();
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-}
+void SurfaceRenderer::end_scene() const { glBindFramebuffer(GL_FRAMEBUFFER, 0); }
 
 void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
                            const SurfaceSettings& settings, PassProbe& probe) const {
   const Passes& p = *passes_;
   const float radius = kSurfaceSphereScale * fluid.radius;
-  probe.begin("surface thickness");
+  probe.begin("surface thickness", true);
   p.thickness.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius, fluid.clip_to_scene);
   probe.end();
-  probe.begin("surface depth");
+  probe.begin("surface depth", true);
   p.depth.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
+  // Where the spheres are on screen: the passes below draw only there.
+  p.bounds.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
   probe.end();
   // The filter reaches `filter_size` particle radii. Its depth term must let a slanted
   // surface through (seen at a grazing angle, its depth changes by more than the filter's
@@ -50,26 +50,33 @@ void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
   // splash in front of the pool) stay apart.
   const float world_radius = settings.filter_size * fluid.radius;
   const float falloff = std::max(2.0f * radius, world_radius);
-  probe.begin("surface smooth");
   // The outline's blur: under a particle radius, enough to round the bumps of spheres
   // two radii apart (their ripple falls to a few per cent) and keep a lone droplet.
   const float outline = 0.75f * fluid.radius;
+  probe.begin("surface smooth", true);
   p.smooth.draw_axis(camera, targets_, 0, world_radius, outline, fluid.nearest_depth, falloff);
   p.smooth.draw_axis(camera, targets_, 1, world_radius, outline, fluid.nearest_depth, falloff);
   probe.end();
-  probe.begin("surface normals");
-  p.normals.draw(camera, targets_);
+  // The smoothed water reaches this far beyond the spheres' rectangle (its outline's blur).
+  const glm::vec2 water(
+      float(p.smooth.outline_search(camera, targets_, outline, fluid.nearest_depth) + 1));
+  probe.begin("surface normals", true);
+  p.normals.draw(camera, targets_, water);
   probe.end();
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  probe.begin("surface shade");
+  probe.begin("surface shade", true);
   // The summed chords count each sphere's volume, which overlaps its neighbours: divided by
   // the share of space the spheres fill, the thickness is the water's, in metres.
   const float sphere_volume = 4.18879f * radius * radius * radius;
   const float fill =
       std::max(sphere_volume / std::pow(std::max(fluid.spacing, 1e-6f), 3.0f), 0.05f);
-  p.shade.draw(camera, targets_, environment_.id(), settings, 1.0f / fill, fluid.clip_to_scene);
+  // One texel more than the composite: its linear lookups reach that far.
+  p.shade.draw(camera, targets_, environment_.id(), settings, 1.0f / fill, water + 1.0f);
   probe.end();
-  for (int unit = 5; unit >= 0; --unit) {
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  probe.begin("surface composite");
+  p.composite.draw(camera, targets_, water, fluid.clip_to_scene);
+  probe.end();
+  for (int unit = SurfaceTargets::kBoundsUnit; unit >= 0; --unit) {
     glActiveTexture(GLenum(GL_TEXTURE0 + unit));
     glBindTexture(GL_TEXTURE_2D, 0);
   }

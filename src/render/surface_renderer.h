@@ -1,9 +1,16 @@
 // The screen-space fluid surface, pass by pass (one file per pass beside this one):
 //   thickness   summed sphere thickness          fluid_thickness_pass
 //   depth       sphere eye depth                 fluid_depth_pass
+//   bounds      the spheres' rectangle on screen fluid_bounds_pass
 //   smooth x/y  separable bilateral filter       depth_smooth_pass
 //   normals     from the smoothed depth          surface_normal_pass
 //   shade       refraction, absorption, Fresnel  surface_shade_pass
+//   composite   into the window, upsampled       surface_composite_pass
+// All but the last are drawn at a resolution scale, a fraction of the window per axis in
+// [kMinSurfaceScale, 1] (dynamic resolution: see ResolutionController); the composite
+// brings the water back to the window's resolution with an upsampling that keeps the
+// outline smooth and sharp. The passes after the bounds draw only the rectangle of the
+// screen that the water covers, grown by what their filters reach.
 // The scene behind the water (the tank floor, the obstacles) is drawn into SurfaceTargets
 // first, by the caller, between begin_scene() and end_scene().
 #pragma once
@@ -13,10 +20,12 @@
 
 #include "render/depth_smooth_pass.h"
 #include "render/environment_texture.h"
+#include "render/fluid_bounds_pass.h"
 #include "render/fluid_depth_pass.h"
 #include "render/fluid_thickness_pass.h"
 #include "render/pass_probe.h"
-#include "render/sphere_instances.h"
+#include "render/sphere_points.h"
+#include "render/surface_composite_pass.h"
 #include "render/surface_normal_pass.h"
 #include "render/surface_shade_pass.h"
 #include "render/surface_targets.h"
@@ -32,8 +41,7 @@ struct FluidDraw {
   float nearest_depth = 0.0f;
   /// Obstacles are in the scene: the thickness stops at the scene's depth (see
   /// FluidThicknessPass), and refraction does not pick up what lies in front of the water
-  /// (SurfaceShadePass; end_scene must have kept the opaque depth). Without them only the
-  /// floor is there, below every particle.
+  /// (SurfaceCompositePass). Without them only the floor is there, below every particle.
   bool clip_to_scene = false;
 };
 
@@ -45,18 +53,21 @@ class SurfaceRenderer {
   // Rebuilds the programs; on failure keeps the old ones and throws RenderError.
   void reload_shaders(const std::string& shader_dir);
 
-  // Resizes the targets and binds the framebuffer the scene behind the water goes into,
-  // cleared to `background`. The caller draws the scene, then calls draw().
-  void begin_scene(int width, int height, const glm::vec3& background);
-  // After the scene: framebuffer 0 bound again, and with `keep_depth` the scene's depth
-  // copied to targets().opaque_depth first (for the diffuse bubbles, and for the shading
-  // when there are obstacles).
-  void end_scene(bool keep_depth) const;
+  // Resizes the targets (the window's size, and `scale` of it for the water's passes) and
+  // binds the framebuffer the scene behind the water goes into, cleared to `background`.
+  // The caller draws the scene, then calls draw().
+  void begin_scene(int width, int height, float scale, const glm::vec3& background);
+  // After the scene: framebuffer 0 bound again. The scene's depth stays as drawn, for the
+  // passes after the water: the diffuse bubbles, and the shading when there are
+  // obstacles.
+  void end_scene() const;
 
-  // Every pass up to the shading, which draws into framebuffer 0 (depth-tested against
-  // what is there). Leaves framebuffer 0 bound.
+  // Every pass up to the composite, which draws into framebuffer 0 (depth-tested against
+  // what is there). Leaves framebuffer 0 bound. The passes drawn at the resolution scale
+  // are timed as `scaled` (see PassProbe::last_frame).
   void draw(const CameraView& camera, const FluidDraw& fluid, const SurfaceSettings& settings,
             PassProbe& probe) const;
+  float scale() const { return targets_.scale(); }  ///< of the targets, as resized last
 
   // The off-screen textures, for passes drawn after the water (the diffuse bubbles read
   // the opaque scene's depth and the water's smoothed depth).
@@ -66,15 +77,23 @@ class SurfaceRenderer {
   struct Passes {
     FluidThicknessPass thickness;
     FluidDepthPass depth;
+    FluidBoundsPass bounds;
     DepthSmoothPass smooth;
     SurfaceNormalPass normals;
     SurfaceShadePass shade;
+    SurfaceCompositePass composite;
     explicit Passes(const std::string& dir)
-        : thickness(dir), depth(dir), smooth(dir), normals(dir), shade(dir) {}
+        : thickness(dir),
+          depth(dir),
+          bounds(dir),
+          smooth(dir),
+          normals(dir),
+          shade(dir),
+          composite(dir) {}
   };
   std::unique_ptr<Passes> passes_;
   SurfaceTargets targets_;
-  SphereInstances spheres_;
+  SpherePoints spheres_;
   EnvironmentTexture environment_;
 };
 

@@ -7,23 +7,19 @@
 namespace tp {
 
 SurfaceShadePass::SurfaceShadePass(const std::string& shader_dir)
-    : program_(GlProgram::load(shader_dir, "fullscreen.vert", "surface_shade.frag")) {}
+    : program_(GlProgram::load(shader_dir, "water_rect.vert", "surface_shade.frag")) {}
 
 void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targets,
                             GLuint environment, const SurfaceSettings& settings,
-                            float thickness_per_chord, bool opaque_in_front_check) const {
-  glEnable(GL_DEPTH_TEST);
-  glDepthFunc(GL_LESS);
-  glDepthMask(GL_TRUE);
+                            float thickness_per_chord, glm::vec2 grow) const {
+  glBindFramebuffer(GL_FRAMEBUFFER, targets.shade_fbo);
+  glViewport(0, 0, targets.scaled_width(), targets.scaled_height());
+  glDisable(GL_DEPTH_TEST);
   glDisable(GL_BLEND);
   program_.use();
-  const GLuint textures[] = {targets.depth_smooth, targets.normal, targets.thickness,
-                             targets.scene_color,  environment,    targets.opaque_depth};
-  const char* names[] = {"u_depth", "u_normal",      "u_thickness",
-                         "u_scene", "u_environment", "u_opaque_depth"};
-  const int units = opaque_in_front_check ? 6 : 5;
-  glUniform1i(program_.uniform("u_check_opaque"), opaque_in_front_check ? 1 : 0);
-  for (int unit = 0; unit < units; ++unit) {
+  const GLuint textures[] = {targets.depth_smooth, targets.normal, targets.thickness, environment};
+  const char* names[] = {"u_depth", "u_normal", "u_thickness", "u_environment"};
+  for (int unit = 0; unit < 4; ++unit) {
     glActiveTexture(GLenum(GL_TEXTURE0 + unit));
     glBindTexture(GL_TEXTURE_2D, textures[unit]);
     glUniform1i(program_.uniform(names[unit]), unit);
@@ -49,9 +45,7 @@ void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targ
     return env ? std::atoi(env) : 0;
   }();
   glUniform1i(program_.uniform("u_debug"), debug_view);
-  glBindVertexArray(targets.empty_vao);
-  glDrawArrays(GL_TRIANGLES, 0, 3);
-  glBindVertexArray(0);
+  targets.draw_water_rect(program_, grow);
 }
 
 }  // namespace tp

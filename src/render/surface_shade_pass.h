@@ -1,9 +1,8 @@
-// Surface mode, last pass: refraction, Beer-Lambert absorption, Fresnel reflection of the
-// environment and a specular highlight, drawn into the bound (window's) framebuffer where
-// there is fluid, with the smoothed surface's depth (shaders/surface_shade.frag). With
-// `opaque_in_front_check` (obstacles in the scene; needs SurfaceTargets::opaque_depth
-// kept) a refracted lookup that lands on something nearer than the water falls back to
-// the straight one, so an obstacle in front of the water does not show in it as a halo.
+// Surface mode, shading, at the surface's resolution scale: refraction, Beer-Lambert
+// absorption, Fresnel reflection of the environment and a specular highlight, into
+// SurfaceTargets::shade_a, b and c as what multiplies the scene behind the water, what adds
+// to it, the refraction's shift and the depth (shaders/surface_shade.frag).
+// SurfaceCompositePass then draws the water into the window from them.
 #pragma once
 
 #include <string>
@@ -18,8 +17,7 @@ class SurfaceShadePass {
  public:
   explicit SurfaceShadePass(const std::string& shader_dir);  ///< throws RenderError
   void draw(const CameraView& camera, const SurfaceTargets& targets, GLuint environment,
-            const SurfaceSettings& settings, float thickness_per_chord,
-            bool opaque_in_front_check) const;
+            const SurfaceSettings& settings, float thickness_per_chord, glm::vec2 grow) const;
 
  private:
   GlProgram program_;

@@ -361,3 +361,40 @@ TEST_F(HeadlessImGui, TypedNanInfinityOrOutOfRangeValueIsRefusedOrClampedWithANo
     EXPECT_NE(note.find("(valid [0, 100] m/s)"), std::string::npos) << note;
   }
 }
+
+// The surface's resolution control: switching Auto resolution off keeps the scale in use
+// (no jump in the picture) and shows the slider, which stays within [0.5, 1].
+TEST_F(HeadlessImGui, AutoResolutionOffKeepsTheScaleAndItsSliderStaysInRange) {
+  SurfaceSettings surface;
+  ImVec2 start;
+  const auto frame = [&](ImVec2 mouse, bool down) {
+    frame_of(
+        [&] {
+          start = ImGui::GetCursorScreenPos();
+          surface_resolution(surface, 0.625f);
+        },
+        mouse, down);
+  };
+  const auto click = [&](ImVec2 at) {
+    frame(at, false);
+    frame(at, true);
+    frame(at, true);
+    frame(at, false);
+  };
+  frame(ImVec2(-100, -100), false);  // lays it out
+  ASSERT_TRUE(surface.auto_scale);
+  const float line = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y;
+  const float half_box = 0.5f * ImGui::GetFrameHeight();
+  click(ImVec2(start.x + half_box, start.y + half_box));  // the checkbox
+  EXPECT_FALSE(surface.auto_scale);
+  EXPECT_FLOAT_EQ(surface.fixed_scale, 0.625f) << "fixed where the automatic choice was";
+  // The slider, on the next line: its left and right ends.
+  const float y = start.y + line + half_box;
+  click(ImVec2(start.x + 2.0f, y));
+  EXPECT_FLOAT_EQ(surface.fixed_scale, kMinSurfaceScale);
+  click(ImVec2(start.x + 0.65f * 700.0f - 20.0f, y));
+  EXPECT_GT(surface.fixed_scale, 0.95f);
+  EXPECT_LE(surface.fixed_scale, 1.0f);
+  click(ImVec2(start.x + half_box, start.y + half_box));
+  EXPECT_TRUE(surface.auto_scale) << "and back on";
+}
