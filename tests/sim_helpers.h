@@ -8,6 +8,7 @@
 
 #include "sim/io.h"
 #include "sim/params.h"
+#include "sim/quality.h"
 #include "sim/scene.h"
 #include "sim/simulation.h"
 
@@ -25,8 +26,11 @@ inline Scene box_scene(Vec3 tank_lo, Vec3 tank_hi, Vec3 block_lo, Vec3 block_hi,
   return parse_scene(json, "test");
 }
 
+// A CPU simulation of `scene` at the accurate quality (sim/quality.h: the preset the
+// validation tests run; the parameter table's defaults), then the scene's own parameters.
 inline std::unique_ptr<Simulation> cpu_sim(const Scene& scene, float spacing) {
   auto sim = make_simulation(BackendKind::Cpu);
+  apply_quality(sim->params(), Quality::Accurate, BackendKind::Cpu);
   apply_scene_params(scene, sim->params());
   sim->reset(build_initial_state(scene, spacing));
   return sim;

@@ -34,9 +34,21 @@ Window
   --size WxH               window size in pixels (default 1280x800)
   --color MODE             water | speed | density | pressure | flat
   --render MODE            spheres (default) | surface (screen-space water surface)
+  --surface-scale auto|S   surface mode: the resolution of its passes, a fraction of the
+                           window per axis; auto (default) lowers it (not below 0.5) while
+                           frames take too long, S from 0.5 to 1 fixes it
   --gl-check               check for OpenGL errors after every render pass; exit 1 on any
   --hide-panel             start with the panel hidden (Tab shows it)
   --steps-per-frame N      exactly N steps per frame instead of following the clock
+                           (the frame waits for them: deterministic, not real time)
+  --quality Q              realtime (window default: keeps the clock, particle count
+                           chosen for this machine) | accurate (each solver's paper-grade
+                           settings, as the validation tests run them; headless default)
+  --bench-window SECONDS   measure the window for SECONDS of wall time, print frames/s,
+                           frame times, simulated s per wall s, ms per phase and per pass,
+                           then quit (--bench-json FILE for JSON)
+  --bench-drag             with --bench-window: a scripted left drag through the water
+                           half-way through, and the latency until the water shows it
 
 Headless (no window, no OpenGL)
   --headless               simulate without a window
@@ -278,6 +290,14 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       if (v != "spheres" && v != "surface")
         return fail("--render must be spheres or surface, not '" + v + "'");
       o->render = v;
+    } else if (arg == "--surface-scale") {
+      if (!need(&v)) return false;
+      o->surface_scale_auto = v == "auto";
+      if (!o->surface_scale_auto) {
+        if (!parse_real(v, 0.5, 1.0, &d))
+          return fail("--surface-scale must be auto or a number from 0.5 to 1, not '" + v + "'");
+        o->surface_scale = float(d);
+      }
     } else if (arg == "--gl-check") {
       o->gl_check = true;
     } else if (arg == "--hide-panel") {
@@ -286,6 +306,18 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       if (!need(&v)) return false;
       if (!parse_int(v, 1, 100000, &n)) return fail("--steps-per-frame must be from 1 to 100000");
       o->steps_per_frame = int(n);
+    } else if (arg == "--bench-window") {
+      if (!need(&v)) return false;
+      if (!parse_real(v, 0.0, 1e6, &d) || d < 1.0)
+        return fail("--bench-window must be a number of seconds, at least 1");
+      o->bench_window = d;
+    } else if (arg == "--bench-drag") {
+      o->bench_drag = true;
+    } else if (arg == "--quality") {
+      if (!need(&v)) return false;
+      if (v != "realtime" && v != "accurate")
+        return fail("--quality must be realtime or accurate, not '" + v + "'");
+      o->quality = v;
     } else if (arg == "--time") {
       if (!need(&v)) return false;
       if (!parse_real(v, 0.0, 1e7, &d) || d <= 0.0)
@@ -311,8 +343,9 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   }
   // Options that would be silently ignored in the chosen mode are errors instead.
   const bool headless = o->headless || o->bench;
-  for (const char* window_only : {"--screenshot", "--frames", "--size", "--color", "--render",
-                                  "--gl-check", "--hide-panel", "--steps-per-frame"})
+  for (const char* window_only :
+       {"--screenshot", "--frames", "--size", "--color", "--render", "--surface-scale",
+        "--gl-check", "--hide-panel", "--steps-per-frame", "--bench-window", "--bench-drag"})
     if (headless && o->given.count(window_only))
       return fail(std::string(window_only) + " needs a window; it cannot be used with " +
                   (o->bench ? "--bench" : "--headless"));
@@ -326,7 +359,10 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   if (o->given.count("--particles") && o->given.count("--spacing"))
     return fail(
         "use --particles or --spacing, not both (--particles picks a spacing from a count)");
-  if (o->given.count("--bench-json") && !o->bench) return fail("--bench-json needs --bench");
+  if (o->given.count("--bench-json") && !o->bench && !o->given.count("--bench-window"))
+    return fail("--bench-json needs --bench or --bench-window");
+  if (o->bench_drag && !o->given.count("--bench-window"))
+    return fail("--bench-drag needs --bench-window SECONDS");
   // Lists are for the benchmark's matrix; anywhere else one value is meant.
   const std::pair<const char*, size_t> lists[] = {
       {"--scene", o->scene_list.size()},         {"--solver", o->solver_list.size()},

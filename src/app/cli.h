@@ -26,11 +26,21 @@ struct Options {
   int width = 1280, height = 800;
   std::string color = "water";      ///< water | speed | density | pressure | flat
   std::string render = "spheres";   ///< spheres | surface
+  /// --surface-scale auto|S: the surface mode's resolution scale, chosen each frame or
+  /// fixed at S in [0.5, 1] (see SurfaceSettings::auto_scale)
+  bool surface_scale_auto = true;
+  float surface_scale = 1.0f;
   bool gl_check = false;            ///< glGetError after every render pass; errors fail the run
   bool hide_panel = false;          ///< start with the panel and help line hidden (Tab)
   // Deterministic window runs (tests): a fixed number of steps per frame instead of
   // following the clock (combine with --set dt_min=X --set dt_max=X for a fixed step).
   int steps_per_frame = 0;          ///< 0 = follow the clock
+  // --bench-window SECONDS: measure the window for that long, print figures, quit
+  double bench_window = 0.0;        ///< [s] of wall time; 0 = no window benchmark
+  bool bench_drag = false;          ///< --bench-drag: a scripted left drag half-way through
+  // Quality: "realtime" (the window's default: keeps the clock) or "accurate" (each
+  // solver's paper-grade settings, the validation tests'; headless runs' default).
+  std::string quality;              ///< "" = the mode's default
   // Headless
   bool headless = false;
   double time = 0.0;                ///< simulated seconds (headless)

@@ -4,9 +4,11 @@ namespace tp {
 
 void FrameStats::add(double now, const RunStats& stats) {
   ++frames_;
+  if (samples_.empty() || stats.steps != samples_.back().steps) ++new_states_;
   // A reset restarts the simulation's counters: differences across it mean nothing.
   if (!samples_.empty() && stats.steps < samples_.back().steps) samples_.clear();
-  samples_.push_back(Sample{now, frames_, stats.steps, stats.simulated_time, stats.phases});
+  samples_.push_back(
+      Sample{now, frames_, stats.steps, stats.simulated_time, new_states_, stats.phases});
   // Keep one sample at or beyond the window's start so the window is always full length.
   while (samples_.size() > 2 && now - samples_[1].time >= window_) samples_.pop_front();
   recompute();
@@ -21,6 +23,7 @@ void FrameStats::recompute() {
   const double steps = double(b.steps - a.steps);
   fps_ = frames / seconds;
   speed_ = (b.simulated_time - a.simulated_time) / seconds;
+  states_ = double(b.new_states - a.new_states) / seconds;
   steps_per_frame_ = frames > 0 ? steps / frames : 0.0;
   // While paused there are no new steps: keep showing the last measured phase times.
   if (steps <= 0) return;

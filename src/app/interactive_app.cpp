@@ -17,6 +17,7 @@
 #include "app/preset.h"
 #include "app/screenshot_file.h"
 #include "app/stop_signals.h"
+#include "util/atomic_file.h"
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
@@ -57,17 +58,27 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
                                const Options& options, ColorMode color_mode,
                                RenderMode render_mode)
     : window_(window),
+      runner_(*setup.sim),
       input_(input),
       setup_(setup),
       options_(options),
       renderer_(shader_dir(), data_dir() + "/assets/textures/sky.png"),
       camera_(setup.scene.camera) {
   renderer_.set_tank(to_glm(setup_.sim->tank_lo()), to_glm(setup_.sim->tank_hi()));
+  params_ = setup_.sim->params();
+  backend_kind_ = setup_.sim->backend().kind;
+  device_ = setup_.sim->backend().description;
+  controls_.quality = start_quality(options);
+  controls_.lockstep = options.steps_per_frame > 0;
+  quality_applied_ = controls_.quality;
+  quality_solver_ = params_.solver;  // start_params applied it (and --set after it)
   render_.color_mode = color_mode;
   render_.mode = render_mode;
+  render_.surface.auto_scale = options.surface_scale_auto;
+  render_.surface.fixed_scale = options.surface_scale;
   renderer_.set_error_check(options.gl_check);
   controls_.panel_hidden = options.hide_panel;
-  render_.color_range = default_color_range(color_mode, pressure_scale(setup_));
+  render_.color_range = default_color_range(color_mode, pressure_scale(params_, setup_.scene));
   render_.particle_radius = 0.5f * setup_.spacing;
   last_reset_count_ = int(setup_.sim->particle_count());
   controls_.particle_target = last_reset_count_;
@@ -77,6 +88,11 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   files.scene_names = list_scenes(files.scene_dir);
   files.record_dir = default_export_dir(std::time(nullptr));
   files.record_fps = float(options.export_fps);
+  if (options.bench_window > 0.0) {
+    bench_ = std::make_unique<WindowBench>(options.bench_window);
+    if (options.bench_drag)
+      drag_ = default_drag(setup_.sim->tank_lo(), setup_.sim->tank_hi(), options.bench_window);
+  }
   const char* widgets = std::getenv("TIDEPOOL_TEST_WIDGETS");
   controls_.widgets.enabled = widgets && *widgets && std::string(widgets) != "0";
 }
@@ -121,7 +137,49 @@ void InteractiveApp::select_solver_by_key(int key) {
   int digit = -1;
   if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) digit = key - GLFW_KEY_1;
   if (key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9) digit = key - GLFW_KEY_KP_1;
-  if (digit >= 0 && digit < int(solver_names().size())) setup_.sim->params().solver = digit;
+  if (digit >= 0 && digit < int(solver_names().size())) params_.solver = digit;
+}
+
+template <class F>
+void InteractiveApp::with_sim(F&& fn) {
+  runner_.exclusive([&](Simulation& sim) {
+    sim.params() = params_;  // this frame's edits, not yet handed over
+    try {
+      fn(sim);
+    } catch (...) {
+      params_ = sim.params();
+      throw;
+    }
+    params_ = sim.params();
+  });
+}
+
+
+void InteractiveApp::follow_quality() {
+  if (params_.solver == quality_solver_ && controls_.quality == quality_applied_ &&
+      !controls_.quality_chosen)
+    return;
+  controls_.quality_chosen = false;
+  // The solver or the quality changed: that solver's settings at that quality (the water
+  // stays as it is; only the step and iteration settings change).
+  apply_quality(params_, controls_.quality, backend_kind_);
+  quality_solver_ = params_.solver;
+  quality_applied_ = controls_.quality;
+}
+
+bool InteractiveApp::want_thread() const {
+  // CUDA keeps its steps and the interop on this thread (the asynchronous CUDA path is
+  // issue 22's); --steps-per-frame is lockstep by definition; a recording takes its frames
+  // between steps on this thread.
+  return backend_kind_ == BackendKind::Cpu && options_.steps_per_frame == 0 && !recorder_.active();
+}
+
+void InteractiveApp::update_threading() {
+  if (want_thread() == runner_.threaded()) return;
+  if (want_thread())
+    runner_.start(window_sim_threads(options_));
+  else
+    runner_.stop();
 }
 
 void InteractiveApp::reset() {
@@ -129,28 +187,33 @@ void InteractiveApp::reset() {
   const int target = controls_.particle_target;
   const uint64_t particles = target == last_reset_count_ ? 0 : uint64_t(std::max(target, 1));
   try {
-    reset_particles(setup_, particles);
+    with_sim([&](Simulation& sim) {
+      reset_particles(setup_, particles);
+      after_new_particles(sim);
+    });
     controls_.reset_error.clear();
   } catch (const SetupError& e) {
     controls_.reset_error = e.what();
     return;
   }
   stop_recording("the scene was reset");
-  after_new_particles();
 }
 
-void InteractiveApp::after_new_particles() {
-  last_reset_count_ = controls_.particle_target = int(setup_.sim->particle_count());
+void InteractiveApp::after_new_particles(Simulation& sim) {
+  last_reset_count_ = controls_.particle_target = int(sim.particle_count());
   render_.particle_radius = 0.5f * setup_.spacing;
   // The tank's max faces snap to whole spacings, so they move with the particle count.
-  renderer_.set_tank(to_glm(setup_.sim->tank_lo()), to_glm(setup_.sim->tank_hi()));
+  renderer_.set_tank(to_glm(sim.tank_lo()), to_glm(sim.tank_hi()));
 }
 
 void InteractiveApp::load_scene(const std::string& name_or_path) {
   const glm::vec2 old_default_range =
-      default_color_range(render_.color_mode, pressure_scale(setup_));
+      default_color_range(render_.color_mode, pressure_scale(params_, setup_.scene));
   try {
-    switch_scene(setup_, options_, name_or_path);
+    with_sim([&](Simulation& sim) {
+      switch_scene(setup_, options_, name_or_path, controls_.quality);
+      after_new_particles(sim);
+    });
   } catch (const SetupError& e) {
     // The running scene is untouched: say why in the panel and on stderr, and go on.
     controls_.files.scene_error = e.what();
@@ -160,18 +223,18 @@ void InteractiveApp::load_scene(const std::string& name_or_path) {
   controls_.files.scene_error.clear();
   stop_recording("the scene changed");
   camera_ = OrbitCamera(setup_.scene.camera);
-  after_new_particles();
   // What "Restore start values" goes back to is now the new scene's start.
-  controls_.start_params = setup_.sim->params();
+  controls_.start_params = params_;
   controls_.param_notes.clear();
   controls_.reset_error.clear();
   // A colour range the user never changed follows the scene (the pressure range depends on
   // its depth); one they set stays.
   if (render_.color_range == old_default_range)
-    render_.color_range = default_color_range(render_.color_mode, pressure_scale(setup_));
-  std::fprintf(stderr, "tidepool: scene %s (%s): %u particles, spacing %.4f m\n",
+    render_.color_range =
+        default_color_range(render_.color_mode, pressure_scale(params_, setup_.scene));
+  std::fprintf(stderr, "tidepool: scene %s (%s): %d particles, spacing %.4f m\n",
                scene_label(setup_, controls_.files).c_str(), full_path(setup_.scene.source).c_str(),
-               setup_.sim->particle_count(), setup_.spacing);
+               last_reset_count_, setup_.spacing);
 }
 
 void InteractiveApp::toggle_recording() {
@@ -188,6 +251,7 @@ void InteractiveApp::toggle_recording() {
     for (int copy = 2; holds_frames(dir); ++copy) dir = base + "-" + std::to_string(copy);
     files.record_dir = dir;
   }
+  runner_.stop();  // a recording steps on this thread (update_threading)
   std::string error;
   if (!recorder_.start(dir, files.record_fps, true, &error)) {
     files.record_status = "Not recording: " + error;
@@ -257,7 +321,7 @@ void InteractiveApp::save_preset() {
   FileControls& files = controls_.files;
   std::string error;
   files.preset_failed = files.preset_path.empty() ||
-                        !save_preset_file(files.preset_path, setup_.sim->params(), &error);
+                        !save_preset_file(files.preset_path, params_, &error);
   if (files.preset_path.empty()) error = "type a file name for the preset first";
   files.preset_note = files.preset_failed ? "Preset not saved: " + error
                                           : "Saved the parameters to " + files.preset_path;
@@ -271,15 +335,16 @@ void InteractiveApp::load_preset() {
   FileControls& files = controls_.files;
   try {
     const Preset preset = load_preset_file(files.preset_path);
-    SimParams& params = setup_.sim->params();
+    SimParams& params = params_;
     const int previous_cap = params.diffuse_cap;
     apply_preset(preset, params);  // all or nothing
+    quality_solver_ = params.solver;  // the file's values stand, whatever its solver
     files.preset_failed = false;
     files.preset_note = "Loaded " + std::to_string(preset.params.size()) + " parameters from " +
                         files.preset_path;
     controls_.param_notes.clear();
     const std::string note =
-        keep_diffuse_cap_in_memory(params, previous_cap, setup_.sim->backend().kind);
+        keep_diffuse_cap_in_memory(params, previous_cap, backend_kind_);
     if (!note.empty()) controls_.param_notes.push_back(note);
     std::fprintf(stderr, "tidepool: loaded preset %s\n", full_path(files.preset_path).c_str());
   } catch (const PresetError& e) {
@@ -293,12 +358,16 @@ void InteractiveApp::save_state() {
   FileControls& files = controls_.files;
   std::string error;
   if (files.state_path.empty()) error = "type a file name for the state first";
-  files.state_failed =
-      !error.empty() || !tp::save_state(setup_, files.state_path, &error);
+  double saved_time = 0.0;
+  if (error.empty())
+    with_sim([&](Simulation& sim) {
+      if (tp::save_state(setup_, files.state_path, &error)) saved_time = sim.simulated_time();
+    });
+  files.state_failed = !error.empty();
   files.state_note = files.state_failed
                          ? "State not saved: " + error
-                         : "Saved the simulation at t = " + format_seconds(setup_.sim->stats().simulated_time) +
-                               " to " + files.state_path;
+                         : "Saved the simulation at t = " + format_seconds(saved_time) + " to " +
+                               files.state_path;
   if (files.state_failed)
     std::fprintf(stderr, "tidepool: state not saved: %s\n", error.c_str());
   else
@@ -307,8 +376,13 @@ void InteractiveApp::save_state() {
 
 void InteractiveApp::load_state() {
   FileControls& files = controls_.files;
+  double loaded_time = 0.0;
   try {
-    tp::load_state(setup_, files.state_path);
+    with_sim([&](Simulation& sim) {
+      tp::load_state(setup_, files.state_path);
+      after_new_particles(sim);
+      loaded_time = sim.simulated_time();
+    });
   } catch (const SetupError& e) {
     // The running simulation is untouched.
     files.state_failed = true;
@@ -317,16 +391,14 @@ void InteractiveApp::load_state() {
     return;
   }
   files.state_failed = false;
-  files.state_note = "Loaded " + files.state_path + ": t = " +
-                     format_seconds(setup_.sim->stats().simulated_time) + ", " +
-                     std::to_string(setup_.sim->particle_count()) + " particles";
+  files.state_note = "Loaded " + files.state_path + ": t = " + format_seconds(loaded_time) +
+                     ", " + std::to_string(last_reset_count_) + " particles";
   stop_recording("a state was loaded");
+  quality_solver_ = params_.solver;  // the saved run's parameters stand
   camera_ = OrbitCamera(setup_.scene.camera);
-  after_new_particles();
   controls_.param_notes.clear();
-  std::fprintf(stderr, "tidepool: loaded state %s (t = %.3f s, %u particles)\n",
-               full_path(files.state_path).c_str(), setup_.sim->stats().simulated_time,
-               setup_.sim->particle_count());
+  std::fprintf(stderr, "tidepool: loaded state %s (t = %.3f s, %d particles)\n",
+               full_path(files.state_path).c_str(), loaded_time, last_reset_count_);
 }
 
 void InteractiveApp::apply_requests() {
@@ -367,14 +439,23 @@ void InteractiveApp::cursor_ray(glm::vec3* origin, glm::vec3* direction) const {
 MouseForce InteractiveApp::mouse_force(double frame_seconds) {
   glm::vec3 origin, direction;
   cursor_ray(&origin, &direction);
+  // The first fluid point under the cursor: in the latest published state when it holds
+  // the particles (the CPU path), else in the simulation itself (inline CUDA: no thread).
+  const PublishedState& state = *state_;
+  MouseTool::Pick pick;
+  if (!state.particles.empty())
+    pick = [&](const Ray& ray) { return pick_points(state.particles, setup_.spacing, ray); };
+  else
+    pick = [&](const Ray& ray) {
+      return runner_.exclusive([&](Simulation& sim) { return sim.pick(ray); });
+    };
   // A drag begun with ctrl is the obstacles' (see drag_obstacles), even on empty space.
-  return mouse_.update(*setup_.sim, input_.left && !input_.left_ctrl, origin, direction,
-                       camera_.eye(), camera_.forward(), frame_seconds);
+  return mouse_.update(pick, params_.mouse_mode, input_.left && !input_.left_ctrl, origin,
+                       direction, camera_.eye(), camera_.forward(), frame_seconds);
 }
 
 void InteractiveApp::drag_obstacles() {
-  Simulation& sim = *setup_.sim;
-  const std::vector<ObstacleShape> shapes = sim.obstacles();
+  const std::vector<ObstacleShape>& shapes = state_->obstacles;
   glm::vec3 origin, direction;
   cursor_ray(&origin, &direction);
   const bool ctrl = glfwGetKey(window_, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
@@ -388,13 +469,24 @@ void InteractiveApp::drag_obstacles() {
       camera_.eye(), camera_.forward());
   if (frame.move) {
     const glm::vec3 c = frame.move->center;
-    sim.move_obstacle(frame.move->index, Vec3{c.x, c.y, c.z});
+    runner_.move_obstacle(frame.move->index, Vec3{c.x, c.y, c.z});
   }
   highlighted_obstacle_ = frame.highlighted;
 }
 
 void InteractiveApp::simulate(double frame_seconds) {
-  Simulation& sim = *setup_.sim;
+  if (runner_.threaded()) {
+    // The thread follows the clock; a single step (S) is a frame's worth of time.
+    runner_.set_paused(controls_.paused);
+    if (controls_.paused && controls_.step_requested) runner_.request_advance(kSingleStepSeconds);
+    controls_.step_requested = false;
+    return;
+  }
+  runner_.step_inline([&](Simulation& sim) { simulate_inline(sim, frame_seconds); },
+                      backend_kind_ == BackendKind::Cpu);
+}
+
+void InteractiveApp::simulate_inline(Simulation& sim, double frame_seconds) {
   const bool fixed = options_.steps_per_frame > 0;
   // While recording, the steps are taken here one by one so that every frame time is seen.
   const auto advance = [&](double seconds) {
@@ -444,7 +536,7 @@ Marker InteractiveApp::marker() const {
   Marker m;
   m.visible = mouse_.active();
   if (!m.visible) return m;
-  const SimParams& p = setup_.sim->params();
+  const SimParams& p = params_;
   m.position = mouse_.point();
   // Small next to the force's reach, but never smaller than a particle.
   m.radius = std::max(0.2f * p.mouse_radius, setup_.spacing);
@@ -508,16 +600,98 @@ void InteractiveApp::wait_while_idle(double frame_start) {
   }
 }
 
+glm::vec2 InteractiveApp::window_point(const glm::vec3& world) const {
+  int width = 0, height = 0;
+  glfwGetWindowSize(window_, &width, &height);
+  const glm::vec4 clip =
+      camera_.projection(float(width) / float(std::max(height, 1))) * camera_.view() *
+      glm::vec4(world, 1.0f);
+  const glm::vec2 ndc = glm::vec2(clip) / std::max(clip.w, 1e-6f);
+  return {0.5f * (ndc.x + 1.0f) * float(width), 0.5f * (1.0f - ndc.y) * float(height)};
+}
+
+void InteractiveApp::script_drag(double t) {
+  if (!bench_ || !options_.bench_drag) return;
+  const bool held = drag_.held(t);
+  if (held) {
+    const Vec3 p = drag_.point(t);
+    const glm::vec2 cursor = window_point(glm::vec3(p.x, p.y, p.z));
+    input_.cursor_x = cursor.x;
+    input_.cursor_y = cursor.y;
+    if (!drag_held_) {
+      input_.left_pressed = true;
+      input_.left_ctrl = false;
+      bench_->pressed(t);
+    }
+  }
+  if (held != drag_held_) input_.left = held;
+  drag_held_ = held;
+}
+
+void InteractiveApp::report_window_bench() {
+  WindowBenchResult r = bench_->result();
+  r.solver = solver_name(params_.solver);
+  r.render = render_.mode == RenderMode::Surface ? "surface" : "spheres";
+  r.backend = device_;
+  r.quality = quality_name(controls_.quality);
+  for (const PassTime& t : renderer_.pass_times()) r.pass_ms.push_back({t.pass, t.gpu_ms, t.cpu_ms});
+  const std::string text = window_bench_text(r);
+  const std::string json = window_bench_json(r);
+  if (options_.bench_json == "-") {
+    std::fputs(text.c_str(), stderr);
+    std::fputs(json.c_str(), stdout);
+  } else {
+    std::fputs(text.c_str(), stdout);
+    if (!options_.bench_json.empty()) {
+      std::string error;
+      if (!write_file_atomic(options_.bench_json, json, &error))
+        std::fprintf(stderr, "tidepool: %s\n", error.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+void InteractiveApp::upload_state(const PublishedState& state, PublishTarget& target,
+                                  PublishTarget& diffuse_target) {
+  if (state.particles.empty() && state.particle_count > 0) {
+    // Inline on CUDA: the simulation writes into the GL buffers itself (interop), this
+    // thread being the only one that steps it.
+    runner_.exclusive([&](Simulation& sim) {
+      sim.publish(target, color_field_for(render_.color_mode));
+      if (params_.diffuse) sim.publish_diffuse(diffuse_target);
+    });
+    if (!params_.diffuse) renderer_.diffuse_particles().set_count(0);
+    return;
+  }
+  if (state.serial == drawn_serial_) return;  // nothing new: the buffers hold it already
+  drawn_serial_ = state.serial;
+  const auto copy = [](PublishTarget& to, const std::vector<Vec4>& from) {
+    if (Vec4* out = to.map_host(from.size())) {
+      std::copy(from.begin(), from.end(), out);
+      to.unmap();
+    }
+  };
+  copy(target, state.particles);
+  if (state.params.diffuse)
+    copy(diffuse_target, state.diffuse);
+  else
+    renderer_.diffuse_particles().set_count(0);  // switched off: none drawn
+}
+
 int InteractiveApp::run() {
   // Declared after the renderer's buffer and destroyed before it: the target unregisters
   // the buffer from CUDA (interop) while it and the GL context still exist.
   GlParticleBuffer particles(renderer_.particles());
-  GlPublishTarget target(particles, setup_.sim->backend().kind, cuda_runtime());
+  GlPublishTarget target(particles, backend_kind_, cuda_runtime());
   // Spray, foam and bubbles, into their own buffer the same way (interop on CUDA).
   GlParticleBuffer diffuse_particles(renderer_.diffuse_particles());
-  GlPublishTarget diffuse_target(diffuse_particles, setup_.sim->backend().kind, cuda_runtime());
+  GlPublishTarget diffuse_target(diffuse_particles, backend_kind_, cuda_runtime());
+  // The state as it starts, then the thread (when this backend and mode want one).
+  runner_.step_inline([](Simulation&) {}, backend_kind_ == BackendKind::Cpu);
+  update_threading();
   int exit_code = 0;
   double last_time = glfwGetTime();
+  const double run_start = last_time;
   for (;;) {
     glfwPollEvents();
     wait_while_idle(last_time);
@@ -537,6 +711,7 @@ int InteractiveApp::run() {
     last_time = now;
 
     bool quit = glfwWindowShouldClose(window_) || stop_signal();
+    script_drag(now - run_start);
     handle_keys(&quit);
     if (input_.orbit_dx != 0.0 || input_.orbit_dy != 0.0)
       camera_.orbit(input_.orbit_dx, input_.orbit_dy);
@@ -547,32 +722,38 @@ int InteractiveApp::run() {
     }
     if (input_.scroll != 0.0) camera_.zoom(input_.scroll);
     apply_requests();
+    update_threading();
 
+    // Input for the simulation's next step, from the latest state (picking, obstacles).
+    state_ = &runner_.latest();
     drag_obstacles();
-    setup_.sim->set_mouse(mouse_force(last_simulated_seconds_));
+    const uint64_t mouse_serial = runner_.set_mouse(mouse_force(last_simulated_seconds_));
+    if (drag_held_ && mouse_.active() && press_serial_ == 0) press_serial_ = mouse_serial;
+    follow_quality();
+    runner_.set_params(params_);
+    runner_.set_color_field(color_field_for(render_.color_mode));
     simulate(frame_seconds);
-    {
-      const std::vector<ObstacleShape> obstacles = setup_.sim->obstacles();
-      controls_.obstacles = !obstacles.empty();
-      renderer_.set_obstacles(obstacle_draws(obstacles, highlighted_obstacle_));
-    }
-    const RunStats stats = setup_.sim->stats();
+
+    // The newest completed state: what this frame draws.
+    const PublishedState& state = runner_.latest();
+    state_ = &state;
+    controls_.obstacles = !state.obstacles.empty();
+    renderer_.set_obstacles(obstacle_draws(state.obstacles, highlighted_obstacle_));
+    const RunStats& stats = state.stats;
     last_simulated_seconds_ = std::max(stats.simulated_time - previous_simulated_time_, 0.0);
     previous_simulated_time_ = stats.simulated_time;
     frame_stats_.add(now, stats);
-    setup_.sim->publish(target, color_field_for(render_.color_mode));
-    if (setup_.sim->params().diffuse)
-      setup_.sim->publish_diffuse(diffuse_target);
-    else
-      renderer_.diffuse_particles().set_count(0);  // switched off: none drawn
+    upload_state(state, target, diffuse_target);
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     PanelExtent panel;  // none while hidden: the scene takes the whole window
     if (!controls_.panel_hidden) {
-      panel = draw_panel(setup_, stats, frame_stats_, render_, controls_);
-      draw_help_overlay(controls_, setup_.sim->params());
+      PanelSim sim{setup_, params_, state.particle_count, state.boundary_count, backend_kind_,
+                   device_};
+      panel = draw_panel(sim, stats, frame_stats_, render_, controls_);
+      draw_help_overlay(controls_, params_);
     }
     print_widget_changes(controls_.widgets);
     camera_.set_screen_shift(screen_shift(panel));
@@ -592,6 +773,7 @@ int InteractiveApp::run() {
     renderer_.draw(camera_view(fb_width, fb_height), render_, marker());
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     controls_.render_pass_times = renderer_.pass_times();
+    controls_.surface_scale = renderer_.surface_scale();
     if (options_.gl_check) {
       for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
         std::fprintf(stderr, "tidepool: GL error 0x%04x after the panel\n", unsigned(e));
@@ -599,6 +781,12 @@ int InteractiveApp::run() {
       }
     }
     ++frames_drawn_;
+    if (bench_) {
+      const double t = glfwGetTime() - run_start;
+      if (press_serial_ != 0 && state.mouse_serial >= press_serial_) bench_->force_shown(t);
+      bench_->frame(t, stats, state.serial, state.particle_count);
+      if (bench_->done(t)) quit = true;
+    }
 
     const bool last = quit || (options_.frames > 0 && frames_drawn_ >= options_.frames);
     if (last && !options_.screenshot.empty()) {
@@ -615,6 +803,7 @@ int InteractiveApp::run() {
     input_.begin_frame();
     if (last) break;
   }
+  if (bench_) report_window_bench();
   if (options_.gl_check) {
     const size_t errors = renderer_.gl_errors().size() + (panel_gl_errors_ ? 1 : 0);
     if (errors > 0) {
@@ -628,6 +817,7 @@ int InteractiveApp::run() {
 }
 
 int InteractiveApp::finish(int exit_code, const std::string& stop_reason) {
+  runner_.stop();  // the simulation is this thread's again
   stop_recording(stop_reason);
   // One line for scripts driving the window (did the drag move the water?).
   const RunStats stats = setup_.sim->stats();

@@ -14,7 +14,9 @@
 #include "app/obstacle_picking.h"
 #include "app/panel.h"
 #include "app/setup.h"
+#include "app/window_bench.h"
 #include "render/renderer.h"
+#include "sim/sim_runner.h"
 
 struct GLFWwindow;
 
@@ -45,7 +47,23 @@ class InteractiveApp {
   // The panel's scene list or file field: switches scene (camera included), or leaves the
   // running one as it is and shows why not.
   void load_scene(const std::string& name_or_path);
-  void after_new_particles();  ///< counts, particle size and tank after a reset or a switch
+  // Counts, particle size and tank after a reset or a switch (inside with_sim).
+  void after_new_particles(Simulation& sim);
+  // Runs fn(simulation) between two steps (the simulation thread parked, when there is
+  // one), with this frame's parameters handed over first and taken back after (a load
+  // changes them). Exceptions pass through.
+  template <class F>
+  void with_sim(F&& fn);
+  // The simulation on its own thread (the CPU backend, following the clock) or inline in
+  // the frame (CUDA, --steps-per-frame, while recording): starts or stops the thread.
+  void update_threading();
+  bool want_thread() const;
+  // Applies the quality's preset when the solver or the quality (panel) has changed.
+  void follow_quality();
+  // The latest state into the renderer's buffers (a copy on the CPU path; on the CUDA
+  // path the simulation publishes straight into them).
+  void upload_state(const PublishedState& state, PublishTarget& target,
+                    PublishTarget& diffuse_target);
   // The Record toggle: starts or stops writing PLY frames; stop_recording says `why` in the
   // panel when the app stops it (a reset).
   void toggle_recording();
@@ -62,6 +80,7 @@ class InteractiveApp {
   // stderr and in the panel's screenshot note, and carries on whatever happens.
   void save_view_screenshot(int fb_width, int fb_height);
   void simulate(double frame_seconds);
+  void simulate_inline(Simulation& sim, double frame_seconds);  ///< the frame's own steps
   void cursor_ray(glm::vec3* origin, glm::vec3* direction) const;  ///< world space
   MouseForce mouse_force(double frame_seconds);
   // Ctrl + left drag: moves the grabbed obstacle (sim->move_obstacle) and sets which one
@@ -70,8 +89,22 @@ class InteractiveApp {
   float screen_shift(const PanelExtent& panel) const;
   CameraView camera_view(int framebuffer_width, int framebuffer_height) const;
   Marker marker() const;
+  // --bench-window: the scripted drag's cursor for this frame (run time `t`), and the
+  // figures at the end.
+  void script_drag(double t);
+  void report_window_bench();
+  glm::vec2 window_point(const glm::vec3& world) const;  ///< window pixels, y down
 
   GLFWwindow* window_;
+  SimRunner runner_;         ///< steps the simulation (its thread, or inline)
+  SimParams params_{};       ///< the window's parameters: the panel edits them
+  BackendKind backend_kind_;
+  std::string device_;       ///< the backend's description, read once
+  const PublishedState* state_ = nullptr;  ///< the latest state, this frame
+  uint64_t drawn_serial_ = 0;              ///< the state in the renderer's buffers
+  uint64_t press_serial_ = 0;              ///< --bench-drag: the press's input serial
+  Quality quality_applied_ = Quality::Realtime;  ///< the quality params_ were set to
+  int quality_solver_ = -1;                      ///< for this solver
   InputState& input_;
   SimSetup& setup_;
   const Options& options_;
@@ -89,6 +122,9 @@ class InteractiveApp {
   double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
   FrameRecorder recorder_;        ///< the panel's Record
   double record_debt_ = 0.0;      ///< [s] simulated time owed to the clock while recording
+  std::unique_ptr<WindowBench> bench_;  ///< --bench-window
+  ScriptedDrag drag_;                   ///< --bench-drag
+  bool drag_held_ = false;
 };
 
 }  // namespace tp

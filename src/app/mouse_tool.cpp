@@ -9,16 +9,17 @@ Vec3 to_vec3(const glm::vec3& v) { return Vec3{v.x, v.y, v.z}; }
 glm::vec3 to_glm(const Vec3& v) { return glm::vec3(v.x, v.y, v.z); }
 }  // namespace
 
-MouseForce MouseTool::update(Simulation& sim, bool held, const glm::vec3& origin,
-                             const glm::vec3& direction, const glm::vec3& eye,
-                             const glm::vec3& forward, double frame_seconds) {
+MouseForce MouseTool::update(const Pick& pick, int mouse_mode, bool held,
+                             const glm::vec3& origin, const glm::vec3& direction,
+                             const glm::vec3& eye, const glm::vec3& forward,
+                             double frame_seconds) {
   MouseForce force{0, Vec3{0, 0, 0}, Vec3{0, 0, 0}};
   if (!held) {
     dragging_ = false;
     active_ = false;
     return force;
   }
-  const bool drag_mode = sim.params().mouse_mode == int(MouseMode::Drag);
+  const bool drag_mode = mouse_mode == int(MouseMode::Drag);
   if (drag_mode && dragging_) {
     // Follow the cursor on the grab plane: the ray point whose view depth is depth_.
     const float along = glm::dot(direction, forward);
@@ -36,7 +37,7 @@ MouseForce MouseTool::update(Simulation& sim, bool held, const glm::vec3& origin
     active_ = true;
     return force;
   }
-  const std::optional<Vec3> hit = sim.pick(Ray{to_vec3(origin), to_vec3(direction)});
+  const std::optional<Vec3> hit = pick(Ray{to_vec3(origin), to_vec3(direction)});
   if (!hit) {
     // A miss with no grab under way: no force. (A held drag-mode button that sweeps into
     // the water grabs it then, below.)

@@ -120,6 +120,26 @@ bool param_widget(const ParamInfo& info, SimParams& p) {
   return changed;
 }
 
+// The resolution of the surface's passes: automatic or fixed, and the scale in use.
+void surface_resolution(SurfaceSettings& surface, float current) {
+  // Switched off, it stays where the automatic choice had it: no jump in the picture.
+  if (ImGui::Checkbox("Auto resolution", &surface.auto_scale) && !surface.auto_scale)
+    surface.fixed_scale = current;
+  tooltip(
+      "The surface's passes are drawn at a fraction of the window's resolution, then "
+      "brought back to it with its outline kept sharp. On: that fraction drops (to half "
+      "the window at least) while the frames take too long and comes back when they "
+      "have room. Off: the slider below fixes it.");
+  if (!surface.auto_scale) {
+    ImGui::SliderFloat("Resolution", &surface.fixed_scale, kMinSurfaceScale, 1.0f, "%.2f x window",
+                       ImGuiSliderFlags_AlwaysClamp);
+    tooltip(
+        "The surface's resolution per axis as a fraction of the window's: 1 full, 0.5 "
+        "a quarter of the pixels to smooth and shade.");
+  }
+  ImGui::Text("Surface resolution now: %.2f x window", current);
+}
+
 namespace {
 
 // 1234567 -> "1,234,567".
@@ -132,14 +152,62 @@ std::string with_thousands(uint64_t value) {
   return out;
 }
 
-void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats& frame) {
-  Simulation& sim = *setup.sim;
+// One line under the speed, always there (so that nothing below it moves): whether the
+// simulation keeps real time, and when it falls below 0.9x (hidden again above 0.97x, no
+// flicker at the edge) the particle count at which it would, with a button that resets to it.
+void realtime_line(PanelSim& sim, const FrameStats& frame, AppControls& controls) {
+  const double speed = frame.simulation_speed();
+  const bool running = !controls.paused && !controls.lockstep && frame.steps_per_frame() > 0.0;
+  controls.behind_shown = running && speed > 0.0 && speed < (controls.behind_shown ? 0.97 : 0.9);
+  const uint64_t suggestion =
+      controls.behind_shown ? realtime_particle_suggestion(speed, sim.particle_count) : 0;
+  if (suggestion == 0) {
+    ImGui::TextDisabled("%s", controls.lockstep ? "Lockstep (--steps-per-frame): no clock"
+                              : controls.paused ? "Paused"
+                              : running         ? "Keeps real time"
+                                                : "");
+    return;
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
+  ImGui::Text("About %s particles would keep real time", with_thousands(suggestion).c_str());
+  ImGui::PopStyleColor();
+  tooltip((std::string(solver_label(sim.params.solver)) + " runs slower than real time with " +
+           with_thousands(sim.particle_count) + " particles" +
+           (sim.params.solver == int(SolverKind::Wcsph) ? " (its steps are small)" : "") +
+           ". With about " + with_thousands(suggestion) +
+           " it would keep real time (the cost of a simulated second grows as the count to the "
+           "power 4/3; 10 % to spare). Reset resets the scene with that count.")
+              .c_str());
+  ImGui::SameLine();
+  if (ImGui::SmallButton("Reset")) {
+    controls.particle_target = int(suggestion);
+    controls.reset_requested = true;
+  }
+}
+
+void statistics_section(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
+                        AppControls& controls) {
+  const SimSetup& setup = sim.setup;
   ImGui::Text("%.1f FPS   %.2f ms per frame", frame.frames_per_second(), frame.ms_per_frame());
-  ImGui::Text("Simulation speed: %.3gx real time", frame.simulation_speed());
+  ImGui::Text("Simulation: %.2fx real time, %.0f states/s", frame.simulation_speed(),
+              frame.states_per_second());
+  tooltip("Simulated seconds per wall second (1.00: the water moves at its real speed; the "
+          "simulation never runs ahead of the clock), and the distinct simulation states "
+          "drawn per second. The simulation steps on its own thread: the frame rate above "
+          "is the display's.");
+  realtime_line(sim, frame, controls);
   ImGui::Text("Steps per frame: %.1f   dt: %.3g ms", frame.steps_per_frame(),
               stats.last_dt * 1000.0);
-  ImGui::Text("Particles: %s fluid, %s boundary", with_thousands(sim.particle_count()).c_str(),
-              with_thousands(sim.boundary_count()).c_str());
+  ImGui::Text("Particles: %s fluid, %s boundary", with_thousands(sim.particle_count).c_str(),
+              with_thousands(sim.boundary_count).c_str());
+  if (!setup.count_note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", setup.count_note.c_str());
+    ImGui::PopStyleColor();
+    tooltip("At the realtime quality the window sizes the water to this machine: a short "
+            "measurement of the step's cost before it opened. Reset with another count below "
+            "(or --particles N) to change it.");
+  }
   if (!setup.scene.emitters.empty() || !setup.scene.outflows.empty()) {
     ImGui::TextUnformatted(flow_counts_text(stats).c_str());
     tooltip("Fluid particles the emitters added and the outflows removed since the last "
@@ -156,9 +224,9 @@ void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats
   // What the active solver is doing to hold the density: WCSPH only says when it had to
   // raise its stiffness (the statistic is stale under the other solvers); the iterative
   // solvers show their work per step, which is what their parameters trade against.
-  const int solver = sim.params().solver;
+  const int solver = sim.params.solver;
   if (solver == int(SolverKind::Wcsph)) {
-    if (stats.stiffness_in_use > 1.001 * double(sim.params().stiffness)) {
+    if (stats.stiffness_in_use > 1.001 * double(sim.params.stiffness)) {
       ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
       ImGui::TextWrapped("Stiffness in use: %.3g Pa (raised to keep the flow subsonic)",
                          stats.stiffness_in_use);
@@ -181,7 +249,7 @@ void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats
     ImGui::PopStyleColor();
   }
   ImGui::TextWrapped("%s", setup.backend_message.c_str());
-  ImGui::TextWrapped("Device: %s", sim.backend().description.c_str());
+  ImGui::TextWrapped("Device: %s", sim.device.c_str());
   if (!frame.phase_ms().empty() && ImGui::TreeNodeEx("Phases", ImGuiTreeNodeFlags_DefaultOpen)) {
     if (ImGui::BeginTable("phases", 2, ImGuiTableFlags_SizingStretchProp)) {
       for (const auto& [name, ms] : frame.phase_ms()) {
@@ -202,7 +270,7 @@ void statistics_section(SimSetup& setup, const RunStats& stats, const FrameStats
   }
 }
 
-void simulation_section(SimSetup& setup, AppControls& controls) {
+void simulation_section(PanelSim& sim, AppControls& controls) {
   if (ImGui::Button(controls.paused ? "Resume" : "Pause")) controls.paused = !controls.paused;
   ImGui::SameLine();
   if (ImGui::Button("Step")) controls.step_requested = true;
@@ -211,10 +279,35 @@ void simulation_section(SimSetup& setup, AppControls& controls) {
   ImGui::SameLine();
   screenshot_button(controls);
 
+  // The solver and the quality on one line (the panel's height is precious: everything
+  // below must stay above an 800-pixel window's fold).
+  const float combo_width = ImGui::GetFontSize() * 6.0f;
   if (const ParamInfo* solver = find_param("solver")) {
-    SimParams& p = setup.sim->params();
+    SimParams& p = sim.params;
     const SimParams before = p;
+    ImGui::SetNextItemWidth(combo_width);
     if (param_widget(*solver, p)) controls.param_notes = clamp_params(p, before);
+    ImGui::SameLine();
+  }
+  ImGui::SetNextItemWidth(combo_width);
+  int quality = int(controls.quality);
+  const char* qualities[] = {quality_name(Quality::Realtime), quality_name(Quality::Accurate)};
+  if (ImGui::Combo("Quality", &quality, qualities, 2)) {
+    controls.quality = Quality(quality);
+    controls.quality_chosen = true;  // applied even when it is the same one again
+  }
+  tooltip("realtime: the clock first. PBF with 3 iterations and steps of a 60 Hz frame, "
+          "PCISPH with steps of a frame, spray and foam off on the CPU, and a particle count "
+          "measured to keep real time. accurate: each solver's paper-grade settings (the "
+          "ones the validation tests run); it may run slower than real time. Switching keeps "
+          "the water; it sets the time step, iterations and spray for the running solver, "
+          "and again when you switch solver.");
+  if (!matches_quality(sim.params, controls.quality, sim.backend)) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("*");
+    tooltip("Edited: the time step, iteration or spray settings differ from this quality's "
+            "preset for the running solver (a --set, a scene's or a preset's value, or the "
+            "sliders). Choosing the quality again, or another solver, applies the preset.");
   }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9.0f);
   ImGui::InputInt("##particles", &controls.particle_target, 1000, 10000);
@@ -226,7 +319,7 @@ void simulation_section(SimSetup& setup, AppControls& controls) {
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
     ImGui::TextWrapped("%s", controls.reset_error.c_str());
     ImGui::PopStyleColor();
-  }  scene_rows(setup, controls.files, controls.widgets);
+  }  scene_rows(sim.setup, controls.files, controls.widgets);
 }
 
 void parameters_section(SimParams& p, AppControls& controls) {
@@ -273,7 +366,7 @@ void parameters_section(SimParams& p, AppControls& controls) {
 }
 
 
-void render_colour_settings(SimSetup& setup, RenderSettings& render);
+void render_colour_settings(PanelSim& sim, RenderSettings& render);
 
 void surface_settings(SurfaceSettings& surface) {
   ImGui::SliderFloat("Filter size", &surface.filter_size, 0.5f, 12.0f, "%.1f radii");
@@ -291,7 +384,7 @@ void surface_settings(SurfaceSettings& surface) {
           "water does (index 1.33), more exaggerates it.");
 }
 
-void render_section(SimSetup& setup, RenderSettings& render, AppControls& controls) {
+void render_section(PanelSim& sim, RenderSettings& render, AppControls& controls) {
   if (ImGui::BeginCombo("Draw as", render_mode_name(render.mode))) {
     for (int k = 0; k < kRenderModeCount; ++k)
       if (ImGui::Selectable(render_mode_name(RenderMode(k)), k == int(render.mode)))
@@ -302,8 +395,9 @@ void render_section(SimSetup& setup, RenderSettings& render, AppControls& contro
           "surface, smoothed from the particles, with refraction and reflection.");
   if (render.mode == RenderMode::Surface) {
     surface_settings(render.surface);
+    surface_resolution(render.surface, controls.surface_scale);
   }
-  if (render.mode == RenderMode::Spheres) render_colour_settings(setup, render);
+  if (render.mode == RenderMode::Spheres) render_colour_settings(sim, render);
   ImGui::SliderFloat("Particle size", &render.size_scale, 0.2f, 2.0f, "%.2f x");
   tooltip("Drawn sphere radius as a multiple of half the particle spacing.");
   ImGui::SliderFloat("Spray and foam size", &render.diffuse_size, 0.1f, 1.5f, "%.2f radii");
@@ -341,13 +435,13 @@ void render_section(SimSetup& setup, RenderSettings& render, AppControls& contro
   }
 }
 
-void render_colour_settings(SimSetup& setup, RenderSettings& render) {
+void render_colour_settings(PanelSim& sim, RenderSettings& render) {
   int mode = int(render.color_mode);
   if (ImGui::BeginCombo("Colour by", color_mode_name(render.color_mode))) {
     for (int k = 0; k < kColorModeCount; ++k) {
       if (ImGui::Selectable(color_mode_name(ColorMode(k)), k == mode)) {
         render.color_mode = ColorMode(k);
-        render.color_range = default_color_range(render.color_mode, pressure_scale(setup));
+        render.color_range = default_color_range(render.color_mode, pressure_scale(sim.params, sim.setup.scene));
       }
     }
     ImGui::EndCombo();
@@ -359,7 +453,7 @@ void render_colour_settings(SimSetup& setup, RenderSettings& render) {
     ImGui::SameLine();
     ImGui::TextDisabled("%s", units[int(render.color_mode)]);
     if (ImGui::Button("Default range"))
-      render.color_range = default_color_range(render.color_mode, pressure_scale(setup));
+      render.color_range = default_color_range(render.color_mode, pressure_scale(sim.params, sim.setup.scene));
   } else {
     ImGui::ColorEdit3("Colour", &render.flat_color.x);
   }
@@ -405,12 +499,10 @@ void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& con
   }
 }
 
-float pressure_scale(SimSetup& setup) {
-  Simulation& sim = *setup.sim;
-  const SimParams& p = sim.params();
+float pressure_scale(const SimParams& p, const Scene& scene) {
   const float g =
       std::sqrt(p.gravity_x * p.gravity_x + p.gravity_y * p.gravity_y + p.gravity_z * p.gravity_z);
-  const float scale = p.rest_density * g * rest_water_depth(setup.scene);
+  const float scale = p.rest_density * g * rest_water_depth(scene);
   return scale > 0.0f ? scale : 5000.0f;
 }
 
@@ -425,6 +517,12 @@ float rest_water_depth(const Scene& scene) {
   const double area = double(scene.tank_hi.x - scene.tank_lo.x) * (scene.tank_hi.z - scene.tank_lo.z);
   if (area > 0.0) depth = std::max(depth, float(fluid_volume(scene) / area));
   return std::min(depth, ceiling - floor);
+}
+
+uint64_t realtime_particle_suggestion(double speed, uint64_t particles) {
+  if (!(speed > 0.0) || speed >= 1.0 || particles == 0) return 0;
+  const double count = 0.9 * double(particles) * std::pow(speed, 0.75);
+  return std::max<uint64_t>(100, uint64_t(std::llround(count / 100.0)) * 100);
 }
 
 std::string flow_counts_text(const RunStats& stats) {
@@ -468,7 +566,7 @@ void keep_inside_after_resize() {
 
 }  // namespace
 
-PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats& frame,
+PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
                        RenderSettings& render, AppControls& controls) {
   const float em = ImGui::GetFontSize();
   // Fixed width, height following the open sections up to the window's height (then it
@@ -482,7 +580,7 @@ PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats&
   // The title names the active solver, so it shows even with the panel collapsed or
   // scrolled; "###" keeps the window's identity (position, size) across the switch.
   const std::string title =
-      std::string("Tidepool: ") + solver_label(setup.sim->params().solver) + "###Tidepool";
+      std::string("Tidepool: ") + solver_label(sim.params.solver) + "###Tidepool";
   if (!ImGui::Begin(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::End();  // collapsed to its title bar
     return PanelExtent{};
@@ -492,16 +590,16 @@ PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats&
                            ImGui::GetWindowPos().x + ImGui::GetWindowWidth()};
   ImGui::PushItemWidth(em * 13.0f);
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
-    statistics_section(setup, stats, frame);
+    statistics_section(sim, stats, frame, controls);
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
-    simulation_section(setup, controls);
+    simulation_section(sim, controls);
   if (ImGui::CollapsingHeader("Files", ImGuiTreeNodeFlags_DefaultOpen))
     files_section(controls.files, controls.widgets);
   if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
-    parameters_section(setup.sim->params(), controls);
+    parameters_section(sim.params, controls);
   if (ImGui::CollapsingHeader(kDiffuseSection))
-    diffuse_section(setup.sim->params(), stats.diffuse, controls, setup.sim->backend().kind);
-  if (ImGui::CollapsingHeader("Render")) render_section(setup, render, controls);
+    diffuse_section(sim.params, stats.diffuse, controls, sim.backend);
+  if (ImGui::CollapsingHeader("Render")) render_section(sim, render, controls);
   ImGui::PopItemWidth();
   ImGui::End();
   return extent;

@@ -19,6 +19,10 @@ namespace tp {
 
 struct AppControls {
   bool paused = false;
+  Quality quality = Quality::Realtime;   ///< the panel's quality; the frame loop applies it
+  bool quality_chosen = false;           ///< picked in the panel this frame (even the same)
+  bool behind_shown = false;             ///< the "slower than real time" advice is showing
+  bool lockstep = false;                 ///< --steps-per-frame: no clock to keep, no advice
   bool step_requested = false;
   bool reset_requested = false;
   bool reload_shaders_requested = false;
@@ -36,6 +40,8 @@ struct AppControls {
   SimParams start_params{};              ///< the parameters the run started with
   /// GPU milliseconds per render pass (recent mean), filled by the frame loop.
   std::vector<PassTime> render_pass_times;
+  /// The surface mode's resolution scale in the last frame, filled by the frame loop.
+  float surface_scale = 1.0f;
   FileControls files;  ///< scenes, recording, presets (panel_files.h)
   WidgetLog widgets;   ///< where widgets are, for tests (TIDEPOOL_TEST_WIDGETS=1)
 };
@@ -82,7 +88,12 @@ float rest_water_depth(const Scene& scene);
 
 // Typical pressure [Pa] of the scene: the hydrostatic pressure under its water at rest
 // (rest_water_depth), the top of the default pressure colour range.
-float pressure_scale(SimSetup& setup);
+float pressure_scale(const SimParams& params, const Scene& scene);
+
+// The particle count at which a simulation that runs at `speed` (simulated s per wall s)
+// with `particles` would keep real time, with 10 % to spare, in hundreds: the cost of a
+// simulated second grows as count^(4/3) (realtime_count.h). 0 when it keeps up already.
+uint64_t realtime_particle_suggestion(double speed, uint64_t particles);
 
 // "Emitted 1,234, removed 56": what the emitters added and the outflows took since reset.
 std::string flow_counts_text(const RunStats& stats);
@@ -98,12 +109,28 @@ bool screenshot_note_visible(const AppControls& controls, double now);
 // screenshot note while it is visible. Needs an ImGui frame under way.
 void screenshot_button(AppControls& controls);
 
+// The Render section's resolution control of the surface mode: the Auto resolution
+// checkbox (switched off, the scale stays at `current`, the one in use), the Resolution
+// slider while it is off, and `current` as text. Needs an ImGui frame under way.
+void surface_resolution(SurfaceSettings& surface, float current);
+
 // Where the panel is, horizontally, in window coordinates; both 0 when it is collapsed.
 struct PanelExtent {
   float left = 0.0f, right = 0.0f;
 };
 
-PanelExtent draw_panel(SimSetup& setup, const RunStats& stats, const FrameStats& frame,
+// What the panel reads and edits of the running simulation. The parameters are the
+// window's copy, which the frame loop hands to the simulation (it may be stepping on a
+// thread of its own); the counts come from the latest published state.
+struct PanelSim {
+  SimSetup& setup;    ///< the scene (its file, emitters, outflows), the backend message
+  SimParams& params;  ///< edited by the panel
+  uint particle_count = 0, boundary_count = 0;
+  BackendKind backend = BackendKind::Cpu;
+  std::string device;  ///< the backend's description, "CPU (OpenMP, 2 threads)"
+};
+
+PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
                        RenderSettings& render, AppControls& controls);
 
 // Bottom-left: the controls, and the state when it is not obvious (paused).

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "app/paths.h"
+#include "app/realtime_count.h"
 #include "sim/backend_select.h"
 #include "sim/memory_need.h"
 #include "sim/params.h"
@@ -17,6 +18,32 @@ namespace tp {
 namespace {
 constexpr double kDefaultParticlesPerCpuThread = 4000.0;
 }  // namespace
+
+int window_sim_threads(const Options& options) {
+  const int all = omp_get_max_threads();  // --threads (capped at the cores) or all cores
+  if (options.threads > 0) return all;
+  return std::max(1, all - 1);
+}
+
+// The window at the realtime quality, with no size asked for: the count measured for real
+// time on this machine (realtime_count.h), never fewer than the rule's. Else 0 (the rule).
+static uint64_t measured_start_count(const Scene& scene, const Options& options,
+                                     const SimParams& params, BackendKind backend,
+                                     std::string* note, std::optional<Quality> quality = {}) {
+  note->clear();
+  if (options.headless || options.bench ||
+      (quality ? *quality : start_quality(options)) != Quality::Realtime ||
+      options.particles > 0 || options.spacing > 0.0 || !options.load_state.empty() ||
+      options.steps_per_frame > 0)  // lockstep runs repeat exactly: no measured count
+    return 0;
+  const RealtimeCount count =
+      choose_realtime_count(scene, params, backend,
+                            backend == BackendKind::Cpu ? window_sim_threads(options) : 0,
+                            start_particle_count(scene, options, backend));
+  *note = count.note;
+  if (!note->empty()) std::fprintf(stderr, "tidepool: %s\n", note->c_str());
+  return count.particles;
+}
 
 void apply_overrides(const Options& options, SimParams& params) {
   for (const auto& [key, value] : options.sets) {
@@ -58,7 +85,7 @@ SimSetup make_setup(const Options& options) {
     }
   }
   const SimParams params =
-      start_params(setup.scene, options, setup.preset ? &*setup.preset : nullptr);
+      start_params(setup.scene, options, setup.preset ? &*setup.preset : nullptr, choice.kind);
   try {
     setup.sim = make_simulation(choice.kind);
   } catch (const std::exception& e) {
@@ -66,6 +93,9 @@ SimSetup make_setup(const Options& options) {
   }
   setup.sim->params() = params;
   setup.spacing = start_spacing(setup.scene, options, choice.kind);
+  if (const uint64_t count =
+          measured_start_count(setup.scene, options, params, choice.kind, &setup.count_note))
+    setup.spacing = spacing_for_count(setup.scene, count);
   reset_particles(setup, 0);
   if (!options.load_state.empty()) {
     // The saved run's parameters, then --solver and --set as given.
@@ -77,8 +107,18 @@ SimSetup make_setup(const Options& options) {
   return setup;
 }
 
-SimParams start_params(const Scene& scene, const Options& options, const Preset* preset) {
-  SimParams params = default_params();
+Quality start_quality(const Options& options) {
+  Quality quality = options.headless || options.bench ? Quality::Accurate : Quality::Realtime;
+  if (!options.quality.empty()) parse_quality(options.quality, &quality);  // checked by the CLI
+  return quality;
+}
+
+namespace {
+
+// The layers start_params puts over the defaults: the scene's params, the --preset file,
+// --solver. Throws SetupError.
+void apply_layers(const Scene& scene, const Options& options, const Preset* preset,
+                  SimParams& params) {
   try {
     apply_scene_params(scene, params);
   } catch (const SceneError& e) {
@@ -94,6 +134,31 @@ SimParams start_params(const Scene& scene, const Options& options, const Preset*
   if (!options.solver.empty() && !parse_solver(options.solver, &params.solver))
     throw SetupError("--solver must be one of " + solver_names_list() + ", not '" +
                      options.solver + "'");
+}
+
+}  // namespace
+
+SimParams start_params(const Scene& scene, const Options& options, const Preset* preset,
+                       BackendKind backend, std::optional<Quality> quality, int solver) {
+  // Which solver runs decides the quality's preset, so it is found first: the caller's,
+  // else the layers', else PBF at the realtime quality when none of them chose one.
+  SimParams layered = default_params();
+  apply_layers(scene, options, preset, layered);
+  apply_overrides(options, layered);  // (--set solver=...)
+  const Quality q = quality ? *quality : start_quality(options);
+  if (solver < 0) {
+    bool chosen = !options.solver.empty() || preset;
+    for (const auto& [key, value] : scene.params) chosen |= key == "solver";
+    for (const auto& [key, value] : options.sets) chosen |= key == "solver";
+    solver = q == Quality::Realtime && !chosen ? int(SolverKind::Pbf) : layered.solver;
+  }
+  // The quality's preset is the base; the scene, a preset file and --set, which name their
+  // values, go over it.
+  SimParams params = default_params();
+  params.solver = solver;
+  apply_quality(params, q, backend);
+  apply_layers(scene, options, preset, params);
+  params.solver = solver;
   apply_overrides(options, params);
   return params;
 }
@@ -114,7 +179,8 @@ uint64_t start_particle_count(const Scene& scene, const Options& options, Backen
   return scene_count > budget ? uint64_t(budget) : 0;
 }
 
-void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path) {
+void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path,
+                  std::optional<Quality> quality) {
   Scene scene;
   try {
     scene = find_scene(name_or_path, scene_dir());
@@ -122,9 +188,14 @@ void switch_scene(SimSetup& setup, const Options& options, const std::string& na
     throw SetupError(e.what());
   }
   Simulation& sim = *setup.sim;
-  SimParams params = start_params(scene, options, setup.preset ? &*setup.preset : nullptr);
-  params.solver = sim.params().solver;  // the user's choice, not the scene's
-  const float spacing = start_spacing(scene, options, sim.backend().kind);
+  // The running solver is the user's choice, not the scene's; so is the quality.
+  SimParams params = start_params(scene, options, setup.preset ? &*setup.preset : nullptr,
+                                  sim.backend().kind, quality, sim.params().solver);
+  float spacing = start_spacing(scene, options, sim.backend().kind);
+  std::string count_note;
+  if (const uint64_t count =
+          measured_start_count(scene, options, params, sim.backend().kind, &count_note, quality))
+    spacing = spacing_for_count(scene, count);
   InitialState state;
   try {
     state = build_initial_state(scene, spacing, memory_budget_bytes(sim.backend().kind),
@@ -143,6 +214,7 @@ void switch_scene(SimSetup& setup, const Options& options, const std::string& na
   }
   setup.scene = std::move(scene);
   setup.spacing = spacing;
+  setup.count_note = count_note;
 }
 
 void load_state(SimSetup& setup, const std::string& path) {

@@ -9,6 +9,7 @@
 
 #include "app/cli.h"
 #include "app/preset.h"
+#include "sim/quality.h"
 #include "sim/scene.h"
 #include "sim/simulation.h"
 
@@ -27,15 +28,30 @@ struct SimSetup {
   std::string backend_message;  ///< "backend: CPU (auto: ...)" — shown in the log and panel
   float spacing = 0.0f;         ///< the particle spacing in use
   std::optional<Preset> preset;  ///< --preset, read once at start (applied to every scene)
+  /// How the particle count was chosen when it was measured for real time ("" = the rule).
+  std::string count_note;
 };
+
+// OpenMP threads for the window's simulation thread: --threads, else all cores but one,
+// which the window and the GL driver need (llvmpipe renders on the CPU).
+int window_sim_threads(const Options& options);
 
 // Throws SetupError with a sentence for the user.
 SimSetup make_setup(const Options& options);
 
-// The parameters a scene starts with: the defaults, then the scene's params, then the
-// --preset file (`preset`, may be null), then --solver, then each --set in order. Throws
-// SetupError naming the file or option and the key.
-SimParams start_params(const Scene& scene, const Options& options, const Preset* preset);
+// The quality a run starts with: --quality, else realtime in the window (it keeps the
+// clock) and accurate headless (no clock to keep; the parameter table's defaults).
+Quality start_quality(const Options& options);
+
+// The parameters a scene starts with: the quality's preset for the solver that will run
+// (sim/quality.h; `quality`, else start_quality), then the scene's params, then the
+// --preset file (`preset`, may be null), then --solver, then each --set in order. The
+// solver is `solver` when >= 0 (a scene switch keeps the running one), else the one the
+// layers choose, else PBF at the realtime quality (the defaults' WCSPH at accurate).
+// Throws SetupError naming the file or option and the key.
+SimParams start_params(const Scene& scene, const Options& options, const Preset* preset,
+                       BackendKind backend = BackendKind::Cpu,
+                       std::optional<Quality> quality = std::nullopt, int solver = -1);
 
 // The fluid particle count a scene starts with on this backend: --particles when given;
 // else 0 (the scene's own spacing), except on the CPU backend where a scene with more
@@ -49,7 +65,9 @@ float start_spacing(const Scene& scene, const Options& options, BackendKind back
 // new particles and the scene's start parameters (start_params) with the solver kept as
 // it is. `name_or_path` as for --scene. Everything is read and built before the running
 // scene is touched: on a SetupError (a bad file, too many particles) it runs on unchanged.
-void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path);
+// `quality`: the window's current one (else start_quality(options)).
+void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path,
+                  std::optional<Quality> quality = std::nullopt);
 
 // Rebuilds the particles of `setup.scene` (the Reset button), with about `particles`
 // particles (0 = the current spacing). Parameters are kept. Throws SetupError (the old

@@ -206,6 +206,11 @@ class Simulation {
   // needed, which is why this is not const).
   virtual Snapshot snapshot() = 0;
   virtual RunStats stats() = 0;
+  // The statistics as the latest step left them, without bringing the densities up to date
+  // (no neighbour search): the density error is the one the solver measured last. For a
+  // caller that publishes every step (the window's simulation thread), where stats()
+  // would add a neighbour search to each PBF step.
+  virtual RunStats stats_as_stepped() { return stats(); }
   // Simulated time [s]; unlike stats(), never computes anything (stats() brings the
   // densities up to date, which costs a neighbour search when the last step moved the
   // particles).

@@ -71,6 +71,7 @@ class SimulationImpl final : public Simulation {
   void add_diffuse(const std::vector<DiffuseParticle>& particles) override;
   Snapshot snapshot() override;
   RunStats stats() override;
+  RunStats stats_as_stepped() override;
   double simulated_time() const override { return stats_.simulated_time; }
   std::vector<ObstacleShape> obstacles() const override { return obstacles_; }
   bool move_obstacle(int index, Vec3 center) override;
@@ -618,20 +619,11 @@ template <class B>
 std::optional<Vec3> SimulationImpl<B>::pick(const Ray& ray) const {
   if (fluid.n == 0) return std::nullopt;
   const Vec4* x = fluid.position.data();
-  // A little more than the drawn spheres (radius s/2), which leave gaps along the diagonals
-  // of a lattice (s/sqrt(2) from the nearest centre): no ray slips between particles, and
-  // the picked point stays within s/4 of the visible surface.
-  const float radius = 0.75f * spacing_;
+  const float radius = kPickRadiusSpacings * spacing_;
   const Vec3 o = ray.origin, d = ray.direction;
   // max of -t over particles within `radius` of the ray, in front of its origin.
-  const float best = B::reduce_max(fluid.n, -INFINITY, [=] TP_HD(uint i) {
-    const Vec3 p = xyz(x[i]) - o;
-    const float t = dot(p, d);
-    if (t <= 0.0f) return -INFINITY;
-    const float miss2 = dot(p, p) - t * t;
-    if (miss2 > radius * radius) return -INFINITY;
-    return -(t - sqrtf(fmaxf(radius * radius - miss2, 0.0f)));
-  });
+  const float best = B::reduce_max(
+      fluid.n, -INFINITY, [=] TP_HD(uint i) { return pick_entry(xyz(x[i]), o, d, radius); });
   if (!(best > -INFINITY)) return std::nullopt;
   return o + d * (-best);
 }
@@ -728,6 +720,11 @@ void SimulationImpl<B>::ensure_density() {
 template <class B>
 RunStats SimulationImpl<B>::stats() {
   ensure_density();
+  return stats_as_stepped();
+}
+
+template <class B>
+RunStats SimulationImpl<B>::stats_as_stepped() {
   collect_phase_times(true);
   RunStats s = stats_;
   s.phases = phases_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -12,6 +13,7 @@
 #include "app/frame_recorder.h"
 #include "app/panel.h"
 #include "app/preset.h"
+#include "app/realtime_count.h"
 #include "app/setup.h"
 #include "sim/params.h"
 
@@ -104,6 +106,81 @@ TEST(SceneSwitch, TheNewScenesParamsReplaceThePhysicsAndTheSolverStays) {
   EXPECT_EQ(p.rest_density, default_params().rest_density);
 }
 
+TEST(StartParams, TheWindowStartsRealtimePbfAndHeadlessRunsAccurate) {
+  const std::string dir = temp_dir("quality");
+  Options options = cpu_options(scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]"));
+  options.particles = 500;  // no measurement: this is about the parameters
+  const SimParams window = make_setup(options).sim->params();
+  EXPECT_EQ(window.solver, int(SolverKind::Pbf)) << "realtime picks PBF when nothing chose one";
+  EXPECT_TRUE(matches_quality(window, Quality::Realtime, BackendKind::Cpu));
+  EXPECT_EQ(window.pbf_iterations, 3);
+
+  Options headless = options;
+  headless.headless = true;
+  const SimParams accurate = make_setup(headless).sim->params();
+  EXPECT_EQ(accurate.solver, int(SolverKind::Wcsph)) << "headless: today's defaults";
+  EXPECT_TRUE(matches_quality(accurate, Quality::Accurate, BackendKind::Cpu));
+
+  Options asked = options;
+  asked.quality = "accurate";
+  EXPECT_EQ(make_setup(asked).sim->params().solver, int(SolverKind::Wcsph));
+  asked.quality = "realtime";
+  asked.headless = true;
+  asked.solver = "pcisph";
+  const SimParams pcisph = make_setup(asked).sim->params();
+  EXPECT_EQ(pcisph.solver, int(SolverKind::Pcisph)) << "--solver wins over the quality's pick";
+  EXPECT_TRUE(matches_quality(pcisph, Quality::Realtime, BackendKind::Cpu));
+
+  // A scene's own values and --set go over the quality's.
+  Options scene = cpu_options(
+      scene_file(dir + "/b.json", "[0.5, 0.5, 0.5]", R"("params": { "dt_max": 0.004 })"));
+  scene.particles = 500;
+  scene.sets = {{"pbf_iterations", "5"}};
+  const SimParams layered = make_setup(scene).sim->params();
+  EXPECT_EQ(layered.dt_max, 0.004f);
+  EXPECT_EQ(layered.pbf_iterations, 5);
+  EXPECT_EQ(layered.cfl, 1.0f) << "the rest of realtime-pbf";
+
+  // A scene switch at the window's quality, for the running solver.
+  SimSetup setup = make_setup(options);
+  setup.sim->params().solver = int(SolverKind::Wcsph);
+  switch_scene(setup, options, dir + "/a.json", Quality::Accurate);
+  EXPECT_EQ(setup.sim->params().solver, int(SolverKind::Wcsph));
+  EXPECT_TRUE(matches_quality(setup.sim->params(), Quality::Accurate, BackendKind::Cpu));
+}
+
+TEST(RealtimeCount, ScalesAsTheCostOfASimulatedSecond) {
+  EXPECT_EQ(scale_count(8000, 4.0, 4.0), 8000u);
+  // Twice the budget: 2^(3/4) times the particles (cost ~ count^(4/3)).
+  EXPECT_NEAR(double(scale_count(8000, 2.0, 4.0)), 8000.0 * std::pow(2.0, 0.75), 1.0);
+  EXPECT_NEAR(double(scale_count(8000, 8.0, 4.0)), 8000.0 * std::pow(0.5, 0.75), 1.0);
+  EXPECT_EQ(scale_count(1000, 0.001, 4.0), 8000u) << "at most 8x from one measurement";
+  EXPECT_EQ(scale_count(1000, 0.0, 4.0), 0u) << "nothing measured";
+  EXPECT_EQ(scale_count(1000, NAN, 4.0), 0u);
+  // The panel's advice: the count at which a slow solver would keep real time.
+  EXPECT_EQ(realtime_particle_suggestion(1.0, 8000), 0u);
+  EXPECT_EQ(realtime_particle_suggestion(0.0, 8000), 0u);
+  const uint64_t n = realtime_particle_suggestion(0.1, 8000);
+  EXPECT_EQ(n % 100, 0u);
+  EXPECT_NEAR(double(n), 0.9 * 8000 * std::pow(0.1, 0.75), 100.0);
+}
+
+TEST(RealtimeCount, AMeasuredCountIsNeverBelowTheRulesAndSaysWhy) {
+  const std::string dir = temp_dir("count");
+  const Scene scene = find_scene(scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]"), dir);
+  SimParams params = default_params();
+  params.solver = int(SolverKind::Pbf);
+  apply_quality(params, Quality::Realtime, BackendKind::Cpu);
+  const RealtimeCount count = choose_realtime_count(scene, params, BackendKind::Cpu, 1, 3000);
+  EXPECT_TRUE(count.particles == 0 || count.particles > 3000u) << "0: the rule's 3,000";
+  EXPECT_NE(count.note.find("particles for real time"), std::string::npos) << count.note;
+  // A scene of emitters alone has nothing to size.
+  Scene empty = scene;
+  empty.blocks.clear();
+  empty.spheres.clear();
+  EXPECT_EQ(choose_realtime_count(empty, params, BackendKind::Cpu, 1, 0).particles, 0u);
+}
+
 TEST(StartParams, SceneThenPresetThenSolverThenSet) {
   const std::string dir = temp_dir("order");
   Options options = cpu_options(scene_file(
@@ -152,7 +229,9 @@ TEST(FrameRecorder, NamesFramesForParaViewAndCountsBytes) {
 
   const std::string dir = temp_dir("recorder");
   const std::string scene = scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]");
-  SimSetup setup = make_setup(cpu_options(scene));
+  Options options = cpu_options(scene);
+  options.quality = "accurate";  // steps of at most 5 ms: a frame every 10 ms is due on time
+  SimSetup setup = make_setup(options);
   FrameRecorder recorder;
   std::string error;
   ASSERT_TRUE(recorder.start(dir + "/out/deeper", 100.0, true, &error)) << error;

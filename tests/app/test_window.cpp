@@ -23,6 +23,8 @@
 
 #include <stb_image_write.h>
 
+#include <nlohmann/json.hpp>
+
 #include "image.h"
 #include "process.h"
 #include "x11_frames.h"
@@ -415,7 +417,8 @@ TEST(Window, SolverKeysSwitchWithoutReset) {
   // Three steps per frame, each of the size the running solver chooses: a reset would
   // restart the step count, so at the end steps = 3 x frames says there was none.
   const std::string args =
-      "--scene pool --particles 4000 --size 1280x800 --steps-per-frame 3 --frames 1000000";
+      "--scene pool --particles 4000 --size 1280x800 --steps-per-frame 3 --frames 1000000 "
+      "--solver wcsph";  // (the window's realtime quality would start PBF)
   RunningApp app(args + " --screenshot " + quoted(png), dir + "/solvers.log");
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long w = 0;
@@ -493,4 +496,44 @@ TEST(Window, GlErrorIsReportedOnceWithThePassThatCausedIt) {
   EXPECT_EQ(r.output.find("in one frame"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("after the last render pass"), std::string::npos) << r.output;
   std::printf("%s", expected.c_str());
+}
+
+// --bench-window with a scripted drag, on the threaded (clock-following) path: the figures
+// come out as text and JSON, the drag reaches the simulation thread and moves the calm
+// pool, and the simulation never runs ahead of the clock. (A benchmark's figures are not
+// asserted here: only that they are there and make sense.)
+TEST(Window, BenchWindowReportsTheFiguresAndTheDragReachesTheWater) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string json = dir + "/bench.json";
+  const FinishedRun run = run_to_end(
+      "--scene pool --particles 3000 --size 1280x800 --bench-window 4 --bench-drag "
+      "--bench-json " + quoted(json),
+      dir + "/bench.png");
+  ASSERT_RAN(run);
+  const std::string& out = run.result.output;
+  EXPECT_NE(out.find("window benchmark: pbf, spheres"), std::string::npos) << out;
+  EXPECT_NE(out.find("realtime quality"), std::string::npos) << out;
+  EXPECT_NE(out.find("mouse press to the first state with its force"), std::string::npos) << out;
+  std::ifstream in(json);
+  ASSERT_TRUE(in) << "no JSON written";
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_GT(j["fps_mean"].get<double>(), 0.0);
+  EXPECT_GE(j["fps_mean"].get<double>(), j["fps_p5"].get<double>());
+  EXPECT_LE(j["frame_ms_p50"].get<double>(), j["frame_ms_p95"].get<double>());
+  EXPECT_GT(j["steps"].get<int>(), 0);
+  EXPECT_GT(j["states"].get<int>(), 0);
+  const double ratio = j["realtime_ratio"].get<double>();
+  EXPECT_GT(ratio, 0.0);
+  EXPECT_LE(ratio, 1.02) << "the simulation ran ahead of the clock";
+  EXPECT_NEAR(j["wall_seconds"].get<double>(), 3.0, 0.5) << "4 s less the 1 s warm-up";
+  ASSERT_TRUE(j.contains("drag_latency_ms")) << "no step felt the scripted drag";
+  EXPECT_GT(j["drag_latency_ms"].get<double>(), 0.0);
+  EXPECT_LT(j["drag_latency_ms"].get<double>(), 1500.0);
+  EXPECT_TRUE(j["phase_ms_per_step"].contains("constraints")) << j.dump();
+  EXPECT_TRUE(j["pass_ms_per_frame"].contains("spheres")) << j.dump();
+  EXPECT_GE(j["particles"].get<int>(), 2500);
+  // The pool was calm: only the drag can have made the water this fast.
+  EXPECT_GT(run.exit.max_speed, 0.3) << out;
 }

@@ -336,7 +336,8 @@ TEST(Window, PresetSaveAndLoadFromThePanel) {
   const std::string bad = dir + "/bad_preset.json", good = dir + "/pbf_preset.json";
   std::ofstream(bad) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "viscosity": 5}})";
   std::ofstream(good) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "viscosity": 0.02}})";
-  RunningApp app("--scene pool --particles 2000 --size 1280x800 --set viscosity=0.004",
+  RunningApp app("--scene pool --particles 2000 --size 1280x800 --set viscosity=0.004 "
+                 "--solver wcsph",
                  dir + "/app.log", dir, kWidgetLog);
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long w = 0;

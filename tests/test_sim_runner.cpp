@@ -1,0 +1,184 @@
+// The simulation thread of the window (src/sim/sim_runner.h): every input reaches the
+// simulation, the clock is never ahead, exclusive access really parks the thread, and
+// the inline (lockstep) mode is bit-for-bit deterministic. scripts/tsan.sh runs these
+// under ThreadSanitizer.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "sim/quality.h"
+#include "sim/sim_runner.h"
+#include "sim_helpers.h"
+
+namespace tp {
+namespace {
+
+using namespace std::chrono_literals;
+using test::box_scene;
+using test::cpu_sim;
+
+// A small block of water at rest on the floor of a closed tank.
+std::unique_ptr<Simulation> resting_block(float gravity_y = -9.81f) {
+  const float s = 0.05f;
+  auto sim = cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{0.8f, 0.6f, 0.4f}, Vec3{0, 0, 0},
+                               Vec3{0.8f, 0.25f, 0.4f}, s),
+                     s);
+  sim->params().solver = int(SolverKind::Pbf);
+  apply_quality(sim->params(), Quality::Realtime, BackendKind::Cpu);
+  sim->params().gravity_y = gravity_y;
+  return sim;
+}
+
+// Polls the runner's latest state until `done` holds or `seconds` pass.
+template <class F>
+bool wait_for(SimRunner& runner, F done, double seconds = 20.0) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (done(runner.latest())) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return false;
+}
+
+TEST(SimRunner, DeliversEveryParameterEditInOrderAndTheLastWins) {
+  auto sim = resting_block();
+  SimParams p = sim->params();  // read before the thread runs: the window's copy
+  SimRunner runner(*sim);
+  runner.start(1);
+  uint64_t serial = 0;
+  for (int k = 1; k <= 50; ++k) {
+    p.viscosity = 0.0001f * float(k);
+    serial = runner.set_params(p);
+    std::this_thread::sleep_for(200us);  // edits faster than steps: they coalesce
+  }
+  ASSERT_TRUE(wait_for(runner, [&](const PublishedState& s) { return s.input_serial >= serial; }))
+      << "the last edit never reached a step";
+  EXPECT_FLOAT_EQ(runner.latest().params.viscosity, 0.005f);
+  runner.stop();
+  EXPECT_FLOAT_EQ(sim->params().viscosity, 0.005f);
+}
+
+TEST(SimRunner, AClickReleasedBeforeAnyStepStillPushesTheWater) {
+  // Zero gravity: the water stays at rest unless the mouse moves it.
+  auto sim = resting_block(0.0f);
+  SimRunner runner(*sim);
+  runner.set_paused(true);
+  runner.start(1);
+  const uint64_t press =
+      runner.set_mouse(MouseForce{1, Vec3{0.4f, 0.12f, 0.2f}, Vec3{0, 0, 0}});
+  runner.set_mouse(MouseForce{0, Vec3{0, 0, 0}, Vec3{0, 0, 0}});  // released at once
+  runner.request_advance(1.0 / 60.0);                              // one frame's steps
+  ASSERT_TRUE(wait_for(runner, [&](const PublishedState& s) { return s.mouse_serial >= press; }))
+      << "no step felt the press";
+  runner.stop();
+  EXPECT_GT(sim->stats().last_max_speed, 0.05) << "the push moved nothing";
+}
+
+TEST(SimRunner, MovesObstaclesAsAsked) {
+  Scene scene = box_scene(Vec3{0, 0, 0}, Vec3{1.0f, 0.6f, 0.4f}, Vec3{0, 0, 0},
+                          Vec3{0.3f, 0.2f, 0.4f}, 0.05f);
+  scene.obstacles.push_back(
+      ObstacleShape{int(ShapeKind::Sphere), Vec3{0.7f, 0.3f, 0.2f}, Vec3{0, 0, 0}, 0.1f, Vec3{0, 0, 0}});
+  auto sim = test::cpu_sim(scene, 0.05f);
+  SimRunner runner(*sim);
+  runner.start(1);
+  const uint64_t serial = runner.move_obstacle(0, Vec3{0.6f, 0.35f, 0.2f});
+  ASSERT_TRUE(wait_for(runner, [&](const PublishedState& s) {
+    return s.input_serial >= serial && !s.obstacles.empty() &&
+           std::fabs(s.obstacles[0].center.x - 0.6f) < 1e-4f;
+  })) << "the obstacle did not get there";
+  runner.stop();
+}
+
+TEST(SimRunner, NeverAheadOfTheClockAndPausedMeansStill) {
+  auto sim = resting_block();
+  SimRunner runner(*sim);
+  const auto start = std::chrono::steady_clock::now();
+  runner.start(1);
+  std::this_thread::sleep_for(600ms);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double simulated = runner.latest().stats.simulated_time;
+  const double step = runner.latest().stats.last_dt;
+  EXPECT_GT(simulated, 0.0) << "it did not run";
+  EXPECT_LE(simulated, wall + 1e-3) << "the simulation ran ahead of the wall clock";
+  EXPECT_GT(step, 0.0);
+  runner.set_paused(true);
+  std::this_thread::sleep_for(100ms);  // a step under way ends
+  const double paused_at = runner.exclusive([](Simulation& s) { return s.simulated_time(); });
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(runner.exclusive([](Simulation& s) { return s.simulated_time(); }), paused_at);
+  // A single step while paused: a frame's time, then still again.
+  runner.request_advance(1.0 / 60.0);
+  ASSERT_TRUE(wait_for(runner, [&](const PublishedState& s) {
+    return s.stats.simulated_time >= paused_at + 1.0 / 60.0 - 1e-9;
+  }));
+  runner.stop();
+  EXPECT_LT(sim->simulated_time(), paused_at + 1.0 / 60.0 + 0.017);
+}
+
+TEST(SimRunner, ExclusiveAccessParksTheThreadAndPublishesWhatItDid) {
+  auto sim = resting_block();
+  SimRunner runner(*sim);
+  runner.start(1);
+  ASSERT_TRUE(wait_for(runner, [](const PublishedState& s) { return s.stats.steps >= 3; }));
+  const uint n = runner.latest().particle_count;
+  runner.exclusive([&](Simulation& s) {
+    const uint64_t steps = s.stats_as_stepped().steps;
+    std::this_thread::sleep_for(100ms);  // several steps' time: none may be taken meanwhile
+    EXPECT_EQ(s.stats_as_stepped().steps, steps);
+    const float sp = 0.04f;  // a finer lattice: more particles
+    s.reset(build_initial_state(box_scene(Vec3{0, 0, 0}, Vec3{0.8f, 0.6f, 0.4f}, Vec3{0, 0, 0},
+                                          Vec3{0.8f, 0.25f, 0.4f}, sp),
+                                sp));
+  });
+  // The state published on leaving shows the reset at once.
+  EXPECT_GT(runner.latest().particle_count, n);
+  runner.stop();
+}
+
+TEST(SimRunner, InlineStepsAreBitForBitThoseOfThePlainSimulation) {
+  // --steps-per-frame: the frame's steps on the window's thread, through the mailbox.
+  auto a = resting_block();
+  auto b = resting_block();
+  a->params().dt_min = a->params().dt_max = 0.004f;
+  b->params() = a->params();
+  SimRunner runner(*a);
+  SimParams edited = a->params();
+  edited.viscosity = 0.01f;
+  for (int frame = 0; frame < 20; ++frame) {
+    if (frame == 5) runner.set_params(edited);
+    runner.step_inline(
+        [](Simulation& s) {
+          for (int k = 0; k < 3; ++k) s.step();
+        },
+        true);
+    if (frame == 5) b->params() = edited;
+    for (int k = 0; k < 3; ++k) b->step();
+  }
+  const Snapshot sa = a->snapshot(), sb = b->snapshot();
+  ASSERT_EQ(sa.position.size(), sb.position.size());
+  EXPECT_EQ(std::memcmp(sa.position.data(), sb.position.data(), sa.position.size() * sizeof(Vec4)), 0);
+  EXPECT_EQ(std::memcmp(sa.velocity.data(), sb.velocity.data(), sa.velocity.size() * sizeof(Vec4)), 0);
+}
+
+TEST(SimRunner, PicksThePublishedParticlesAsTheSimulationDoes) {
+  auto sim = resting_block();
+  SimRunner runner(*sim);
+  runner.step_inline([](Simulation& s) { s.step(); }, true);
+  const PublishedState& state = runner.latest();
+  for (float x : {0.1f, 0.4f, 0.75f}) {
+    const Ray ray{Vec3{x, 1.0f, 0.2f}, Vec3{0, -1, 0}};
+    const std::optional<Vec3> a = sim->pick(ray);
+    const std::optional<Vec3> b = pick_points(state.particles, sim->spacing(), ray);
+    ASSERT_TRUE(a && b);
+    EXPECT_NEAR(a->y, b->y, 1e-5f);
+  }
+  EXPECT_FALSE(pick_points(state.particles, sim->spacing(), Ray{Vec3{5, 1, 5}, Vec3{0, -1, 0}}));
+}
+
+}  // namespace
+}  // namespace tp
