@@ -169,7 +169,7 @@ void realtime_line(PanelSim& sim, const FrameStats& frame, AppControls& controls
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
-  ImGui::Text("About %s particles would keep real time", with_thousands(suggestion).c_str());
+  ImGui::Text("About %s would keep real time", with_thousands(suggestion).c_str());
   ImGui::PopStyleColor();
   tooltip((std::string(solver_label(sim.params.solver)) + " runs slower than real time with " +
            with_thousands(sim.particle_count) + " particles" +
