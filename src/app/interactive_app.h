@@ -127,4 +127,18 @@ class InteractiveApp {
   bool drag_held_ = false;
 };
 
+template <class F>
+void InteractiveApp::with_sim(F&& fn) {
+  runner_.exclusive([&](Simulation& sim) {
+    sim.params() = params_;  // this frame's edits, not yet handed over
+    try {
+      fn(sim);
+    } catch (...) {
+      params_ = sim.params();
+      throw;
+    }
+    params_ = sim.params();
+  });
+}
+
 }  // namespace tp

@@ -4,6 +4,9 @@
 
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
 
 namespace tp {
 
@@ -23,5 +26,11 @@ std::string data_dir() {
 
 std::string shader_dir() { return data_dir() + "/shaders"; }
 std::string scene_dir() { return data_dir() + "/assets/scenes"; }
+
+std::string full_path(const std::string& path) {
+  std::error_code ignored;
+  const std::filesystem::path full = std::filesystem::absolute(path, ignored);
+  return full.empty() ? path : full.lexically_normal().string();
+}
 
 }  // namespace tp

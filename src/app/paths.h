@@ -11,5 +11,7 @@ std::string executable_dir();
 std::string data_dir();  ///< e.g. /usr/local/share/tidepool
 std::string shader_dir();
 std::string scene_dir();
+// A path as the user can find it: absolute, from the working directory.
+std::string full_path(const std::string& path);
 
 }  // namespace tp
