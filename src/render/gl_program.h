@@ -33,6 +33,16 @@ class GlProgram {
   GLuint id() const { return id_; }
   void use() const { glUseProgram(id_); }
   GLint uniform(const char* name) const { return glGetUniformLocation(id_, name); }
+  // Binds textures[k] to texture unit k and the sampler uniform names[k] to it, k < count;
+  // leaves unit 0 active. The program must be in use.
+  void bind_textures(const char* const* names, const GLuint* textures, int count) const {
+    for (int unit = 0; unit < count; ++unit) {
+      glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+      glBindTexture(GL_TEXTURE_2D, textures[unit]);
+      glUniform1i(uniform(names[unit]), unit);
+    }
+    glActiveTexture(GL_TEXTURE0);
+  }
 
  private:
   explicit GlProgram(GLuint id) : id_(id) {}

@@ -20,12 +20,7 @@ void SurfaceCompositePass::draw(const CameraView& camera, const SurfaceTargets& 
   const char* names[] = {"u_a", "u_b", "u_c", "u_scene", "u_opaque_depth"};
   const int units = opaque_in_front_check ? 5 : 4;
   glUniform1i(program_.uniform("u_check_opaque"), opaque_in_front_check ? 1 : 0);
-  for (int unit = 0; unit < units; ++unit) {
-    glActiveTexture(GLenum(GL_TEXTURE0 + unit));
-    glBindTexture(GL_TEXTURE_2D, textures[unit]);
-    glUniform1i(program_.uniform(names[unit]), unit);
-  }
-  glActiveTexture(GL_TEXTURE0);
+  program_.bind_textures(names, textures, units);
   glUniformMatrix4fv(program_.uniform("u_projection"), 1, GL_FALSE,
                      glm::value_ptr(camera.projection));
   targets.draw_water_rect(program_, grow);

@@ -19,12 +19,7 @@ void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targ
   program_.use();
   const GLuint textures[] = {targets.depth_smooth, targets.normal, targets.thickness, environment};
   const char* names[] = {"u_depth", "u_normal", "u_thickness", "u_environment"};
-  for (int unit = 0; unit < 4; ++unit) {
-    glActiveTexture(GLenum(GL_TEXTURE0 + unit));
-    glBindTexture(GL_TEXTURE_2D, textures[unit]);
-    glUniform1i(program_.uniform(names[unit]), unit);
-  }
-  glActiveTexture(GL_TEXTURE0);
+  program_.bind_textures(names, textures, 4);
   glUniformMatrix4fv(program_.uniform("u_projection"), 1, GL_FALSE,
                      glm::value_ptr(camera.projection));
   const glm::mat3 view_to_world = glm::transpose(glm::mat3(camera.view));  // a rotation
