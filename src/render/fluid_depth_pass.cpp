@@ -7,13 +7,15 @@ FluidDepthPass::FluidDepthPass(const std::string& shader_dir)
 
 void FluidDepthPass::draw(const CameraView& camera, const SurfaceTargets& targets,
                           const SpherePoints& spheres, GLuint vbo, size_t count,
-                          float radius) const {
-  targets.copy_scene_depth();
+                          float radius, bool test_scene) const {
+  if (test_scene) targets.copy_scene_depth();
   glBindFramebuffer(GL_FRAMEBUFFER, targets.depth_fbo);
   glViewport(0, 0, targets.scaled_width(), targets.scaled_height());
-  // Only the colour: the depth buffer holds the scene, which hides spheres behind it.
+  // The depth buffer holds the scene, which hides spheres behind it, or nothing.
   const GLfloat none[] = {0.0f, 0.0f, 0.0f, 0.0f};
   glClearBufferfv(GL_COLOR, 0, none);
+  const GLfloat far_depth = 1.0f;
+  if (!test_scene) glClearBufferfv(GL_DEPTH, 0, &far_depth);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
   glDepthMask(GL_TRUE);

@@ -15,8 +15,12 @@ namespace tp {
 class FluidDepthPass {
  public:
   explicit FluidDepthPass(const std::string& shader_dir);  ///< throws RenderError
+  // `test_scene`: the spheres are depth-tested against a copy of the scene's depth. Without
+  // it they are tested among themselves only: right where nothing of the scene can stand
+  // in front of a particle (no obstacles, the eye above the floor), and cheaper (the copy
+  // of the window-sized depth costs about a third of the pass in software GL).
   void draw(const CameraView& camera, const SurfaceTargets& targets, const SpherePoints& spheres,
-            GLuint vbo, size_t count, float radius) const;
+            GLuint vbo, size_t count, float radius, bool test_scene) const;
 
  private:
   GlProgram program_;

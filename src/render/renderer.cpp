@@ -104,6 +104,10 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     fluid.spacing = 2.0f * settings.particle_radius;
     fluid.nearest_depth = nearest_tank_depth(camera);
     fluid.clip_to_scene = !obstacles_.empty();
+    // The floor is the tank's bottom face, below every particle: seen from above it hides
+    // none of them.
+    const float eye_y = glm::inverse(camera.view)[3].y;
+    fluid.depth_test_scene = fluid.clip_to_scene || !have_tank_ || eye_y <= tank_lo_.y;
     if (fluid.count > 0) surface_->draw(camera, fluid, settings.surface, probe_);
     glViewport(0, 0, camera.framebuffer_width, camera.framebuffer_height);
   } else {

@@ -40,8 +40,10 @@ void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
   p.thickness.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius, fluid.clip_to_scene);
   probe.end();
   probe.begin("surface depth", true);
-  p.depth.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
+  p.depth.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius, fluid.depth_test_scene);
+  probe.end();
   // Where the spheres are on screen: the passes below draw only there.
+  probe.begin("surface bounds", true);
   p.bounds.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
   probe.end();
   // The filter reaches `filter_size` particle radii. Its depth term must let a slanted

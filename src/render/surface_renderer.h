@@ -43,6 +43,9 @@ struct FluidDraw {
   /// FluidThicknessPass), and refraction does not pick up what lies in front of the water
   /// (SurfaceCompositePass). Without them only the floor is there, below every particle.
   bool clip_to_scene = false;
+  /// Something of the scene may stand in front of a particle (obstacles, or the eye below
+  /// the floor): the sphere depth is tested against the scene's (FluidDepthPass).
+  bool depth_test_scene = true;
 };
 
 class SurfaceRenderer {

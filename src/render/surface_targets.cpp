@@ -136,8 +136,8 @@ void SurfaceTargets::resize(int width, int height, float scale) {
   depth_smooth = make_texture(GL_RG32F, GL_RG, GL_FLOAT, w, h);  // depth, coverage
   normal = make_texture(GL_RGBA16F, GL_RGBA, GL_FLOAT, w, h);
   // Read between texels by the composite (linear): see SurfaceShadePass.
-  shade_a = make_texture(GL_RGBA16F, GL_RGBA, GL_FLOAT, w, h, GL_LINEAR);
-  shade_b = make_texture(GL_RGBA16F, GL_RGBA, GL_FLOAT, w, h, GL_LINEAR);
+  shade_a = make_texture(GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, w, h, GL_LINEAR);
+  shade_b = make_texture(GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE, w, h, GL_LINEAR);
   shade_c = make_texture(GL_RGBA16F, GL_RGBA, GL_FLOAT, w, h, GL_LINEAR);
   // The raw depth is depth-tested against the scene's (a copy): spheres behind the floor
   // (seen from below) or an obstacle are hidden. The thickness, at half resolution (it
