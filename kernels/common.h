@@ -94,6 +94,16 @@ TP_HD TP_INLINE int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi
 TP_HD TP_INLINE bool is_finite(float v) { return v == v && fabsf(v) <= 3.402823466e38f; }
 TP_HD TP_INLINE bool is_finite(Vec3 v) { return is_finite(v.x) && is_finite(v.y) && is_finite(v.z); }
 
+// The max that the backends' reductions combine with (reduce_max): a NaN operand is
+// skipped, as IEEE's maxNum (fmaxf) does, so that the max over values with NaNs among
+// them is the max of the others in every order of combination, on the CPU's chunks and
+// in a GPU's reduction tree alike (`a < b ? b : a` keeps a NaN that comes first, and the
+// tree's order decides which does). The NaN guard (src/sim/step_guard.h) deals with the
+// particles that hold them.
+struct MaxSkippingNaN {
+  TP_HD TP_INLINE float operator()(float a, float b) const { return (b > a || a != a) ? b : a; }
+};
+
 // Atomic add returning the previous value: CUDA's atomicAdd on the device, the GCC/Clang
 // builtin on the host (OpenMP threads). The grid build is the only user.
 TP_HD TP_INLINE uint atomic_add(uint* address, uint value) {

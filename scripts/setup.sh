@@ -3,7 +3,8 @@
 # (with sudo when not root), then configure and build a Release build in build/.
 #   scripts/setup.sh app     packages to build and run the app
 #   scripts/setup.sh test    the same plus what the tests need (Xvfb, xdotool)
-# Environment: TIDEPOOL_CUDA (AUTO|ON|OFF, default AUTO), TIDEPOOL_CUDA_ARCHITECTURES,
+# Environment: TIDEPOOL_CUDA (AUTO|ON|OFF, default AUTO), TIDEPOOL_CUDA_ARCHITECTURES (default:
+# native, this GPU's only, when nvidia-smi lists one; else CMakeLists.txt's list),
 # TIDEPOOL_BUILD_DIR (default build), TIDEPOOL_JOBS (default: all cores), TIDEPOOL_SANITIZE
 # (e.g. address,undefined; docs/testing.md), TIDEPOOL_TARGETS (only these targets, e.g.
 # "tp_tests tp_alloc_tests"), TIDEPOOL_EXTRA_PACKAGES (more Debian packages, e.g. clang),
@@ -46,7 +47,24 @@ jobs=${TIDEPOOL_JOBS:-$(nproc)}
 # A local build for this machine: -march=native (an installable, portable build leaves
 # TIDEPOOL_NATIVE at its default, OFF).
 args=(-DCMAKE_BUILD_TYPE=Release -DTIDEPOOL_CUDA="${TIDEPOOL_CUDA:-AUTO}" -DTIDEPOOL_NATIVE=ON)
-[[ -n ${TIDEPOOL_CUDA_ARCHITECTURES:-} ]] && args+=(-DTIDEPOOL_CUDA_ARCHITECTURES="$TIDEPOOL_CUDA_ARCHITECTURES")
+# CUDA architectures: the user's TIDEPOOL_CUDA_ARCHITECTURES; else, when a GPU is here and
+# the CUDA backend can be built, that GPU's only (CMake's "native": one device pass instead
+# of the default list's six); else CMake's default list (every GPU from sm_75).
+gpus=$(nvidia-smi -L 2>/dev/null || true)  # "GPU 0: NVIDIA ... (UUID: ...)" per GPU
+gpu=$(grep -m1 '^GPU ' <<< "$gpus" || true)
+gpu=${gpu#GPU *: }
+if [[ -n ${TIDEPOOL_CUDA_ARCHITECTURES:-} ]]; then
+  args+=(-DTIDEPOOL_CUDA_ARCHITECTURES="$TIDEPOOL_CUDA_ARCHITECTURES")
+elif [[ -n $gpu && ${TIDEPOOL_CUDA:-AUTO} != OFF ]] &&
+     { [[ -n ${CUDACXX:-} ]] || [[ -x /usr/local/cuda/bin/nvcc ]] || command -v nvcc >/dev/null; }; then
+  more=$(( $(grep -c '^GPU ' <<< "$gpus") - 1 ))
+  ((more > 0)) && gpu="${gpu% (UUID*} and $more more" || gpu=${gpu% (UUID*}
+  echo "tidepool: building the CUDA backend for the GPU(s) here only ($gpu):" \
+       "architectures native; set TIDEPOOL_CUDA_ARCHITECTURES for others"
+  args+=(-DTIDEPOOL_CUDA_ARCHITECTURES=native)
+elif grep -qs '^TIDEPOOL_CUDA_ARCHITECTURES:STRING=native$' "$build/CMakeCache.txt"; then
+  args+=(-UTIDEPOOL_CUDA_ARCHITECTURES)  # built for a GPU no longer here: the default again
+fi
 args+=(-DTIDEPOOL_SANITIZE="${TIDEPOOL_SANITIZE:-}")
 read -r -a more_args <<< "${TIDEPOOL_CMAKE_ARGS:-}"
 args+=("${more_args[@]}")

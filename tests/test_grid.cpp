@@ -351,6 +351,12 @@ TEST(NeighborLists, VectorSearchMatchesTheScalarOneInOrder) {
     ASSERT_EQ(c, v) << "particle " << i;
     longest = std::max(longest, c);
     for (uint k = 0; k < std::min(c, capacity); ++k) ASSERT_EQ(scalar[k], vector[k]) << "particle " << i;
+    // The GPU's variant stores only the neighbours: the same list.
+    std::vector<uint> inside_only(capacity + 16, ~0u);
+    uint d = 0;
+    list_neighbors<true>(grid.view(), pos.data(), x, h, 0, inside_only.data(), 1, capacity, &d);
+    ASSERT_EQ(c, d) << "particle " << i;
+    for (uint k = 0; k < std::min(c, capacity); ++k) ASSERT_EQ(scalar[k], inside_only[k]) << "particle " << i;
   }
   EXPECT_GT(longest, 10u);
 #if TP_LANE_WIDTH == 16

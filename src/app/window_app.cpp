@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "app/input.h"
@@ -17,6 +18,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "render/gl_program.h"
+#include "sim/backend_select.h"
 #ifdef TP_HAVE_XLIB
 // Last: Xlib's macros (None, Bool, Status, ...) stay out of the headers above.
 #include <X11/Xlib.h>
@@ -90,6 +92,33 @@ const char* gl_string(GLenum name) {
 
 }  // namespace
 
+namespace {
+
+// On CUDA, once the OpenGL context exists: simulate on the GPU that runs OpenGL (a
+// hybrid laptop, a machine with two GPUs), so that the interop reaches its buffers. The
+// simulation started on device 0 moves there whole (capture and restore).
+void move_to_gl_device(SimSetup& setup) {
+  std::string note;
+  const int device = interop_device(cuda_runtime(), 0, &note);
+  if (!note.empty()) std::printf("tidepool: %s\n", note.c_str());
+  if (device == 0) return;
+  try {
+    const SimState state = setup.sim->capture();
+    std::string error;
+    if (!cuda_runtime().use_device(device, &error)) throw std::runtime_error(error);
+    auto moved = make_simulation(BackendKind::Cuda);
+    moved->restore(state);
+    setup.sim = std::move(moved);
+  } catch (const std::exception& e) {
+    std::string ignored;
+    cuda_runtime().use_device(0, &ignored);
+    std::printf("tidepool: staying on CUDA device 0 (%s)\n", e.what());
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
 int run_window(const Options& options) {
   ColorMode color_mode = ColorMode::Water;
   if (!parse_color_mode(options.color, &color_mode)) {
@@ -149,6 +178,7 @@ int run_window(const Options& options) {
   std::printf("tidepool: %s; OpenGL: %s, %s\n", setup.backend_message.c_str(),
               gl_string(GL_RENDERER), gl_string(GL_VERSION));
   std::fflush(stdout);
+  if (setup.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(setup);
 
   // Our callbacks first: ImGui's GLFW backend then installs its own and chains to ours.
   InputState input;

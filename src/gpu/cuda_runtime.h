@@ -13,6 +13,9 @@ struct CudaDeviceInfo {
   std::string name;
   int major = 0, minor = 0;  ///< compute capability
   size_t memory_bytes = 0;
+  /// what the device has free now (a desktop's display and other programs hold some of
+  /// it); 0 = unknown
+  size_t free_bytes = 0;
 };
 
 class CudaRuntime {
@@ -32,6 +35,18 @@ class CudaRuntime {
   virtual void unregister_gl_buffer(void* handle) = 0;
   virtual void* map_gl_buffer(void* handle, size_t* bytes, std::string* error) = 0;
   virtual void unmap_gl_buffer(void* handle) = 0;
+  // The CUDA device that runs the current OpenGL context (cudaGLGetDevices: needs that
+  // context current), or -1 with a reason (OpenGL on another vendor's GPU, in software).
+  virtual int gl_device(std::string* error) {
+    *error = "not asked";
+    return -1;
+  }
+  // Makes `device` the one this thread's CUDA work runs on (cudaSetDevice).
+  virtual bool use_device(int device, std::string* error) {
+    (void)device;
+    *error = "not available";
+    return false;
+  }
 };
 
 // The runtime in use: the real one (or, without CUDA compiled in, one that says so),

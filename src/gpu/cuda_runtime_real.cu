@@ -50,6 +50,15 @@ class RealRuntime final : public CudaRuntime {
     info->major = prop.major;
     info->minor = prop.minor;
     info->memory_bytes = prop.totalGlobalMem;
+    // Free memory is the current device's: ask it there, and put the current one back.
+    int current = 0;
+    size_t free_bytes = 0, total = 0;
+    if (cudaGetDevice(&current) == cudaSuccess && cudaSetDevice(device) == cudaSuccess &&
+        cudaMemGetInfo(&free_bytes, &total) == cudaSuccess)
+      info->free_bytes = free_bytes;
+    else
+      cudaGetLastError();  // unknown: the total bounds the budget instead
+    cudaSetDevice(current);
     return true;
   }
 
@@ -104,6 +113,28 @@ class RealRuntime final : public CudaRuntime {
       return nullptr;
     }
     return pointer;
+  }
+
+  int gl_device(std::string* error) override {
+    unsigned count = 0;
+    int devices[4] = {-1, -1, -1, -1};
+    const cudaError_t e = cudaGLGetDevices(&count, devices, 4, cudaGLDeviceListAll);
+    if (e != cudaSuccess || count == 0) {
+      cudaGetLastError();
+      *error = e != cudaSuccess ? describe(e) : "OpenGL does not run on a CUDA device";
+      return -1;
+    }
+    return devices[0];
+  }
+
+  bool use_device(int device, std::string* error) override {
+    const cudaError_t e = cudaSetDevice(device);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      *error = describe(e);
+      return false;
+    }
+    return true;
   }
 
   void unmap_gl_buffer(void* handle) override {

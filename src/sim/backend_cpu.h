@@ -13,19 +13,21 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "kernels/common.h"
 #include "kernels/lanes.h"
 #include "sim/simulation.h"
+#include "util/alloc_faults.h"
 
 namespace tp {
 
 // max, with each thread's copy starting at the caller's `init` rather than at OpenMP's
 // "least representable value": GCC's libgomp takes -inf for a float, clang's libomp -FLT_MAX,
 // which then wins over an all -inf result (pick() found fluid where there was none).
-#pragma omp declare reduction(tp_max : float : omp_out = std::max(omp_out, omp_in)) \
+#pragma omp declare reduction(tp_max : float : omp_out = tp::MaxSkippingNaN()(omp_out, omp_in)) \
     initializer(omp_priv = omp_orig)
 
 // A host array that does not initialise its elements (the solver writes before reading).
@@ -39,6 +41,7 @@ class HostBuffer {
 
   void resize(size_t n) {
     if (n == size_) return;
+    if (n && alloc_faults::should_fail()) throw std::bad_alloc();  // (tests)
     data_.reset(n ? new T[n] : nullptr);
     size_ = n;
   }
@@ -174,7 +177,7 @@ struct CpuBackend {
   static float reduce_max(uint n, float init, F f) {
     float result = init;
 #pragma omp parallel for schedule(static) reduction(tp_max : result) if (n >= kParallelThreshold)
-    for (long long i = 0; i < (long long)n; ++i) result = std::max(result, f(uint(i)));
+    for (long long i = 0; i < (long long)n; ++i) result = MaxSkippingNaN()(result, f(uint(i)));
     return result;
   }
 
@@ -205,7 +208,7 @@ struct CpuBackend {
       for (uint i = begin; i < end; ++i) {
         const auto v = f(i);
         s += double(v);
-        m = std::max(m, float(v));
+        m = MaxSkippingNaN()(m, float(v));
       }
       partial[c] = s;
       most[c] = m;
@@ -213,7 +216,7 @@ struct CpuBackend {
     SumMax out{0.0, 0.0f};
     for (uint c = 0; c < chunks; ++c) {
       out.sum += partial[c];
-      out.max = std::max(out.max, most[c]);
+      out.max = MaxSkippingNaN()(out.max, most[c]);
     }
     return out;
   }

@@ -17,25 +17,44 @@
 //   per frame     publish(): 1 (cudaDeviceSynchronize before the GL unmap, or the copy);
 //                 stats(): the mean list lengths (2) and a wait for the last phase's end
 //                 event, to read the phase times
-// In all: WCSPH 7, PCISPH 8 + 2 x iterations, PBF 7 (before: 14, 15 + 2 x iterations and
+//   boundary     WCSPH, PCISPH: the listed samples' count (1 copy) and their lists'
+//                 overflow check (1)
+// In all, counted on the emulated device (EmulatedDevice.StepStructure, docs/cuda.md):
+// WCSPH 9, PCISPH 13 + 2 x iterations, PBF 7 (before issue 7: 14, 15 + 2 x iterations and
 // 13, with a cudaDeviceSynchronize after every phase and Thrust's blocking scan in every
 // grid build). Not waits: the scan (par_nosync), phase timing (CUDA events, read after
 // the step: CudaPhaseEvents below), kernel launches. Each reduction is one stream sync and
 // one 4-8 byte copy; Thrust's temporaries come from cudaMallocAsync (par_nosync), not
-// cudaMalloc/cudaFree, whose cudaFree would wait for the whole device.
+// cudaMalloc/cudaFree, whose cudaFree would wait for the whole device, from a pool told
+// to keep its memory (keep_temporaries()).
 // Left for later (they touch the solver files): one fused reduction for the time step
 // (3-4 -> 1), the PCISPH check as one reduction of (sum, max) (2 -> 1 per iteration), and
 // the statistics accumulated on the device and read in stats() (-3 or -4 per step).
 #pragma once
 
+#if defined(TP_CUDA_EMULATED)
+// The emulated device (tests): this same backend compiled by g++ against a host shim of
+// the runtime (src/gpu/cuda_emulated.h), its launches run as host loops one particle at a
+// time and Thrust on its CPP system. Its own inline namespace keeps its instantiations
+// apart from the real backend's in one binary.
+#include <thrust/system/cpp/execution_policy.h>
+
+#include "gpu/cuda_emulated.h"
+#define TP_CUDA_NAMESPACE emulated_device
+#else
 #include <cuda_runtime.h>
+#include <thrust/system/cuda/execution_policy.h>
+#define TP_CUDA_NAMESPACE cuda_device
+#endif
 #include <thrust/execution_policy.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
-#include <thrust/system/cuda/execution_policy.h>
+#include <thrust/system_error.h>
 #include <thrust/transform_reduce.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -45,10 +64,101 @@
 #include "sim/simulation.h"
 
 namespace tp {
+inline namespace TP_CUDA_NAMESPACE {
+
+#if defined(TP_CUDA_EMULATED)
+using DeviceAccess = emulated_cuda::DeviceAccess;
+// Thrust's algorithms run on the host, inside the device's access scope.
+inline auto device_policy() { return thrust::cpp::par; }
+#else
+// On a real device the host touches no device memory: nothing to open.
+struct DeviceAccess {};
+// par_nosync: a scan's result stays on the device for the kernels after it (same stream,
+// in order), so the host need not wait; thrust::device would synchronise, and free its
+// temporaries with cudaFree, which waits for the whole device. Its temporaries come from
+// the device's default memory pool (cudaMallocAsync), which keep_temporaries() tells to
+// keep what it has mapped.
+inline auto device_policy() { return thrust::cuda::par_nosync; }
+#endif
+
+// The phase the simulation is in (SimulationImpl::phase sets it), for error messages.
+inline const char*& current_cuda_phase() {
+  static const char* phase = nullptr;
+  return phase;
+}
+
+// TIDEPOOL_CUDA_SYNC=1: wait for the device after every launch, scan and reduction, so
+// that a fault is reported by the kernel that made it, with its phase (slow: for bug
+// reports, docs/gpu.md).
+inline bool& cuda_sync_flag() {
+  static bool on = [] {
+    const char* v = std::getenv("TIDEPOOL_CUDA_SYNC");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
+inline bool cuda_sync_each_launch() { return cuda_sync_flag(); }
+inline void set_cuda_sync_for_testing(bool on) { cuda_sync_flag() = on; }
+
+// "in phase 'constraints'" or "" outside the phases.
+inline std::string cuda_phase_words() {
+  const char* phase = current_cuda_phase();
+  return phase ? std::string(" in phase '") + phase + "'" : std::string();
+}
 
 inline void cuda_check(cudaError_t e, const char* what) {
   if (e != cudaSuccess)
-    throw std::runtime_error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(e));
+    throw std::runtime_error(std::string("CUDA: ") + what + cuda_phase_words() + ": " +
+                             cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
+}
+
+// The name of a kernel body's type, from the compiler's signature of this function
+// ("... [with F = tp::PbfSolver<...>::project(...)::<lambda(tp::uint)>]"): it names the
+// function the kernel's lambda is written in.
+template <class F>
+std::string kernel_name() {
+  const std::string s = __PRETTY_FUNCTION__;
+  const size_t at = s.find("F = ");
+  if (at == std::string::npos) return s;
+  const size_t end = s.find_first_of(";]", at);
+  return s.substr(at + 4, end == std::string::npos ? std::string::npos : end - at - 4);
+}
+
+// After a launch: a launch error now, or with TIDEPOOL_CUDA_SYNC a fault of the kernel
+// itself, named.
+template <class F>
+void check_launch() {
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess && cuda_sync_each_launch()) e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) return;
+  const std::string error = std::string(cudaGetErrorString(e)) + " (" + cudaGetErrorName(e) + ")";
+  if (cuda_sync_each_launch())
+    throw std::runtime_error("CUDA: kernel " + kernel_name<F>() + cuda_phase_words() +
+                             " failed: " + error);
+  // Launches are asynchronous: the fault may be this kernel's or an earlier one's.
+  throw std::runtime_error("CUDA: " + error + ", seen at the launch of kernel " +
+                           kernel_name<F>() + cuda_phase_words() +
+                           " (the fault may be an earlier kernel's: run with "
+                           "TIDEPOOL_CUDA_SYNC=1 to name the one that made it)");
+}
+
+// A Thrust call (scan, reduction): its errors say the phase, and where the fault was made
+// earlier by a kernel, how to find which.
+template <class F>
+auto thrust_call(const char* what, F&& f) {
+  try {
+    [[maybe_unused]] DeviceAccess access;
+    auto result = f();
+    if (cuda_sync_each_launch()) cuda_check(cudaDeviceSynchronize(), what);
+    return result;
+  } catch (const thrust::system_error& e) {
+    throw std::runtime_error(std::string("CUDA: ") + what + cuda_phase_words() + ": " +
+                             e.what() +
+                             (cuda_sync_each_launch()
+                                  ? ""
+                                  : " (a kernel before it may have faulted: run with "
+                                    "TIDEPOOL_CUDA_SYNC=1 to name it)"));
+  }
 }
 
 template <class T>
@@ -65,10 +175,21 @@ class DeviceBuffer {
     return *this;
   }
 
+  // The new allocation is made before the old one is freed: when it fails the buffer is
+  // as it was (and the exception says so), never empty with a size.
   void resize(size_t n) {
     if (n == size_) return;
+    T* fresh = nullptr;
+    if (n) {
+      const cudaError_t e = cudaMalloc(&fresh, n * sizeof(T));
+      if (e != cudaSuccess) {
+        cudaGetLastError();  // an allocation failure is not sticky: clear it
+        throw std::runtime_error("CUDA: out of device memory for " + std::to_string(n * sizeof(T)) +
+                                 " bytes (" + cudaGetErrorName(e) + ")");
+      }
+    }
     release();
-    if (n) cuda_check(cudaMalloc(&data_, n * sizeof(T)), "out of device memory");
+    data_ = fresh;
     size_ = n;
   }
   // At least n elements, growing by a quarter more when it must (contents not kept).
@@ -93,11 +214,13 @@ class DeviceBuffer {
   size_t size_ = 0;
 };
 
+#if !defined(TP_CUDA_EMULATED)
 template <class F>
 __global__ void for_each_kernel(uint n, F f) {
   const uint i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) f(i);
 }
+#endif
 
 // Device-side timing of the simulation's phases (SimulationImpl::phase): a start and an
 // end event per phase, recorded into the stream without waiting, and read back once the
@@ -139,7 +262,12 @@ class CudaPhaseEvents {
       return true;
     }
     const cudaError_t e = cudaEventQuery(pairs_[last_].stop);
-    if (e == cudaErrorNotReady) return false;
+    if (e == cudaErrorNotReady) {
+      // An answer, not an error; some runtime versions leave it as the last error, where
+      // the next launch check would report it as a failed launch.
+      if (cudaPeekAtLastError() == cudaErrorNotReady) cudaGetLastError();
+      return false;
+    }
     cuda_check(e, "query event");
     return true;
   }
@@ -165,7 +293,32 @@ struct CudaBackend {
 
   using PhaseEvents = CudaPhaseEvents;
 
-  static BackendInfo describe();
+  // The device's name, asked once per device (cudaGetDeviceProperties takes milliseconds,
+  // and the panel asks every frame).
+  static BackendInfo describe() {
+    int device = 0;
+    cudaGetDevice(&device);
+    static int described = -1;
+    static std::string name;
+    if (device != described) {
+      cudaDeviceProp prop{};
+      if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+        name = prop.name;
+        described = device;
+      } else {
+        cudaGetLastError();
+        name = "device " + std::to_string(device);
+      }
+    }
+#if defined(TP_CUDA_EMULATED)
+    return BackendInfo{BackendKind::Cuda, "CUDA (emulated): " + name};
+#else
+    return BackendInfo{BackendKind::Cuda, "CUDA: " + name};
+#endif
+  }
+
+  // The phase now running, for the messages of a failure (SimulationImpl::phase).
+  static void set_phase(const char* name) { current_cuda_phase() = name; }
 
   // 256 threads a block: a multiple of the warp, enough blocks per SM to hide latency,
   // and (at most 255 registers a thread) always launchable whatever the body needs.
@@ -174,8 +327,16 @@ struct CudaBackend {
   template <class F>
   static void for_each(uint n, F f) {
     if (n == 0) return;
+#if defined(TP_CUDA_EMULATED)
+    {
+      DeviceAccess access;
+      emulated_cuda::launch_begun();
+      for (uint i = 0; i < n; ++i) f(i);
+    }
+#else
     for_each_kernel<<<(n + kBlockSize - 1) / kBlockSize, kBlockSize>>>(n, f);
-    cuda_check(cudaGetLastError(), "kernel launch");
+#endif
+    check_launch<F>();
   }
   // One thread a particle (the CPU runs 16 or 8 particles a call: kernels/lanes.h).
   template <class F>
@@ -183,31 +344,42 @@ struct CudaBackend {
     for_each(n, f);
   }
 
-  // par_nosync: the scan's result stays on the device for the kernels after it (same
-  // stream, in order), so the host need not wait; a caller that reads data[n] copies it,
-  // and the copy waits. (thrust::device would synchronise, and free its temporary storage
-  // with cudaFree, which waits for the whole device.)
   static void exclusive_scan(uint* data, uint n) {
+    keep_temporaries();
     // n + 1 entries, so that data[n] receives the total.
-    thrust::exclusive_scan(thrust::cuda::par_nosync, data, data + n + 1, data);
+    thrust_call("scan", [&] {
+      thrust::exclusive_scan(device_policy(), data, data + n + 1, data);
+      return 0;
+    });
   }
 
-  // Reductions return their value to the host, so they wait for it whatever the policy;
-  // par_nosync only takes their temporary storage from cudaMallocAsync. Thrust (CUB)
-  // picks the block size and grid of the reduction kernels.
+  // Reductions return their value to the host, so they wait for it whatever the policy.
+  // Thrust (CUB) picks the block size and grid of the reduction kernels. The max skips
+  // NaN as the CPU's does (MaxSkippingNaN).
   template <class F>
   static float reduce_max(uint n, float init, F f) {
-    return thrust::transform_reduce(thrust::cuda::par_nosync, thrust::counting_iterator<uint>(0),
-                                    thrust::counting_iterator<uint>(n), f, init,
-                                    thrust::maximum<float>());
+    keep_temporaries();
+#if defined(TP_CUDA_EMULATED)
+    emulated_cuda::host_waited();  // the value comes back to the host
+#endif
+    return thrust_call("reduction (max)", [&] {
+      return thrust::transform_reduce(device_policy(), thrust::counting_iterator<uint>(0),
+                                      thrust::counting_iterator<uint>(n), f, init,
+                                      MaxSkippingNaN());
+    });
   }
 
   template <class F>
   static double reduce_sum(uint n, F f) {
-    return thrust::transform_reduce(
-        thrust::cuda::par_nosync, thrust::counting_iterator<uint>(0),
-        thrust::counting_iterator<uint>(n),
-        [=] __host__ __device__(uint i) { return double(f(i)); }, 0.0, thrust::plus<double>());
+    keep_temporaries();
+#if defined(TP_CUDA_EMULATED)
+    emulated_cuda::host_waited();
+#endif
+    return thrust_call("reduction (sum)", [&] {
+      return thrust::transform_reduce(
+          device_policy(), thrust::counting_iterator<uint>(0), thrust::counting_iterator<uint>(n),
+          [=] TP_HD(uint i) { return double(f(i)); }, 0.0, thrust::plus<double>());
+    });
   }
 
   // Both reductions of the CPU backend's reduce_sum_max (two here, each waits anyway).
@@ -218,6 +390,27 @@ struct CudaBackend {
   template <class F>
   static SumMax reduce_sum_max(uint n, F f) {
     return SumMax{reduce_sum(n, f), reduce_max(n, 0.0f, f)};
+  }
+
+  // Thrust's temporaries come from the device's default memory pool (cudaMallocAsync),
+  // which by default gives its memory back to the system at every synchronisation, so
+  // that each of a step's scans and reductions maps fresh memory: told once to keep it.
+  static void keep_temporaries() {
+#if !defined(TP_CUDA_EMULATED)
+    static const bool kept = [] {
+      int device = 0;
+      cudaMemPool_t pool = nullptr;
+      uint64_t keep = UINT64_MAX;
+      if (cudaGetDevice(&device) != cudaSuccess ||
+          cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+          cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
+        cudaGetLastError();  // not fatal: the temporaries are mapped each time instead
+        return false;
+      }
+      return true;
+    }();
+    (void)kept;
+#endif
   }
 
   template <class T>
@@ -231,4 +424,5 @@ struct CudaBackend {
   static void synchronize() { cuda_check(cudaDeviceSynchronize(), "synchronize"); }
 };
 
+}  // inline namespace TP_CUDA_NAMESPACE
 }  // namespace tp

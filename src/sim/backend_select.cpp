@@ -54,7 +54,10 @@ std::string cuda_unusable_reason(CudaRuntime& rt, CudaDeviceInfo* device) {
            "." + std::to_string(device->minor) + ") cannot run this build's CUDA code (" + error +
            "); this binary has code for the architectures '" + cuda_architectures() +
            "'; rebuild with -DTIDEPOOL_CUDA_ARCHITECTURES=" + std::to_string(device->major) +
-           std::to_string(device->minor);
+           std::to_string(device->minor) +
+           (device->major * 10 + device->minor < 75
+                ? " using a CUDA 12 toolkit (CUDA 13 starts at sm_75)"
+                : "");
   }
   return "";
 }
@@ -87,6 +90,29 @@ BackendChoice choose_backend(BackendRequest request, CudaRuntime& rt) {
   choice.kind = BackendKind::Cpu;
   choice.message = "backend: CPU (auto: " + reason + ")";
   return choice;
+}
+
+int interop_device(CudaRuntime& rt, int current, std::string* note) {
+  note->clear();
+  std::string error;
+  const int gl = rt.gl_device(&error);
+  if (gl < 0) {
+    *note = "OpenGL runs on no CUDA device (" + error +
+            "): particles are copied through the host each frame";
+    return current;
+  }
+  if (gl == current) return current;
+  CudaDeviceInfo info;
+  if (!rt.device_info(gl, &info, &error) || !rt.probe_kernels(gl, &error)) {
+    *note = "OpenGL runs on CUDA device " + std::to_string(gl) + ", which cannot run this "
+            "build (" + error + "): simulating on device " + std::to_string(current) +
+            " and copying the particles through the host";
+    rt.use_device(current, &error);  // the probe made the other one current
+    return current;
+  }
+  *note = "OpenGL runs on CUDA device " + std::to_string(gl) + " (" + info.name +
+          "): simulating there, so that the particles reach OpenGL without a copy";
+  return gl;
 }
 
 }  // namespace tp

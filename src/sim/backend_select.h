@@ -21,6 +21,13 @@ struct BackendChoice {
 // else the CPU with the reason. Cpu: always the CPU. Cuda: CUDA or an error (ok = false).
 BackendChoice choose_backend(BackendRequest request, CudaRuntime& runtime);
 
+// Once the window exists (its OpenGL context current): the CUDA device to simulate on so
+// that the particles reach OpenGL through the interop, without a copy. The device OpenGL
+// runs on when CUDA can use it and it differs from `current` (the one chosen at start,
+// device 0), else `current`. `note` gets one line for the log when the choice moves or
+// when OpenGL is on no CUDA device ("" otherwise).
+int interop_device(CudaRuntime& runtime, int current, std::string* note);
+
 // Parses "auto", "cpu" or "cuda".
 bool parse_backend_request(const std::string& text, BackendRequest* out);
 

@@ -37,9 +37,9 @@ struct FluidState {
   uint n = 0;
   uint capacity = 0;  ///< every buffer's size; emitters grow it (reserve), outflows free slots
 
+  // n and capacity change only once every buffer has its new size: an allocation that
+  // fails leaves them describing the buffers there are (SimulationImpl::reset rolls back).
   void resize(uint count) {
-    n = count;
-    capacity = count;
     position.resize(count);
     velocity.resize(count);
     id.resize(count);
@@ -58,6 +58,8 @@ struct FluidState {
     start_position.resize(count);
     start_velocity.resize(count);
     start_id.resize(count);
+    n = count;
+    capacity = count;
   }
 
   // Room for `count` particles, keeping the first n of the persistent arrays (the others

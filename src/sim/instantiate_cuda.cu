@@ -7,14 +7,6 @@
 
 namespace tp {
 
-BackendInfo CudaBackend::describe() {
-  int device = 0;
-  cudaGetDevice(&device);
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, device);
-  return BackendInfo{BackendKind::Cuda, std::string("CUDA: ") + prop.name};
-}
-
 template class SimulationImpl<CudaBackend>;
 #define TP_INSTANTIATE_SOLVER(type, name, label) template struct type<CudaBackend>;
 TP_SOLVERS(TP_INSTANTIATE_SOLVER)

@@ -29,7 +29,8 @@ uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells
 uint64_t available_memory_bytes();
 
 // The memory a simulation on `backend` may take [bytes]: available_memory_bytes(), and on
-// CUDA no more than the device holds (device 0, the one the CUDA backend runs on).
+// CUDA no more than the device has free now (device 0, the one the CUDA backend runs on;
+// its total where the free memory is unknown).
 uint64_t memory_budget_bytes(BackendKind backend);
 
 // The neighbour-grid cells (per grid) of a tank of this size at particle spacing s.

@@ -146,7 +146,7 @@ class NeighborLists {
       const auto finish_boundary = [=] TP_HD(uint i, Vec3 xi, uint* out, uint c) {
         const uint stride = 1u << bs.shift;
         if (bv.n > bv.wall_n && inside_box(xi, bv.obstacle_lo, bv.obstacle_hi))
-          list_neighbors(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
+          list_neighbors<Backend::kIsDevice>(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
                          stride, bs.capacity, &c);
         bs.count[i] = c;
         if (mark) mark_listed(active, out, stride, c < bs.capacity ? c : bs.capacity);
@@ -324,7 +324,7 @@ class NeighborLists {
         return c;
       }
 #endif
-      list_neighbors(grid, positions, x, h, 0, out, stride, capacity, &c);
+      list_neighbors<Backend::kIsDevice>(grid, positions, x, h, 0, out, stride, capacity, &c);
       return c;
     }
   };

@@ -72,15 +72,16 @@ void SimulationImpl<B>::restore(const SimState& s) {
   std::sort(ids.begin(), ids.end());
   if (std::adjacent_find(ids.begin(), ids.end()) != ids.end() || (n && ids.back() >= s.next_id))
     throw std::invalid_argument("the state's particle ids are not unique");
-  // reset() validates the rest and is all or nothing; on failure nothing has changed.
-  const SimParams before = params_;
+  // reset_state() validates the rest; all_or_nothing() puts back what was there when
+  // anything fails.
+  all_or_nothing([&] { restore_state(s); });
+}
+
+template <class B>
+void SimulationImpl<B>::restore_state(const SimState& s) {
+  const size_t n = s.initial.fluid.size();
   params_ = s.params;
-  try {
-    reset(s.initial);
-  } catch (...) {
-    params_ = before;
-    throw;
-  }
+  reset_state(s.initial);
   B::copy_from_host(fluid.id.data(), s.id.data(), uint(n));
   mass_ = s.mass;
   obstacles_ = s.initial.obstacles;  // with their velocities

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -58,6 +60,12 @@ class SimulationImpl final : public Simulation {
 
   // ---- Simulation interface -------------------------------------------------------------
   void reset(const InitialState& state) override;
+  // reset() and restore() without their roll-back (all_or_nothing).
+  void reset_state(const InitialState& state);
+  void restore_state(const SimState& state);
+  static void validate_initial(const InitialState& state);  // throws std::invalid_argument
+  template <class F>
+  void all_or_nothing(F&& change);
   double step() override;
   int advance(double seconds, double budget_ms) override;
   SimParams& params() override { return params_; }
@@ -106,12 +114,15 @@ class SimulationImpl final : public Simulation {
       const size_t k = pending_phases_.size();
       pending_phases_.push_back(name);
       phase_events_.start(k);
+      Backend::set_phase(name);  // named by the messages of a failure in it
       try {
         body();
       } catch (...) {
+        Backend::set_phase(nullptr);
         pending_phases_.resize(k);  // no end event: never read this one
         throw;
       }
+      Backend::set_phase(nullptr);
       phase_events_.stop(k);
     } else {
       const auto t0 = std::chrono::steady_clock::now();
@@ -308,8 +319,49 @@ class SimulationImpl final : public Simulation {
 
 // ---- implementation -------------------------------------------------------------------
 
+// All or nothing: a reset or restore that fails part-way (out of memory on the host or
+// the device, or an object of the scene refused after the particles were built) leaves
+// the running simulation as it was, restored from a copy taken first (capture(): bit for
+// bit, as state files are). The copy costs a host copy of the state, once per reset.
+template <class B>
+template <class F>
+void SimulationImpl<B>::all_or_nothing(F&& change) {
+  std::optional<SimState> before;
+  if (fluid.n > 0) before = capture();
+  try {
+    change();
+  } catch (const std::exception& e) {
+    if (!before) throw;
+    const std::string why =
+        dynamic_cast<const std::bad_alloc*>(&e) ? std::string("out of memory") : e.what();
+    const bool refused = dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
+    try {
+      restore_state(*before);
+    } catch (const std::exception& again) {
+      // Not even the old state fits any more (another program took the memory): stopped,
+      // empty, and said so, never half-built.
+      fluid.resize(0);
+      diffuse_.clear();
+      stats_ = RunStats{};
+      stats_.halted = true;
+      guard_note_ = "The simulation stopped: " + why + ", and the running scene could not be "
+                    "restored (" + again.what() + "). Reset or load a scene.";
+      stats_.guard_note = guard_note_;
+      throw std::runtime_error(guard_note_);
+    }
+    if (refused) throw std::invalid_argument(why + "; the running simulation is kept");
+    throw std::runtime_error(why + "; the running simulation is kept");
+  }
+}
+
 template <class B>
 void SimulationImpl<B>::reset(const InitialState& s) {
+  validate_initial(s);  // before anything is copied or changed
+  all_or_nothing([&] { reset_state(s); });
+}
+
+template <class B>
+void SimulationImpl<B>::validate_initial(const InitialState& s) {
   if (!(s.spacing > 0.0f) || !std::isfinite(s.spacing))
     throw std::invalid_argument("particle spacing must be a positive number");
   if (!(s.tank_lo.x < s.tank_hi.x && s.tank_lo.y < s.tank_hi.y && s.tank_lo.z < s.tank_hi.z))
@@ -320,7 +372,11 @@ void SimulationImpl<B>::reset(const InitialState& s) {
     throw std::invalid_argument("initial velocities must match the fluid particles");
   if (s.fluid.size() >= (size_t(1) << 31))
     throw std::invalid_argument("too many particles (the limit is 2^31)");
+}
 
+template <class B>
+void SimulationImpl<B>::reset_state(const InitialState& s) {
+  validate_initial(s);
   clamp_params(params_);
   spacing_ = s.spacing;
   tank_lo_ = s.tank_lo;

@@ -1,0 +1,269 @@
+// The CUDA backend's own code on the emulated device (src/gpu/cuda_emulated.h): every
+// shipped scene on every solver against the CPU backend, the device publish paths, state
+// capture and restore, obstacles moved, and the failures a GPU user would meet (out of
+// memory part-way through a reset, a kernel that faults, an event not ready yet). Under
+// AddressSanitizer (the CI's sanitizer stage) any host read of device memory outside the
+// backend's own loops, scans, reductions and copies fails the run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <tuple>
+
+#define TP_CUDA_EMULATED 1
+#include "sim/backend_cuda.cuh"
+#include "sim/backend_cpu.h"
+#include "sim/memory_need.h"
+#include "backend_comparison.h"
+#include "sim_helpers.h"
+#include "util/alloc_faults.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace tp {
+
+std::unique_ptr<Simulation> make_emulated_cuda_simulation();  // instantiate_cuda_emulated.cpp
+
+namespace {
+
+const std::string& kSceneDir = test::kShippedSceneDir;
+using test::largest_gap;
+
+// Each test starts on a fresh device: no fault, no pending failure, counters at zero.
+class EmulatedDevice : public testing::Test {
+ protected:
+  void SetUp() override {
+    emulated_cuda::reset_faults();
+    emulated_cuda::reset_counters();
+  }
+  void TearDown() override {
+    emulated_cuda::reset_faults();
+    set_cuda_sync_for_testing(false);
+  }
+};
+
+std::unique_ptr<Simulation> make_sim(BackendKind kind, const Scene& scene, uint64_t particles,
+                                     int solver) {
+  auto sim = kind == BackendKind::Cuda ? make_emulated_cuda_simulation()
+                                       : make_simulation(BackendKind::Cpu);
+  apply_quality(sim->params(), Quality::Accurate, BackendKind::Cpu);  // the same on both
+  apply_scene_params(scene, sim->params());
+  sim->params().solver = solver;
+  sim->params().diffuse = 1;
+  sim->params().diffuse_cap = 1000;
+  sim->reset(build_initial_state(scene, spacing_for_count(scene, particles)));
+  return sim;
+}
+
+// Device memory for the publish targets: the emulated device's.
+struct EmulatedMemory {
+  static void* allocate(size_t bytes) {
+    void* p = nullptr;
+    return cudaMalloc(&p, bytes) == cudaSuccess ? p : nullptr;
+  }
+  static void release(void* p) { cudaFree(p); }
+  static void copy_to_host(void* host, const void* device, size_t bytes) {
+    EXPECT_EQ(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+};
+
+using SceneSolver = std::tuple<std::string, int>;
+class EmulatedScene : public EmulatedDevice, public testing::WithParamInterface<SceneSolver> {};
+
+// tests/backend_comparison.h: 160 steps beside the CPU backend, positions at 20 steps,
+// obstacles dragged and the state captured and restored half-way, statistics and the
+// publish paths at the end.
+TEST_P(EmulatedScene, MatchesTheCpuBackend) {
+  const auto& [name, solver] = GetParam();
+  test::compare_with_cpu<EmulatedMemory>(name, solver, [] { return make_emulated_cuda_simulation(); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, EmulatedScene, testing::ValuesIn(test::every_scene_and_solver()),
+                         test::scene_solver_name);
+
+// Out of memory part-way through a reset (the k-th allocation of the new scene fails, for
+// several k): the running simulation is exactly as it was (its capture before and after
+// are equal, and it steps on as a copy that saw no failure does), and the message says so.
+// On both backends: the CPU's buffers ask the same failure hook (util/alloc_faults.h).
+class FailedReset : public EmulatedDevice, public testing::WithParamInterface<BackendKind> {};
+
+TEST_P(FailedReset, LeavesTheRunningSimulationAsItWas) {
+  const Scene scene = find_scene("dam_break", kSceneDir);
+  const Scene bigger = find_scene("double_dam_break", kSceneDir);
+  auto sim = make_sim(GetParam(), scene, 1500, 2);
+  for (int k = 0; k < 10; ++k) sim->step();
+  const InitialState next = build_initial_state(bigger, spacing_for_count(bigger, 3000));
+  int failed = 0;
+  for (long k : {0L, 1L, 5L, 12L, 30L, 60L}) {
+    const SimState before = sim->capture();
+    alloc_faults::fail_after(k);
+    try {
+      sim->reset(next);
+      alloc_faults::disarm();
+      // This k lay beyond the reset's allocations: it succeeded; go back for the next k.
+      sim->restore(before);
+      continue;
+    } catch (const std::runtime_error& e) {
+      alloc_faults::disarm();
+      ++failed;
+      EXPECT_NE(std::string(e.what()).find("the running simulation is kept"), std::string::npos)
+          << e.what();
+    }
+    const SimState after = sim->capture();
+    EXPECT_EQ(after.initial.fluid.size(), before.initial.fluid.size()) << "k = " << k;
+    EXPECT_EQ(std::memcmp(after.initial.fluid.data(), before.initial.fluid.data(),
+                          before.initial.fluid.size() * sizeof(Vec4)),
+              0)
+        << "positions, k = " << k;
+    EXPECT_EQ(after.id, before.id);
+    EXPECT_EQ(after.stats.steps, before.stats.steps);
+    EXPECT_FALSE(sim->halted());
+    // It steps on exactly as a copy of it that never saw the failure.
+    auto twin = GetParam() == BackendKind::Cuda ? make_emulated_cuda_simulation()
+                                                : make_simulation(BackendKind::Cpu);
+    twin->restore(before);
+    for (int s = 0; s < 3; ++s) sim->step(), twin->step();
+    EXPECT_EQ(largest_gap(sim->snapshot(), twin->snapshot()), 0.0f) << "k = " << k;
+  }
+  EXPECT_GE(failed, 4) << "the failures fell inside the reset";
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FailedReset,
+                         testing::Values(BackendKind::Cpu, BackendKind::Cuda),
+                         [](const testing::TestParamInfo<BackendKind>& info) {
+                           return info.param == BackendKind::Cpu ? "Cpu" : "EmulatedCuda";
+                         });
+
+// A kernel that faults (an illegal address: the context is lost). With TIDEPOOL_CUDA_SYNC
+// the error names the kernel (the function its body is written in) and the phase; without
+// it the error is seen later, and the message says how to find the kernel.
+TEST_F(EmulatedDevice, AFaultNamesItsKernelAndPhaseInSyncMode) {
+  const Scene scene = find_scene("dam_break", kSceneDir);
+  for (const bool sync : {true, false}) {
+    emulated_cuda::reset_faults();
+    set_cuda_sync_for_testing(sync);
+    auto sim = make_sim(BackendKind::Cuda, scene, 1000, 2);
+    sim->step();
+    emulated_cuda::fault_at_launch(12);
+    std::string message;
+    try {
+      for (int k = 0; k < 5; ++k) sim->step();
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    std::printf("sync %d: %s\n", int(sync), message.c_str());
+    ASSERT_FALSE(message.empty()) << "the fault was reported";
+    EXPECT_NE(message.find("illegal memory access"), std::string::npos) << message;
+    if (sync) {
+      EXPECT_NE(message.find("kernel "), std::string::npos) << message;
+      EXPECT_NE(message.find("lambda"), std::string::npos) << message;
+      EXPECT_NE(message.find("in phase '"), std::string::npos) << message;
+    } else {
+      EXPECT_NE(message.find("TIDEPOOL_CUDA_SYNC=1"), std::string::npos) << message;
+    }
+  }
+}
+
+// An event query that answers "not ready" is an answer, not an error: the launch after it
+// must not report it as a failed launch (finding 6).
+TEST_F(EmulatedDevice, AnEventNotReadyIsNotALaunchFailure) {
+  const Scene scene = find_scene("dam_break", kSceneDir);
+  auto sim = make_sim(BackendKind::Cuda, scene, 1000, 2);
+  sim->step();
+  emulated_cuda::events_not_ready(3);
+  EXPECT_NO_THROW({
+    for (int k = 0; k < 6; ++k) {
+      sim->step();
+      sim->stats();
+    }
+  });
+  EXPECT_GE(sim->stats().steps, 7u);
+}
+
+// The panel asks for the backend's description every frame: the device is asked once.
+TEST_F(EmulatedDevice, TheDeviceIsDescribedOnce) {
+  const Scene scene = find_scene("dam_break", kSceneDir);
+  auto sim = make_sim(BackendKind::Cuda, scene, 1000, 2);
+  const std::string first = sim->backend().description;
+  emulated_cuda::reset_counters();
+  for (int k = 0; k < 100; ++k) EXPECT_EQ(sim->backend().description, first);
+  EXPECT_EQ(emulated_cuda::counters().property_queries, 0u);
+  EXPECT_NE(first.find("Emulated device"), std::string::npos) << first;
+}
+
+// The max of the reductions skips NaN wherever it stands, on both backends alike
+// (finding 8: std::max over chunks against a reduction tree).
+TEST_F(EmulatedDevice, ReduceMaxSkipsNaNOnBothBackends) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<std::vector<float>> cases = {
+      {nan, 1.0f, 3.0f}, {1.0f, nan, 3.0f}, {3.0f, 1.0f, nan}, {nan, nan}, {}};
+  for (const std::vector<float>& values : cases) {
+    const uint n = uint(values.size());
+    DeviceBuffer<float> d(std::max<size_t>(n, 1));
+    CudaBackend::copy_from_host(d.data(), values.data(), n);
+    const float* dv = d.data();
+    const float* hv = values.data();
+    const float gpu = CudaBackend::reduce_max(n, -1.0f, [=](uint i) { return dv[i]; });
+    const float cpu = CpuBackend::reduce_max(n, -1.0f, [=](uint i) { return hv[i]; });
+    const float want = n == 3 ? 3.0f : -1.0f;
+    EXPECT_EQ(gpu, want);
+    EXPECT_EQ(cpu, want);
+  }
+}
+
+// The device publish path writes through the interop pointer only (no host access), and
+// under AddressSanitizer a host read of device memory is caught: the poisoning works.
+TEST_F(EmulatedDevice, HostReadsOfDeviceMemoryArePoisoned) {
+  DeviceBuffer<float> d(64);
+  EXPECT_TRUE(emulated_cuda::is_device_memory(d.data(), 64 * sizeof(float)));
+  EXPECT_FALSE(emulated_cuda::is_device_memory(&d, 1));
+#if defined(__SANITIZE_ADDRESS__)
+  EXPECT_TRUE(__asan_address_is_poisoned(d.data()));
+  {
+    emulated_cuda::DeviceAccess access;
+    EXPECT_FALSE(__asan_address_is_poisoned(d.data()));
+  }
+  EXPECT_TRUE(__asan_address_is_poisoned(d.data()));
+#else
+  GTEST_SKIP() << "built without AddressSanitizer: the poisoning is not checked";
+#endif
+}
+
+// What a step costs the host: launches, waits and allocations per step of each solver on
+// the dam break (no emitters, outflows or spray), in steady state. Printed for
+// docs/benchmarks.md; held to: no allocation in steady state, and the waits documented
+// in src/sim/backend_cuda.cuh as an upper bound (they may only go down).
+TEST_F(EmulatedDevice, StepStructure) {
+  const Scene scene = find_scene("dam_break", kSceneDir);
+  for (int solver = 0; solver < int(solver_names().size()); ++solver) {
+    auto sim = make_sim(BackendKind::Cuda, scene, 2000, solver);
+    sim->params().diffuse = 0;
+    for (int k = 0; k < 30; ++k) sim->step();
+    emulated_cuda::reset_counters();
+    const int steps = 20;
+    for (int k = 0; k < steps; ++k) sim->step();
+    const emulated_cuda::Counters c = emulated_cuda::counters();
+    const RunStats st = sim->stats();
+    std::printf("%s: %.1f launches, %.1f host waits (%.1f copies to the host), %.2f "
+                "allocations per step; %.1f solver iterations a step\n",
+                solver_name(solver), double(c.launches) / steps, double(c.host_waits) / steps,
+                double(c.copies_to_host) / steps, double(c.allocations) / steps,
+                st.mean_iterations);
+    EXPECT_EQ(c.allocations, 0u) << solver_name(solver) << ": no allocation in steady state";
+    // Today's counts (docs/benchmarks.md, "The CUDA step"), as a bound that may only go
+    // down: WCSPH 9, PCISPH 13 + 2 per iteration, PBF 7.
+    const double waits = double(c.host_waits) / steps;
+    const double bound = solver == int(SolverKind::Wcsph)    ? 9.0
+                         : solver == int(SolverKind::Pcisph) ? 13.0 + 2.0 * st.mean_iterations
+                                                             : 7.0;
+    EXPECT_LE(waits, bound + 0.01) << solver_name(solver);
+  }
+}
+
+}  // namespace
+}  // namespace tp

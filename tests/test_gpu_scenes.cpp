@@ -1,0 +1,40 @@
+// On a machine with an NVIDIA GPU (label gpu): every shipped scene on every solver, the
+// real CUDA backend beside the CPU backend, the same checks as the emulated device's
+// (tests/backend_comparison.h). Skipped with the reason without a usable GPU.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include "backend_comparison.h"
+#include "sim/backend_select.h"
+
+namespace tp {
+namespace {
+
+// Device memory for the publish targets: the real runtime's.
+struct RealMemory {
+  static void* allocate(size_t bytes) {
+    void* p = nullptr;
+    return cudaMalloc(&p, bytes) == cudaSuccess ? p : nullptr;
+  }
+  static void release(void* p) {
+    if (p) cudaFree(p);
+  }
+  static void copy_to_host(void* host, const void* device, size_t bytes) {
+    EXPECT_EQ(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+};
+
+class GpuScene : public testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(GpuScene, MatchesTheCpuBackend) {
+  const BackendChoice choice = choose_backend(BackendRequest::Cuda, cuda_runtime());
+  if (!choice.ok) GTEST_SKIP() << "no usable CUDA device here: " << choice.message;
+  const auto& [name, solver] = GetParam();
+  test::compare_with_cpu<RealMemory>(name, solver, [] { return make_simulation(BackendKind::Cuda); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, GpuScene, testing::ValuesIn(test::every_scene_and_solver()),
+                         test::scene_solver_name);
+
+}  // namespace
+}  // namespace tp
