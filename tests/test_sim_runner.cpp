@@ -180,5 +180,18 @@ TEST(SimRunner, PicksThePublishedParticlesAsTheSimulationDoes) {
   EXPECT_FALSE(pick_points(state.particles, sim->spacing(), Ray{Vec3{5, 1, 5}, Vec3{0, -1, 0}}));
 }
 
+// The panel's Device line says how many threads the steps really use: the thread's own
+// OpenMP count (the window's simulation thread runs on all cores but one), not the window
+// thread's.
+TEST(SimRunner, DescribesTheBackendWithTheThreadsItSteps) {
+  auto sim = resting_block();
+  SimRunner runner(*sim);
+  runner.start(1);
+  EXPECT_NE(runner.backend_description().find("1 threads"), std::string::npos)
+      << runner.backend_description();
+  runner.stop();
+  EXPECT_EQ(runner.backend_description(), sim->backend().description);
+}
+
 }  // namespace
 }  // namespace tp

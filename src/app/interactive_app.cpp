@@ -153,6 +153,7 @@ void InteractiveApp::update_threading() {
     runner_.start(window_sim_threads(options_));
   else
     runner_.stop();
+  device_ = runner_.backend_description();  // the panel's Device line: the steps' threads
 }
 
 void InteractiveApp::reset() {

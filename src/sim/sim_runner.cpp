@@ -61,11 +61,20 @@ void SimRunner::start(int threads) {
     halted_ = sim_.halted();
   }
   // OpenMP's thread count is a setting of each thread: the new one starts from the
-  // program's default, so it is set there.
+  // program's default, so it is set there. The description is taken here with the same
+  // count (the thread does not exist yet: nothing to race with).
+  const int here = omp_get_max_threads();
+  if (threads > 0) omp_set_num_threads(threads);
+  thread_description_ = sim_.backend().description;
+  omp_set_num_threads(here);
   thread_ = std::thread([this, threads] {
     if (threads > 0) omp_set_num_threads(threads);
     loop();
   });
+}
+
+std::string SimRunner::backend_description() const {
+  return threaded() ? thread_description_ : sim_.backend().description;
 }
 
 void SimRunner::stop() {

@@ -24,6 +24,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -66,6 +67,9 @@ class SimRunner {
   void start(int threads = 0);
   void stop();
   bool threaded() const { return thread_.joinable(); }
+  // The backend as the steps run it: on the thread, with its OpenMP thread count ("CPU
+  // (OpenMP, 1 threads, ...)" in a 2-core window), else as the simulation says.
+  std::string backend_description() const;
 
   // Inputs, from the window thread: the thread (or step_inline) applies them before the
   // next step. Each returns the serial of the input, which PublishedState::input_serial
@@ -129,6 +133,7 @@ class SimRunner {
 
   Simulation& sim_;
   std::thread thread_;
+  std::string thread_description_;  ///< backend().description with the thread's count
   std::mutex mutex_;
   std::condition_variable wake_;    ///< the thread: input, park, stop, pause
   std::condition_variable parked_cv_;  ///< the window: the thread parked
