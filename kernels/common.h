@@ -104,6 +104,18 @@ struct MaxSkippingNaN {
   TP_HD TP_INLINE float operator()(float a, float b) const { return (b > a || a != a) ? b : a; }
 };
 
+// Three maxima taken in one pass (reduce_max3: the time step's speed, acceleration and
+// density ratio, one wait for the host instead of three on a GPU).
+struct Max3 {
+  float a, b, c;
+};
+struct Max3SkippingNaN {
+  TP_HD TP_INLINE Max3 operator()(const Max3& x, const Max3& y) const {
+    const MaxSkippingNaN m;
+    return Max3{m(x.a, y.a), m(x.b, y.b), m(x.c, y.c)};
+  }
+};
+
 // Atomic add returning the previous value: CUDA's atomicAdd on the device, the GCC/Clang
 // builtin on the host (OpenMP threads). The grid build is the only user.
 TP_HD TP_INLINE uint atomic_add(uint* address, uint value) {

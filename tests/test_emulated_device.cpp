@@ -255,12 +255,12 @@ TEST_F(EmulatedDevice, StepStructure) {
                 double(c.copies_to_host) / steps, double(c.allocations) / steps,
                 st.mean_iterations);
     EXPECT_EQ(c.allocations, 0u) << solver_name(solver) << ": no allocation in steady state";
-    // Today's counts (docs/benchmarks.md, "The CUDA step"), as a bound that may only go
-    // down: WCSPH 9, PCISPH 13 + 2 per iteration, PBF 7.
+    // Today's counts (docs/cuda.md, "What a step costs the host"), as a bound that may
+    // only go down: WCSPH 6, PCISPH 9 + 1 per iteration, PBF 5.
     const double waits = double(c.host_waits) / steps;
-    const double bound = solver == int(SolverKind::Wcsph)    ? 9.0
-                         : solver == int(SolverKind::Pcisph) ? 13.0 + 2.0 * st.mean_iterations
-                                                             : 7.0;
+    const double bound = solver == int(SolverKind::Wcsph)    ? 6.0
+                         : solver == int(SolverKind::Pcisph) ? 9.0 + st.mean_iterations
+                                                             : 5.0;
     EXPECT_LE(waits, bound + 0.01) << solver_name(solver);
   }
 }

@@ -181,6 +181,20 @@ struct CpuBackend {
     return result;
   }
 
+  // The three maxima of f(i) (a Max3) in one pass, from 0 (reduce_max's, three at once).
+  template <class F>
+  static Max3 reduce_max3(uint n, F f) {
+    float a = 0.0f, b = 0.0f, c = 0.0f;
+#pragma omp parallel for schedule(static) reduction(tp_max : a, b, c) if (n >= kParallelThreshold)
+    for (long long i = 0; i < (long long)n; ++i) {
+      const Max3 v = f(uint(i));
+      a = MaxSkippingNaN()(a, v.a);
+      b = MaxSkippingNaN()(b, v.b);
+      c = MaxSkippingNaN()(c, v.c);
+    }
+    return Max3{a, b, c};
+  }
+
   // sum over i of f(i) in double, in fixed chunks combined in order (reduce_sum_max's
   // sum: the max costs one instruction an element).
   template <class F>

@@ -2,14 +2,15 @@
 // Thrust (CCCL, from the toolkit) for scans and reductions. Compiled by nvcc only.
 //
 // Everything runs in order on the default stream. The host waits for the device only
-// where it needs a value back. The waits of one step (issue 7):
+// where it needs a value back. The waits of one step, counted on the emulated device
+// (EmulatedDevice.StepStructure; docs/cuda.md):
 //   grid build    1: the neighbour lists' check for a list that ran out of slots (and a
 //                 second search when one did, rare); the scan itself does not wait
-//   time step     WCSPH: max speed, max acceleration, max rho/rho0 (3 reductions);
-//                 PCISPH: deepest and highest point, max speed, max acceleration (4);
-//                 PBF: max speed, max acceleration (2)
-//   PCISPH loop   mean and max predicted compression, per iteration (2 x iterations, >= 6)
-//   statistics    mean and max density error of an end state (2), non-finite particle
+//   time step     1: speed, acceleration (and WCSPH's density ratio) in one reduction
+//   PCISPH loop   1 per iteration: mean and max predicted compression in one reduction
+//   boundary      WCSPH, PCISPH: the listed samples' count (1 copy) and their lists'
+//                 overflow check (1)
+//   statistics    mean and max density error of an end state (1), non-finite particle
 //                 count (1), PBF's initial compression (1)
 //   scenes        outflows: the survivor count (1 copy, every step); emitters: 1 copy per
 //                 layer laid; diffuse particles (every 2.5 ms simulated): 2 copies, 3 counts
@@ -17,19 +18,18 @@
 //   per frame     publish(): 1 (cudaDeviceSynchronize before the GL unmap, or the copy);
 //                 stats(): the mean list lengths (2) and a wait for the last phase's end
 //                 event, to read the phase times
-//   boundary     WCSPH, PCISPH: the listed samples' count (1 copy) and their lists'
-//                 overflow check (1)
-// In all, counted on the emulated device (EmulatedDevice.StepStructure, docs/cuda.md):
-// WCSPH 9, PCISPH 13 + 2 x iterations, PBF 7 (before issue 7: 14, 15 + 2 x iterations and
-// 13, with a cudaDeviceSynchronize after every phase and Thrust's blocking scan in every
-// grid build). Not waits: the scan (par_nosync), phase timing (CUDA events, read after
-// the step: CudaPhaseEvents below), kernel launches. Each reduction is one stream sync and
-// one 4-8 byte copy; Thrust's temporaries come from cudaMallocAsync (par_nosync), not
-// cudaMalloc/cudaFree, whose cudaFree would wait for the whole device, from a pool told
-// to keep its memory (keep_temporaries()).
-// Left for later (they touch the solver files): one fused reduction for the time step
-// (3-4 -> 1), the PCISPH check as one reduction of (sum, max) (2 -> 1 per iteration), and
-// the statistics accumulated on the device and read in stats() (-3 or -4 per step).
+// In all: WCSPH 6, PCISPH 9 + 1 per iteration, PBF 5 (before: 9, 13 + 2 per iteration and
+// 7, with separate reductions; before issue 7: 14, 15 + 2 x iterations and 13, with a
+// cudaDeviceSynchronize after every phase and Thrust's blocking scan in every grid build).
+// Not waits: the scan (par_nosync), phase timing (CUDA events, read after the step:
+// CudaPhaseEvents below), kernel launches. Each reduction is one stream sync and one small
+// copy; Thrust's temporaries come from cudaMallocAsync (par_nosync), not
+// cudaMalloc/cudaFree, whose cudaFree would wait for the whole device, from a pool told to
+// keep its memory (keep_temporaries()).
+// Left for later (they touch the step's structure): the non-finite count folded into the
+// next step's time-step reduction, the statistics accumulated on the device and read in
+// stats(), and the overflow check read a step late (a step repeated when it overflowed):
+// PBF would then wait once per step.
 #pragma once
 
 #if defined(TP_CUDA_EMULATED)
@@ -382,14 +382,45 @@ struct CudaBackend {
     });
   }
 
-  // Both reductions of the CPU backend's reduce_sum_max (two here, each waits anyway).
+  // The three maxima of f(i) (a Max3) in one reduction: one wait, not three.
+  template <class F>
+  static Max3 reduce_max3(uint n, F f) {
+    keep_temporaries();
+#if defined(TP_CUDA_EMULATED)
+    emulated_cuda::host_waited();
+#endif
+    return thrust_call("reduction (3 maxima)", [&] {
+      return thrust::transform_reduce(device_policy(), thrust::counting_iterator<uint>(0),
+                                      thrust::counting_iterator<uint>(n), f,
+                                      Max3{0.0f, 0.0f, 0.0f}, Max3SkippingNaN());
+    });
+  }
+
+  // The CPU backend's reduce_sum_max as one reduction of (sum, max) pairs: one wait.
   struct SumMax {
     double sum;
     float max;
   };
+  struct SumMaxCombine {
+    TP_HD SumMax operator()(const SumMax& x, const SumMax& y) const {
+      return SumMax{x.sum + y.sum, MaxSkippingNaN()(x.max, y.max)};
+    }
+  };
   template <class F>
   static SumMax reduce_sum_max(uint n, F f) {
-    return SumMax{reduce_sum(n, f), reduce_max(n, 0.0f, f)};
+    keep_temporaries();
+#if defined(TP_CUDA_EMULATED)
+    emulated_cuda::host_waited();
+#endif
+    return thrust_call("reduction (sum and max)", [&] {
+      return thrust::transform_reduce(
+          device_policy(), thrust::counting_iterator<uint>(0), thrust::counting_iterator<uint>(n),
+          [=] TP_HD(uint i) {
+            const float v = f(i);
+            return SumMax{double(v), v};
+          },
+          SumMax{0.0, 0.0f}, SumMaxCombine());
+    });
   }
 
   // Thrust's temporaries come from the device's default memory pool (cudaMallocAsync),

@@ -23,7 +23,8 @@ void pbf_predict(SimulationImpl<B>& sim) {
     });
   }
   StepConstants& c = sim.constants();
-  c.dt = sim.limit_dt(flow_time_step(sim.max_speed(), sim.max_acceleration(), c));
+  const auto most = sim.flow_maxima(false);
+  c.dt = sim.limit_dt(flow_time_step(most.speed, most.acceleration, c));
   const StepConstants k = c;
   Vec4* predicted = sim.fluid.predicted.data();
   B::for_each(f.n, [=] TP_HD(uint i) {

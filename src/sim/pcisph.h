@@ -74,9 +74,10 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
     const float holding_up = pcisph_holding_step(c, depth, g_abs);
     sim.set_solver_dt_limit(fminf(fmaxf(sim.solver_dt_limit(), 0.5f * holding), 1.2f * holding_up));
   }
-  c.dt = fminf(flow_time_step(sim.max_speed(), sim.max_acceleration(), c), sim.solver_dt_limit());
+  const auto most = sim.flow_maxima(false);
+  c.dt = fminf(flow_time_step(most.speed, most.acceleration, c), sim.solver_dt_limit());
   c.dt = sim.limit_dt(  // (the NaN guard may halve it)
-      bounded_time_step(c.dt, stable_time_step(sim.max_speed(), sim.max_acceleration(), c), c));
+      bounded_time_step(c.dt, stable_time_step(most.speed, most.acceleration, c), c));
 }
 
 // The predict-correct loop [SP09, Alg. 2] at the time step in sim.constants(), from zero

@@ -184,9 +184,13 @@ class SimulationImpl final : public Simulation {
   void set_solver_dt_limit(float dt) { solver_dt_limit_ = clampf(dt, params_.dt_min, params_.dt_max); }
   // The time step a solver chose, halved as often as the NaN guard has asked in this step.
   float limit_dt(float dt) const { return fminf(dt, dt_cap_); }
-  float max_speed();
-  float max_acceleration();
-  float max_density_ratio();  ///< largest rho / rho0 of the current densities
+  // The time step's maxima in one reduction (one wait on a GPU): speed, acceleration and,
+  // with `density`, the largest rho / rho0 of the current densities (else 0). Records the
+  // speed in the statistics.
+  struct FlowMaxima {
+    float speed, acceleration, density_ratio;
+  };
+  FlowMaxima flow_maxima(bool density);
 
   StepConstants& constants() { return constants_; }
   const GridView& grid_view() const { return grid_.view(); }
@@ -573,8 +577,9 @@ void SimulationImpl<B>::measure_pending() {
     return;
   }
   const float* err = fluid.scratch.data();
-  const double mean = B::reduce_sum(fluid.n, [=] TP_HD(uint i) { return err[i]; }) / fluid.n;
-  const float max = B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return err[i]; });
+  const auto sum_max = B::reduce_sum_max(fluid.n, [=] TP_HD(uint i) { return err[i]; });
+  const double mean = sum_max.sum / fluid.n;
+  const float max = sum_max.max;
   error_sum_ += mean;
   measured_++;
   stats_.last_density_error = mean;
@@ -650,25 +655,17 @@ void SimulationImpl<B>::record_iterations(int iterations, double error) {
 }
 
 template <class B>
-float SimulationImpl<B>::max_speed() {
+typename SimulationImpl<B>::FlowMaxima SimulationImpl<B>::flow_maxima(bool density) {
   const Vec4* v = fluid.velocity.data();
-  const float s = B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return length(xyz(v[i])); });
-  stats_.last_max_speed = s;
-  stats_.max_speed = std::max(stats_.max_speed, double(s));
-  return s;
-}
-
-template <class B>
-float SimulationImpl<B>::max_acceleration() {
   const Vec4* a = fluid.acceleration.data();
-  return B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return length(xyz(a[i])); });
-}
-
-template <class B>
-float SimulationImpl<B>::max_density_ratio() {
   const float* rho = fluid.density.data();
-  const float inv_rest = 1.0f / constants_.p.rest_density;
-  return B::reduce_max(fluid.n, 0.0f, [=] TP_HD(uint i) { return rho[i] * inv_rest; });
+  const float inv_rest = density ? 1.0f / constants_.p.rest_density : 0.0f;
+  const Max3 m = B::reduce_max3(fluid.n, [=] TP_HD(uint i) {
+    return Max3{length(xyz(v[i])), length(xyz(a[i])), density ? rho[i] * inv_rest : 0.0f};
+  });
+  stats_.last_max_speed = m.a;
+  stats_.max_speed = std::max(stats_.max_speed, double(m.a));
+  return FlowMaxima{m.a, m.b, m.c};
 }
 
 template <class B>

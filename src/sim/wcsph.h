@@ -41,7 +41,8 @@ void wcsph_forces(SimulationImpl<B>& sim) {
 template <class B>
 void wcsph_integrate(SimulationImpl<B>& sim) {
   StepConstants& c = sim.constants();
-  c.dt = sim.limit_dt(wcsph_time_step(sim.max_speed(), sim.max_acceleration(), sim.max_density_ratio(), c));
+  const auto most = sim.flow_maxima(true);
+  c.dt = sim.limit_dt(wcsph_time_step(most.speed, most.acceleration, most.density_ratio, c));
   sim.integrate();
 }
 
