@@ -51,11 +51,7 @@ std::unique_ptr<Simulation> make_sim(BackendKind kind, const Scene& scene, uint6
                                      int solver) {
   auto sim = kind == BackendKind::Cuda ? make_emulated_cuda_simulation()
                                        : make_simulation(BackendKind::Cpu);
-  apply_quality(sim->params(), Quality::Accurate, BackendKind::Cpu);  // the same on both
-  apply_scene_params(scene, sim->params());
-  sim->params().solver = solver;
-  sim->params().diffuse = 1;
-  sim->params().diffuse_cap = 1000;
+  test::comparison_params(*sim, scene, solver);  // the same on both
   sim->reset(build_initial_state(scene, spacing_for_count(scene, particles)));
   return sim;
 }
@@ -213,6 +209,48 @@ TEST_F(EmulatedDevice, ReduceMaxSkipsNaNOnBothBackends) {
     const float want = n == 3 ? 3.0f : -1.0f;
     EXPECT_EQ(gpu, want);
     EXPECT_EQ(cpu, want);
+  }
+  // The combiners themselves, NaN first (where `a < b ? b : a` keeps it): a GPU's tree
+  // combines partial results in any order.
+  EXPECT_EQ(MaxSkippingNaN()(nan, 2.0f), 2.0f);
+  EXPECT_EQ(MaxSkippingNaN()(2.0f, nan), 2.0f);
+  const Max3 m = Max3SkippingNaN()(Max3{nan, 1.0f, nan}, Max3{4.0f, nan, 5.0f});
+  EXPECT_EQ(m.a, 4.0f);
+  EXPECT_EQ(m.b, 1.0f);
+  EXPECT_EQ(m.c, 5.0f);
+  const CudaBackend::SumMax sm =
+      CudaBackend::SumMaxCombine()(CudaBackend::SumMax{1.0, nan}, CudaBackend::SumMax{2.0, 7.0f});
+  EXPECT_EQ(sm.sum, 3.0);
+  EXPECT_EQ(sm.max, 7.0f);
+  // The CPU's parallel path (a team, chunks), NaN at the start of every chunk.
+  std::vector<float> many(100000, 1.0f);
+  for (size_t k = 0; k < many.size(); k += 4096) many[k] = nan;
+  many[77777] = 9.0f;
+  const float* mv = many.data();
+  EXPECT_EQ(CpuBackend::reduce_max(uint(many.size()), 0.0f, [=](uint i) { return mv[i]; }), 9.0f);
+  EXPECT_EQ(CpuBackend::reduce_max3(uint(many.size()), [=](uint i) {
+              return Max3{mv[i], 0.0f, mv[i]};
+            }).c,
+            9.0f);
+}
+
+// A reset that fails on a simulation the NaN guard has stopped leaves it stopped, with its
+// note: the roll-back restores what a capture holds and puts the rest back by hand.
+TEST_F(EmulatedDevice, AFailedResetKeepsAStoppedSimulationStopped) {
+  const Scene scene = find_scene("dam_break", kSceneDir);
+  for (const BackendKind kind : {BackendKind::Cpu, BackendKind::Cuda}) {
+    auto sim = make_sim(kind, scene, 1000, 2);
+    sim->step();
+    sim->inject_nan_for_test(0, 100);
+    for (int k = 0; k < 3 && !sim->halted(); ++k) sim->step();
+    ASSERT_TRUE(sim->halted());
+    const SimParams params = sim->params();
+    alloc_faults::fail_after(3);
+    EXPECT_THROW(sim->reset(build_initial_state(scene, spacing_for_count(scene, 3000))),
+                 std::runtime_error);
+    alloc_faults::disarm();
+    EXPECT_TRUE(sim->halted()) << "still stopped";
+    EXPECT_EQ(std::memcmp(&params, &sim->params(), sizeof(SimParams)), 0) << "parameters kept";
   }
 }
 

@@ -3,6 +3,7 @@
 // the inline (lockstep) mode is bit-for-bit deterministic. scripts/tsan.sh runs these
 // under ThreadSanitizer.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <chrono>
 #include <cmath>
@@ -186,11 +187,17 @@ TEST(SimRunner, PicksThePublishedParticlesAsTheSimulationDoes) {
 TEST(SimRunner, DescribesTheBackendWithTheThreadsItSteps) {
   auto sim = resting_block();
   SimRunner runner(*sim);
-  runner.start(1);
-  EXPECT_NE(runner.backend_description().find("1 threads"), std::string::npos)
+  // A count other than this thread's, so that the two descriptions differ.
+  const int here = omp_get_max_threads(), there = here == 1 ? 2 : here - 1;
+  runner.start(there);
+  const std::string want = "OpenMP, " + std::to_string(there) + " threads";
+  EXPECT_NE(runner.backend_description().find(want), std::string::npos)
       << runner.backend_description();
   runner.stop();
   EXPECT_EQ(runner.backend_description(), sim->backend().description);
+  EXPECT_NE(runner.backend_description().find("OpenMP, " + std::to_string(here) + " threads"),
+            std::string::npos)
+      << "stopped: the simulation's own count";
 }
 
 }  // namespace

@@ -218,6 +218,9 @@ cudaError_t cudaMalloc(void** pointer, size_t bytes) {
   if (!p) return report(cudaErrorMemoryAllocation);
   std::memset(p, 0xFF, rounded);  // garbage, as a real allocation holds
   d.allocations[p] = bytes;
+  // The rounding's tail is never the buffer's: poisoned for good (DeviceAccess lifts
+  // [p, p + bytes) only), so a kernel writing past its buffer is caught.
+  TP_POISON(p + bytes, rounded - bytes);
   if (d.access_depth == 0) TP_POISON(p, bytes);
   ++d.counters.allocations;
   d.counters.bytes_in_use += bytes;
@@ -232,7 +235,7 @@ cudaError_t cudaFree(void* pointer) {
   if (!pointer) return cudaSuccess;
   auto it = d.allocations.find(static_cast<const char*>(pointer));
   if (it == d.allocations.end()) return report(cudaErrorInvalidDevicePointer);
-  TP_UNPOISON(pointer, it->second);
+  TP_UNPOISON(pointer, (it->second + kAlignment - 1) / kAlignment * kAlignment);
   d.counters.bytes_in_use -= it->second;
   d.allocations.erase(it);
   ++d.counters.frees;

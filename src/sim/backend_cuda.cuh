@@ -182,11 +182,12 @@ class DeviceBuffer {
     T* fresh = nullptr;
     if (n) {
       const cudaError_t e = cudaMalloc(&fresh, n * sizeof(T));
-      if (e != cudaSuccess) {
+      if (e == cudaErrorMemoryAllocation) {
         cudaGetLastError();  // an allocation failure is not sticky: clear it
         throw std::runtime_error("CUDA: out of device memory for " + std::to_string(n * sizeof(T)) +
                                  " bytes (" + cudaGetErrorName(e) + ")");
       }
+      cuda_check(e, "allocate");  // anything else (a lost context) says what it is
     }
     release();
     data_ = fresh;
@@ -428,19 +429,20 @@ struct CudaBackend {
   // that each of a step's scans and reductions maps fresh memory: told once to keep it.
   static void keep_temporaries() {
 #if !defined(TP_CUDA_EMULATED)
-    static const bool kept = [] {
-      int device = 0;
-      cudaMemPool_t pool = nullptr;
-      uint64_t keep = UINT64_MAX;
-      if (cudaGetDevice(&device) != cudaSuccess ||
-          cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
-          cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess) {
-        cudaGetLastError();  // not fatal: the temporaries are mapped each time instead
-        return false;
-      }
-      return true;
-    }();
-    (void)kept;
+    // Once per device (the simulation may move to the one that runs OpenGL).
+    static bool kept[64] = {};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= 64) {
+      cudaGetLastError();
+      return;
+    }
+    if (kept[device]) return;
+    kept[device] = true;
+    cudaMemPool_t pool = nullptr;
+    uint64_t keep = UINT64_MAX;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess)
+      cudaGetLastError();  // not fatal: the temporaries are mapped each time instead
 #endif
   }
 

@@ -72,8 +72,8 @@ void SimulationImpl<B>::restore(const SimState& s) {
   std::sort(ids.begin(), ids.end());
   if (std::adjacent_find(ids.begin(), ids.end()) != ids.end() || (n && ids.back() >= s.next_id))
     throw std::invalid_argument("the state's particle ids are not unique");
-  // reset_state() validates the rest; all_or_nothing() puts back what was there when
-  // anything fails.
+  validate_initial(s.initial);  // before anything is copied or changed
+  // all_or_nothing() puts back what was there when anything fails.
   all_or_nothing([&] { restore_state(s); });
 }
 

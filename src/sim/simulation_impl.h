@@ -330,11 +330,19 @@ class SimulationImpl final : public Simulation {
 template <class B>
 template <class F>
 void SimulationImpl<B>::all_or_nothing(F&& change) {
+  // Anything reset before (even with no particles left: an emitter's scene before its
+  // first layer, a drained one) is kept; the parameters and what a capture does not hold
+  // (the NaN guard's stop and note, the mouse) are put back by hand.
   std::optional<SimState> before;
-  if (fluid.n > 0) before = capture();
+  if (spacing_ > 0.0f) before = capture();
+  const SimParams params = params_;
+  const bool halted = stats_.halted;
+  const std::string note = guard_note_;
+  const MouseForce mouse = mouse_;
   try {
     change();
   } catch (const std::exception& e) {
+    params_ = params;
     if (!before) throw;
     const std::string why =
         dynamic_cast<const std::bad_alloc*>(&e) ? std::string("out of memory") : e.what();
@@ -346,6 +354,12 @@ void SimulationImpl<B>::all_or_nothing(F&& change) {
       // empty, and said so, never half-built.
       fluid.resize(0);
       diffuse_.clear();
+      wall_n_ = obstacle_n_ = 0;
+      obstacles_.clear();
+      obstacle_target_.clear();
+      emitters_.clear();
+      emitter_travel_.clear();
+      outflows_.clear();
       stats_ = RunStats{};
       stats_.halted = true;
       guard_note_ = "The simulation stopped: " + why + ", and the running scene could not be "
@@ -353,6 +367,9 @@ void SimulationImpl<B>::all_or_nothing(F&& change) {
       stats_.guard_note = guard_note_;
       throw std::runtime_error(guard_note_);
     }
+    stats_.halted = halted;
+    guard_note_ = note;
+    mouse_ = mouse;
     if (refused) throw std::invalid_argument(why + "; the running simulation is kept");
     throw std::runtime_error(why + "; the running simulation is kept");
   }
