@@ -323,77 +323,7 @@ class SimulationImpl final : public Simulation {
 
 // ---- implementation -------------------------------------------------------------------
 
-// All or nothing: a reset or restore that fails part-way (out of memory on the host or
-// the device, or an object of the scene refused after the particles were built) leaves
-// the running simulation as it was, restored from a copy taken first (capture(): bit for
-// bit, as state files are). The copy costs a host copy of the state, once per reset.
-template <class B>
-template <class F>
-void SimulationImpl<B>::all_or_nothing(F&& change) {
-  // Anything reset before (even with no particles left: an emitter's scene before its
-  // first layer, a drained one) is kept; the parameters and what a capture does not hold
-  // (the NaN guard's stop and note, the mouse) are put back by hand.
-  std::optional<SimState> before;
-  if (spacing_ > 0.0f) before = capture();
-  const SimParams params = params_;
-  const bool halted = stats_.halted;
-  const std::string note = guard_note_;
-  const MouseForce mouse = mouse_;
-  try {
-    change();
-  } catch (const std::exception& e) {
-    params_ = params;
-    if (!before) throw;
-    const std::string why =
-        dynamic_cast<const std::bad_alloc*>(&e) ? std::string("out of memory") : e.what();
-    const bool refused = dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
-    try {
-      restore_state(*before);
-    } catch (const std::exception& again) {
-      // Not even the old state fits any more (another program took the memory): stopped,
-      // empty, and said so, never half-built.
-      fluid.resize(0);
-      diffuse_.clear();
-      wall_n_ = obstacle_n_ = 0;
-      obstacles_.clear();
-      obstacle_target_.clear();
-      emitters_.clear();
-      emitter_travel_.clear();
-      outflows_.clear();
-      stats_ = RunStats{};
-      stats_.halted = true;
-      guard_note_ = "The simulation stopped: " + why + ", and the running scene could not be "
-                    "restored (" + again.what() + "). Reset or load a scene.";
-      stats_.guard_note = guard_note_;
-      throw std::runtime_error(guard_note_);
-    }
-    stats_.halted = halted;
-    guard_note_ = note;
-    mouse_ = mouse;
-    if (refused) throw std::invalid_argument(why + "; the running simulation is kept");
-    throw std::runtime_error(why + "; the running simulation is kept");
-  }
-}
-
-template <class B>
-void SimulationImpl<B>::reset(const InitialState& s) {
-  validate_initial(s);  // before anything is copied or changed
-  all_or_nothing([&] { reset_state(s); });
-}
-
-template <class B>
-void SimulationImpl<B>::validate_initial(const InitialState& s) {
-  if (!(s.spacing > 0.0f) || !std::isfinite(s.spacing))
-    throw std::invalid_argument("particle spacing must be a positive number");
-  if (!(s.tank_lo.x < s.tank_hi.x && s.tank_lo.y < s.tank_hi.y && s.tank_lo.z < s.tank_hi.z))
-    throw std::invalid_argument("the tank's min corner must be below its max corner on every axis");
-  if (s.fluid.empty() && s.emitters.empty())
-    throw std::invalid_argument("the scene has no fluid particles and no emitter");
-  if (!s.velocity.empty() && s.velocity.size() != s.fluid.size())
-    throw std::invalid_argument("initial velocities must match the fluid particles");
-  if (s.fluid.size() >= (size_t(1) << 31))
-    throw std::invalid_argument("too many particles (the limit is 2^31)");
-}
+// reset() and the roll-back it shares with restore(): src/sim/sim_state.h.
 
 template <class B>
 void SimulationImpl<B>::reset_state(const InitialState& s) {
