@@ -354,47 +354,37 @@ struct CudaBackend {
     });
   }
 
-  // Reductions return their value to the host, so they wait for it whatever the policy.
-  // Thrust (CUB) picks the block size and grid of the reduction kernels. The max skips
-  // NaN as the CPU's does (MaxSkippingNaN).
-  template <class F>
-  static float reduce_max(uint n, float init, F f) {
-    keep_temporaries();
-#if defined(TP_CUDA_EMULATED)
-    emulated_cuda::host_waited();  // the value comes back to the host
-#endif
-    return thrust_call("reduction (max)", [&] {
-      return thrust::transform_reduce(device_policy(), thrust::counting_iterator<uint>(0),
-                                      thrust::counting_iterator<uint>(n), f, init,
-                                      MaxSkippingNaN());
-    });
-  }
-
-  template <class F>
-  static double reduce_sum(uint n, F f) {
+  // Every reduction: transform(i) over [0, n) combined by op from init, its value back to
+  // the host, so it waits whatever the policy (counted on the emulated device). Thrust (CUB) picks the block size
+  // and grid of the reduction kernels. The maxima skip NaN as the CPU's do
+  // (MaxSkippingNaN).
+  template <class T, class G, class Op>
+  static T reduce(const char* what, uint n, G transform, T init, Op op) {
     keep_temporaries();
 #if defined(TP_CUDA_EMULATED)
     emulated_cuda::host_waited();
 #endif
-    return thrust_call("reduction (sum)", [&] {
-      return thrust::transform_reduce(
-          device_policy(), thrust::counting_iterator<uint>(0), thrust::counting_iterator<uint>(n),
-          [=] TP_HD(uint i) { return double(f(i)); }, 0.0, thrust::plus<double>());
+    return thrust_call(what, [&] {
+      return thrust::transform_reduce(device_policy(), thrust::counting_iterator<uint>(0),
+                                      thrust::counting_iterator<uint>(n), transform, init, op);
     });
+  }
+
+  template <class F>
+  static float reduce_max(uint n, float init, F f) {
+    return reduce("reduction (max)", n, f, init, MaxSkippingNaN());
+  }
+
+  template <class F>
+  static double reduce_sum(uint n, F f) {
+    return reduce("reduction (sum)", n, [=] TP_HD(uint i) { return double(f(i)); }, 0.0,
+                  thrust::plus<double>());
   }
 
   // The three maxima of f(i) (a Max3) in one reduction: one wait, not three.
   template <class F>
   static Max3 reduce_max3(uint n, F f) {
-    keep_temporaries();
-#if defined(TP_CUDA_EMULATED)
-    emulated_cuda::host_waited();
-#endif
-    return thrust_call("reduction (3 maxima)", [&] {
-      return thrust::transform_reduce(device_policy(), thrust::counting_iterator<uint>(0),
-                                      thrust::counting_iterator<uint>(n), f,
-                                      Max3{0.0f, 0.0f, 0.0f}, Max3SkippingNaN());
-    });
+    return reduce("reduction (3 maxima)", n, f, Max3{0.0f, 0.0f, 0.0f}, Max3SkippingNaN());
   }
 
   // The CPU backend's reduce_sum_max as one reduction of (sum, max) pairs: one wait.
@@ -409,19 +399,13 @@ struct CudaBackend {
   };
   template <class F>
   static SumMax reduce_sum_max(uint n, F f) {
-    keep_temporaries();
-#if defined(TP_CUDA_EMULATED)
-    emulated_cuda::host_waited();
-#endif
-    return thrust_call("reduction (sum and max)", [&] {
-      return thrust::transform_reduce(
-          device_policy(), thrust::counting_iterator<uint>(0), thrust::counting_iterator<uint>(n),
-          [=] TP_HD(uint i) {
-            const float v = f(i);
-            return SumMax{double(v), v};
-          },
-          SumMax{0.0, 0.0f}, SumMaxCombine());
-    });
+    return reduce(
+        "reduction (sum and max)", n,
+        [=] TP_HD(uint i) {
+          const float v = f(i);
+          return SumMax{double(v), v};
+        },
+        SumMax{0.0, 0.0f}, SumMaxCombine());
   }
 
   // Thrust's temporaries come from the device's default memory pool (cudaMallocAsync),
