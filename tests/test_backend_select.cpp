@@ -21,14 +21,16 @@ class FakeRuntime : public CudaRuntime {
     return built ? devices : 0;
   }
   size_t total = 0, free = 0;
-  bool device_info(int, CudaDeviceInfo* info, std::string*) override {
+  size_t free_on_other = 0;  ///< what device 1 has free (device 0: free)
+  bool device_info(int device, CudaDeviceInfo* info, std::string*) override {
     info->name = "Fake GPU";
     info->major = 6;
     info->minor = 1;
     info->memory_bytes = total;
-    info->free_bytes = free;
+    info->free_bytes = device == 1 ? free_on_other : free;
     return true;
   }
+  int current_device() override { return current; }
   bool probe_kernels(int device, std::string* error) override {
     current = device;  // as the real probe's cudaSetDevice
     if (!kernels_ok) *error = "no kernel image is available for execution on the device";
@@ -123,6 +125,11 @@ TEST(BackendSelect, TheDeviceBudgetIsItsFreeMemory) {
   EXPECT_EQ(memory_budget_bytes(BackendKind::Cuda), std::min<uint64_t>(host, rt.free));
   rt.free = 0;
   EXPECT_EQ(memory_budget_bytes(BackendKind::Cuda), std::min<uint64_t>(host, rt.total));
+  // Moved to the GPU that runs OpenGL (device 1): that device's free memory.
+  rt.free = size_t(1) << 30;
+  rt.free_on_other = size_t(3) << 28;
+  rt.current = 1;
+  EXPECT_EQ(memory_budget_bytes(BackendKind::Cuda), std::min<uint64_t>(host, rt.free_on_other));
   set_cuda_runtime_for_testing(nullptr);
 }
 

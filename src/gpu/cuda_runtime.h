@@ -41,6 +41,8 @@ class CudaRuntime {
     *error = "not asked";
     return -1;
   }
+  // The device this thread's CUDA work runs on (cudaGetDevice): 0 unless use_device moved it.
+  virtual int current_device() { return 0; }
   // Makes `device` the one this thread's CUDA work runs on (cudaSetDevice).
   virtual bool use_device(int device, std::string* error) {
     (void)device;

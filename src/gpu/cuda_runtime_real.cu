@@ -62,6 +62,15 @@ class RealRuntime final : public CudaRuntime {
     return true;
   }
 
+  int current_device() override {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return device;
+  }
+
   bool probe_kernels(int device, std::string* error) override {
     cudaError_t e = cudaSetDevice(device);
     int* out = nullptr;

@@ -105,7 +105,10 @@ uint64_t memory_budget_bytes(BackendKind backend) {
   if (backend != BackendKind::Cuda) return host;
   CudaDeviceInfo info;
   std::string error;
-  if (!cuda_runtime().device_info(0, &info, &error)) return host;
+  // The device the simulation runs on: the first, or the one OpenGL runs on when the
+  // window moved it there for the interop (use_device).
+  CudaRuntime& rt = cuda_runtime();
+  if (!rt.device_info(rt.current_device(), &info, &error)) return host;
   // What is free now: a desktop's display and other programs hold part of the total.
   const size_t device = info.free_bytes > 0 ? info.free_bytes : info.memory_bytes;
   return device > 0 ? std::min(host, uint64_t(device)) : host;
