@@ -77,8 +77,9 @@ struct BoundaryView {
 // (kernels/wcsph.h, boundary_pressure).
 struct SampleLists {
   const uint* sample;  ///< the k-th such sample (an index into BoundaryView's arrays)
-  uint n;              ///< how many there are
+  uint n;              ///< at least how many there are (a launch's size)
   NeighborList fluid;  ///< list k: the fluid particles within h of sample[k]
+  const uint* listed;  ///< how many there are: read where the lists are (a GPU's memory)
 };
 
 TP_HD TP_INLINE bool inside_box(Vec3 x, Vec3 lo, Vec3 hi) {

@@ -55,4 +55,15 @@ inline ParticleCheck check(Simulation& sim) {
   return check_particles(sim.snapshot(), sim.tank_lo(), sim.tank_hi());
 }
 
+// Particles (in the same id order) whose position differs by more than dx or velocity by
+// more than dv.
+inline int count_differing(const Snapshot& a, const Snapshot& b, float dx, float dv) {
+  int differ = 0;
+  for (size_t i = 0; i < a.position.size() && i < b.position.size(); ++i)
+    if (length(xyz(a.position[i]) - xyz(b.position[i])) > dx ||
+        length(xyz(a.velocity[i]) - xyz(b.velocity[i])) > dv)
+      ++differ;
+  return differ;
+}
+
 }  // namespace tp::test

@@ -52,12 +52,7 @@ TEST_P(NanGuard, InjectedNanIsUndoneAndTheStepRetakenAtHalfTheTimeStep) {
   EXPECT_EQ(half->step(), dt);
   const Snapshot got = sim->snapshot(), want = half->snapshot();
   ASSERT_EQ(got.id, want.id);
-  int differ = 0;
-  for (size_t i = 0; i < got.position.size(); ++i)
-    if (length(xyz(got.position[i]) - xyz(want.position[i])) > 1e-6f ||
-        length(xyz(got.velocity[i]) - xyz(want.velocity[i])) > 1e-5f)
-      ++differ;
-  EXPECT_EQ(differ, 0) << "particles whose state differs from a clean half step";
+  EXPECT_EQ(test::count_differing(got, want, 1e-6f, 1e-5f), 0) << "particles whose state differs from a clean half step";
   EXPECT_TRUE(all_finite(got));
 
   const RunStats st = sim->stats();

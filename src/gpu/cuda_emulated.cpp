@@ -258,7 +258,12 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
     ++d.counters.copies_to_host;
     ++d.counters.host_waits;
   }
-  if (kind == cudaMemcpyHostToDevice) ++d.counters.copies_to_device;
+  // From pageable memory (all of Tidepool's), a copy to the device also waits for the
+  // work before it: a host wait too.
+  if (kind == cudaMemcpyHostToDevice) {
+    ++d.counters.copies_to_device;
+    ++d.counters.host_waits;
+  }
   emulated_cuda::DeviceAccess access;
   std::memcpy(dst, src, bytes);
   return cudaSuccess;

@@ -107,7 +107,8 @@ struct Counters {
   uint64_t allocations = 0;      ///< cudaMalloc calls that succeeded
   uint64_t frees = 0;
   uint64_t host_waits = 0;       ///< cudaDeviceSynchronize, cudaEventSynchronize, and
-                                 ///< copies to the host (a copy waits for the stream)
+                                 ///< copies either way (cudaMemcpy from or to pageable
+                                 ///< host memory waits for the stream)
   uint64_t copies_to_host = 0;
   uint64_t copies_to_device = 0;
   uint64_t property_queries = 0; ///< cudaGetDeviceProperties

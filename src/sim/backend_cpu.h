@@ -235,6 +235,17 @@ struct CpuBackend {
     return out;
   }
 
+  // The reductions whose result stays in the backend's memory (`out`) for a later read:
+  // on a device they do not wait; here they are the reductions above.
+  template <class F>
+  static void reduce_max3_to(uint n, F f, Max3* out) {
+    *out = reduce_max3(n, f);
+  }
+  template <class F>
+  static void reduce_sum_max_to(uint n, F f, SumMax* out) {
+    *out = reduce_sum_max(n, f);
+  }
+
   template <class T>
   static void copy_to_host(T* host, const T* buffer, size_t n) {
     if (n) std::memcpy(host, buffer, n * sizeof(T));

@@ -4,32 +4,30 @@
 // Everything runs in order on the default stream. The host waits for the device only
 // where it needs a value back. The waits of one step, counted on the emulated device
 // (EmulatedDevice.StepStructure; docs/cuda.md):
-//   grid build    1: the neighbour lists' check for a list that ran out of slots (and a
-//                 second search when one did, rare); the scan itself does not wait
-//   time step     1: speed, acceleration (and WCSPH's density ratio) in one reduction
+//   time step     1: speed, acceleration (WCSPH: density ratio; PCISPH: the water's depth
+//                 and top pressure, reduced beside them) and, in the same copy, the step
+//                 record (SimulationImpl::StepRecord): the lists' overflow, the last
+//                 step's non-finite particles, its density error. That step is judged
+//                 there, and undone and retaken when it failed (src/sim/step_guard.h).
 //   PCISPH loop   1 per iteration: mean and max predicted compression in one reduction
-//   boundary      WCSPH, PCISPH: the listed samples' count (1 copy) and their lists'
-//                 overflow check (1)
-//   statistics    mean and max density error of an end state (1), non-finite particle
-//                 count (1), PBF's initial compression (1)
 //   scenes        outflows: the survivor count (1 copy, every step); emitters: 1 copy per
-//                 layer laid; diffuse particles (every 2.5 ms simulated): 2 copies, 3 counts
-//                 (and a grid build after a PBF step)
+//                 layer laid; obstacles moved: their samples (copies to the device);
+//                 diffuse particles (every 2.5 ms simulated): 2 copies, 3 counts (and a
+//                 grid build after a PBF step)
 //   per frame     publish(): 1 (cudaDeviceSynchronize before the GL unmap, or the copy);
-//                 stats(): the mean list lengths (2) and a wait for the last phase's end
-//                 event, to read the phase times
-// In all: WCSPH 6, PCISPH 9 + 1 per iteration, PBF 5 (before: 9, 13 + 2 per iteration and
-// 7, with separate reductions; before issue 7: 14, 15 + 2 x iterations and 13, with a
-// cudaDeviceSynchronize after every phase and Thrust's blocking scan in every grid build).
-// Not waits: the scan (par_nosync), phase timing (CUDA events, read after the step:
-// CudaPhaseEvents below), kernel launches. Each reduction is one stream sync and one small
-// copy; Thrust's temporaries come from cudaMallocAsync (par_nosync), not
-// cudaMalloc/cudaFree, whose cudaFree would wait for the whole device, from a pool told to
-// keep its memory (keep_temporaries()).
-// Left for later (they touch the step's structure): the non-finite count folded into the
-// next step's time-step reduction, the statistics accumulated on the device and read in
-// stats(), and the overflow check read a step late (a step repeated when it overflowed):
-// PBF would then wait once per step.
+//                 stats(): the record (1), the mean list lengths (2) and a wait for the
+//                 last phase's end event, to read the phase times
+// In all: WCSPH 1, PCISPH 1 + 1 per iteration, PBF 1 (before issue 22: 6, 9 + 1 per
+// iteration and 5; before that 9, 13 + 2 per iteration and 7, with separate reductions;
+// before issue 7: 14, 15 + 2 x iterations and 13, with a cudaDeviceSynchronize after
+// every phase and Thrust's blocking scan in every grid build).
+// Not waits: the scan (par_nosync), the reductions into device memory (reduce_to: CUB,
+// temporaries stream-ordered), the listed boundary samples' count (left on the device:
+// the launches over them take every sample and skip the unlisted), phase timing (CUDA
+// events, read after the step: CudaPhaseEvents below), kernel launches. Each reduction
+// back to the host is one stream sync and one small copy; Thrust's temporaries come from
+// cudaMallocAsync (par_nosync), not cudaMalloc/cudaFree, whose cudaFree would wait for
+// the whole device, from a pool told to keep its memory (keep_temporaries()).
 #pragma once
 
 #if defined(TP_CUDA_EMULATED)
@@ -43,10 +41,12 @@
 #define TP_CUDA_NAMESPACE emulated_device
 #else
 #include <cuda_runtime.h>
+#include <cub/device/device_reduce.cuh>
 #include <thrust/system/cuda/execution_policy.h>
 #define TP_CUDA_NAMESPACE cuda_device
 #endif
 #include <thrust/execution_policy.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
@@ -370,6 +370,37 @@ struct CudaBackend {
     });
   }
 
+  // A reduction whose result stays on the device, at `out`, for a later read: no wait
+  // (CUB's reduction, its temporaries stream-ordered from the kept pool). On the emulated
+  // device, a host loop counted as a launch.
+  template <class T, class G, class Op>
+  static void reduce_to(const char* what, uint n, G transform, T init, Op op, T* out) {
+#if defined(TP_CUDA_EMULATED)
+    {
+      DeviceAccess access;
+      emulated_cuda::launch_begun();
+      T r = init;
+      for (uint i = 0; i < n; ++i) r = op(r, transform(i));
+      *out = r;
+    }
+#else
+    if (n == 0) {
+      for_each(1, [=] TP_HD(uint) { *out = init; });
+      return;
+    }
+    keep_temporaries();
+    const auto in = thrust::make_transform_iterator(thrust::counting_iterator<uint>(0), transform);
+    size_t bytes = 0;
+    cuda_check(cub::DeviceReduce::Reduce(nullptr, bytes, in, out, int(n), op, init, cudaStream_t(0)), what);
+    void* temp = nullptr;
+    cuda_check(cudaMallocAsync(&temp, bytes, cudaStream_t(0)), what);
+    const cudaError_t e = cub::DeviceReduce::Reduce(temp, bytes, in, out, int(n), op, init, cudaStream_t(0));
+    cudaFreeAsync(temp, cudaStream_t(0));
+    cuda_check(e, what);
+    if (cuda_sync_each_launch()) cuda_check(cudaDeviceSynchronize(), what);
+#endif
+  }
+
   template <class F>
   static float reduce_max(uint n, float init, F f) {
     return reduce("reduction (max)", n, f, init, MaxSkippingNaN());
@@ -385,6 +416,11 @@ struct CudaBackend {
   template <class F>
   static Max3 reduce_max3(uint n, F f) {
     return reduce("reduction (3 maxima)", n, f, Max3{0.0f, 0.0f, 0.0f}, Max3SkippingNaN());
+  }
+
+  template <class F>
+  static void reduce_max3_to(uint n, F f, Max3* out) {
+    reduce_to("reduction (3 maxima, kept)", n, f, Max3{0.0f, 0.0f, 0.0f}, Max3SkippingNaN(), out);
   }
 
   // The CPU backend's reduce_sum_max as one reduction of (sum, max) pairs: one wait.
@@ -406,6 +442,17 @@ struct CudaBackend {
           return SumMax{double(v), v};
         },
         SumMax{0.0, 0.0f}, SumMaxCombine());
+  }
+
+  template <class F>
+  static void reduce_sum_max_to(uint n, F f, SumMax* out) {
+    reduce_to(
+        "reduction (sum and max, kept)", n,
+        [=] TP_HD(uint i) {
+          const float v = f(i);
+          return SumMax{double(v), v};
+        },
+        SumMax{0.0, 0.0f}, SumMaxCombine(), out);
   }
 
   // Thrust's temporaries come from the device's default memory pool (cudaMallocAsync),

@@ -35,6 +35,7 @@ struct FluidState {
   Buffer<Vec4> start_velocity;
   Buffer<uint> start_id;
   uint n = 0;
+  uint start_n = 0;   ///< particles in start_* (the NaN guard's step start)
   uint capacity = 0;  ///< every buffer's size; emitters grow it (reserve), outflows free slots
 
   // n and capacity change only once every buffer has its new size: an allocation that
@@ -59,6 +60,7 @@ struct FluidState {
     start_velocity.resize(count);
     start_id.resize(count);
     n = count;
+    start_n = 0;
     capacity = count;
   }
 
@@ -78,18 +80,27 @@ struct FluidState {
     for (auto* b : {&density, &scratch, &spare_f, &best_pressure})
       b->resize(cap);
     spare_id.resize(cap);
-    for (auto* b : {&start_position, &start_velocity}) b->resize(cap);
-    start_id.resize(cap);
+    // The step's start (the NaN guard's) is kept too: its verdict may come after an
+    // emitter of the next step has grown the arrays (step_guard.h).
+    keep(start_position, spare4, cap, start_n);
+    keep(start_velocity, spare4, cap, start_n);
+    keep(start_id, spare_id, cap, start_n);
+    spare4.resize(cap);
+    spare_id.resize(cap);
     capacity = cap;
   }
 
   // data grows to cap with its first n elements kept (spare is the copy's target).
   template <class T>
   void keep(Buffer<T>& data, Buffer<T>& spare, uint cap) {
+    keep(data, spare, cap, n);
+  }
+  template <class T>
+  void keep(Buffer<T>& data, Buffer<T>& spare, uint cap, uint count) {
     spare.resize(cap);
     const T* src = data.data();
     T* dst = spare.data();
-    Backend::for_each(n, [=] TP_HD(uint i) { dst[i] = src[i]; });
+    Backend::for_each(count, [=] TP_HD(uint i) { dst[i] = src[i]; });
     data.swap(spare);
   }
 

@@ -26,10 +26,11 @@ constexpr double kParticleArrays = 10 * 16 + 8 * 4;
 // (48 + 1 and 40 + 1 slots of 4 B, a count each), the vector search's coordinates
 // (3 x 4 B), the diffuse spawner's normal and count (16 + 4 B).
 constexpr double kPerLiveParticle = 1.25 * (3 * 4 + (49 * 4 + 4) + (41 * 4 + 4) + 3 * 4 + 20);
-// Per boundary sample next to fluid (NeighborLists::samples): its place in the order and
-// its list of fluid particles at the first size (24 + 1 slots, a count), grown by a
-// quarter. There are at most as many as samples, and at most two per fluid particle (a
-// sheet of water one particle thick on the floor lists the two layers below it).
+// Per boundary sample (NeighborLists::samples): its place in the order and its list of
+// fluid particles at the first size (24 + 1 slots, a count), grown by a quarter. Only the
+// samples next to fluid are listed, but on a GPU how many there are stays on the device
+// (no wait for it), so the lists are laid out for every sample (the CPU's for the listed
+// ones: the bound holds for both).
 constexpr double kPerListedSample = 1.25 * (4 + 25 * 4 + 4);
 // Copies that live for a moment: a reset's initial state and its host copies (2 x 16 + 16
 // + 4 B, plus the lattice's candidates, 16 B), or a snapshot for a PLY frame or a state
@@ -65,7 +66,7 @@ uint64_t estimate_memory_bytes(uint64_t fluid, uint64_t boundary, uint64_t cells
   const double arrays = (growing ? 1.5 : 1.0) * kParticleArrays;
   const double bytes = double(fluid) * (arrays + kPerLiveParticle + kTransient) +
                        double(boundary) * kPerBoundarySample + double(cells) * 2 * 4 +
-                       std::min(double(boundary), 2.0 * double(fluid)) * kPerListedSample +
+                       double(boundary) * kPerListedSample +
                        double(diffuse) * kPerDiffuse;
   return uint64_t(std::min(bytes, 1e19));
 }

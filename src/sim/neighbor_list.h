@@ -124,14 +124,27 @@ class NeighborLists {
   // particles and the boundary samples (b's grids) within h. With `mark`, it also marks
   // the listed samples (boundary_active()) in the same pass; without (PBF, which never
   // asks for samples()), samples() marks them when it is asked.
+  //
+  // A list that runs out of slots keeps the neighbours that fit (its count is cut to the
+  // capacity). With `over`, the lists' shortfall (fluid, boundary, 0) goes there without
+  // a wait, as its max with what it held when `accumulate` (the simulation's record, read
+  // at the step's one wait: grow() then makes room and the step is redone,
+  // src/sim/step_guard.h). Without, the build waits for it and searches again with room
+  // until every list is complete.
   void build(const Vec4* positions, uint n, const GridView& fluid_grid, const BoundaryView& b,
-             float h, bool mark = true) {
+             float h, bool mark = true, Max3* over = nullptr, bool accumulate = false) {
     n_ = n;
     samples_valid_ = false;
     marked_ = mark;
     built_boundary_n_ = b.n;
     active_.grow(b.n);
     uint* active = active_.data();
+    const bool wait = over == nullptr;
+    if (wait) {
+      own_over_.grow(1);
+      over = own_over_.data();
+      accumulate = false;
+    }
     for (;;) {
       fluid_.layout(n);
       boundary_.layout(n);
@@ -200,17 +213,48 @@ class NeighborLists {
 #else
       Backend::for_each(n, list_one);
 #endif
-      // One reduction tells whether any list ran out of slots.
-      const float over = Backend::reduce_max(n, 0.0f, [=] TP_HD(uint i) {
-        return maxf(float(fs.count[i]) - float(fs.capacity), float(bs.count[i]) - float(bs.capacity));
+      // One reduction tells whether any list ran out of slots, and by how much; one pass
+      // cuts the counts to what the lists hold.
+      const auto shortfall = [=] TP_HD(uint i) {
+        return Max3{float(fs.count[i]) - float(fs.capacity), float(bs.count[i]) - float(bs.capacity), 0.0f};
+      };
+      record_max3(n, shortfall, over, accumulate);
+      if (wait) {  // complete lists, or search again with room
+        Max3 seen{};
+        Backend::copy_to_host(&seen, over, 1);
+        if (!(seen.a > 0.0f || seen.b > 0.0f)) return;
+        grow(seen);
+        continue;
+      }
+      Backend::for_each(n, [=] TP_HD(uint i) {
+        if (fs.count[i] > fs.capacity) fs.count[i] = fs.capacity;
+        if (bs.count[i] > bs.capacity) bs.count[i] = bs.capacity;
       });
-      if (over <= 0.0f) return;
-      fluid_.fit(n);
-      boundary_.fit(n);
-      // Refused with a sentence rather than failing to allocate (src/sim/memory_need.h).
-      require_neighbor_list_memory(n, fluid_.capacity + boundary_.capacity + 2 * List::kSpare,
-                                   Backend::kIsDevice);
+      return;
     }
+  }
+
+  // Room for what the last builds found: `over` is how many neighbours the fullest list
+  // (fluid, boundary, samples) lacked. The next build() and samples() use it.
+  void grow(const Max3& over) {
+    const bool fluid = fluid_.grow_by(over.a), boundary = boundary_.grow_by(over.b);
+    // Refused with a sentence rather than failing to allocate (src/sim/memory_need.h).
+    if (fluid || boundary)
+      require_neighbor_list_memory(n_, fluid_.capacity + boundary_.capacity + 2 * List::kSpare,
+                                   Backend::kIsDevice);
+    if (samples_.grow_by(over.c))
+      require_neighbor_list_memory(built_boundary_n_, samples_.capacity + List::kSpare,
+                                   Backend::kIsDevice, "boundary samples");
+  }
+
+  // max over i < n of f(i) into *slot, with what it held when `accumulate` (one more
+  // element, read where the slot is).
+  template <class F>
+  static void record_max3(uint n, F f, Max3* slot, bool accumulate) {
+    if (accumulate)
+      Backend::reduce_max3_to(n + 1, [=] TP_HD(uint i) { return i < n ? f(i) : *slot; }, slot);
+    else
+      Backend::reduce_max3_to(n, f, slot);
   }
 
   // The tank's samples, samples[0, wall_n) sorted by the boundary's grid: they stay where
@@ -231,9 +275,15 @@ class NeighborLists {
   // step (only the listed ones are read).
   // (Before any build(), or with a boundary other than build()'s, which the simulation
   // never asks for, there are none to give.)
-  SampleLists samples(const BoundaryView& b) {
-    if (samples_valid_) return SampleLists{order_.data(), samples_n_, samples_.view()};
-    if (b.n != built_boundary_n_ || b.n == 0) return SampleLists{nullptr, 0, NeighborList{}};
+  //
+  // How many there are stays where the lists are (SampleLists::listed): n is only a bound,
+  // so that the host need not wait for the count. With `over`, a list that ran out of
+  // slots is reported there as build()'s are (in c; *wrote says whether it was written);
+  // without, samples() waits, gives the exact count in n, and searches again with room.
+  SampleLists samples(const BoundaryView& b, Max3* over = nullptr, bool accumulate = false,
+                      bool* wrote = nullptr) {
+    if (samples_valid_) return SampleLists{order_.data(), samples_n_, samples_.view(), place_.data() + built_boundary_n_};
+    if (b.n != built_boundary_n_ || b.n == 0) return SampleLists{nullptr, 0, NeighborList{}, nullptr};
     const uint nb = b.n;
     if (!marked_) {  // build() left the marks to this call
       uint* marks = active_.data();
@@ -255,8 +305,15 @@ class NeighborLists {
       pressure[k] = 0.0f;
     });
     Backend::exclusive_scan(place, nb);
-    uint m = 0;
-    Backend::copy_to_host(&m, place + nb, 1);
+    const uint* listed = place + nb;  // their number, left where the scan put it
+    const bool wait = over == nullptr;
+    uint m = nb;  // the launches' size: every sample, or (waiting) the listed ones
+    if (wait) {
+      Backend::copy_to_host(&m, listed, 1);
+      own_over_.grow(1);
+      over = own_over_.data();
+      accumulate = false;
+    }
     order_.grow(m);
     uint* order = order_.data();
     Backend::for_each(nb, [=] TP_HD(uint k) {
@@ -268,20 +325,29 @@ class NeighborLists {
       samples_.layout(m);
       const Slots ss = samples_.slots();
       Backend::for_each(m, [=] TP_HD(uint k) {
+        if (k >= *listed) return;
         uint* out = ss.index + list_slot(k, 0, ss.slots, ss.shift);
         ss.count[k] = search.list(xyz(sample[order[k]]), out, 1u << ss.shift, ss.capacity);
       });
-      const float over = Backend::reduce_max(m, 0.0f, [=] TP_HD(uint k) {
-        return float(ss.count[k]) - float(ss.capacity);
+      record_max3(
+          m, [=] TP_HD(uint k) { return Max3{0.0f, 0.0f, k < *listed ? float(ss.count[k]) - float(ss.capacity) : 0.0f}; },
+          over, accumulate);
+      if (wait) {
+        Max3 seen{};
+        Backend::copy_to_host(&seen, over, 1);
+        if (!(seen.c > 0.0f)) break;
+        grow(seen);
+        continue;
+      }
+      Backend::for_each(m, [=] TP_HD(uint k) {
+        if (k < *listed && ss.count[k] > ss.capacity) ss.count[k] = ss.capacity;
       });
-      if (over <= 0.0f) break;
-      samples_.fit(m);
-      require_neighbor_list_memory(m, samples_.capacity + List::kSpare, Backend::kIsDevice,
-                                   "boundary samples");
+      if (wrote) *wrote = true;
+      break;
     }
     samples_valid_ = true;
     samples_n_ = m;
-    return SampleLists{order_.data(), m, samples_.view()};
+    return SampleLists{order_.data(), m, samples_.view(), listed};
   }
 
   // The listed samples need a pressure this step: marks the first `listed` of a list.
@@ -406,11 +472,13 @@ class NeighborLists {
     NeighborList view() const {
       return NeighborList{index.data(), count.data(), slots_per_particle(), kShift};
     }
-    // Room for the longest list found, and a quarter more.
-    void fit(uint n) {
-      const uint* c = count.data();
-      const uint most = uint(Backend::reduce_max(n, 0.0f, [=] TP_HD(uint i) { return float(c[i]); }));
-      if (most > capacity) capacity = most + most / 4 + 4;
+    // Room for the longest list found (`over` more than the capacity), and a quarter
+    // more; whether it grew.
+    bool grow_by(float over) {
+      if (!(over > 0.0f)) return false;
+      const uint most = capacity + uint(over);
+      capacity = most + most / 4 + 4;
+      return true;
     }
     double mean(uint n) const {
       if (n == 0) return 0.0;
@@ -433,6 +501,7 @@ class NeighborLists {
   // the listed samples in order; their lists of fluid particles.
   Buffer<uint> place_, order_;
   List samples_{24};
+  Buffer<Max3> own_over_;  ///< the shortfall of a build() or samples() that waits for it
   uint samples_n_ = 0;
   bool samples_valid_ = false;
   bool marked_ = false;  ///< whether active_ holds the last build()'s marks

@@ -64,12 +64,17 @@ void pbf_solve(SimulationImpl<B>& sim) {
       store(f.density, i, rho);
       store(f.scratch, i, compression(rho, k));
     });
+    // The compression the prediction had: read at the next wait, unless the loop waits
+    // for its errors anyway.
     double error = 0.0;
-    if (it == 0 || tolerance > 0.0) {
+    if (tolerance > 0.0) {
       const float* err = f.scratch;
       error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
+      if (it == 0) first_error = error;
+    } else if (it == 0) {
+      sim.record_first_error(f.scratch, f.n);
+      first_error = NAN;
     }
-    if (it == 0) first_error = error;  // the compression the prediction had
     // The corrections and the move in one pass: every correction reads its neighbours'
     // positions from `carried`, as they were before this iteration's moves (Jacobi), and
     // the moved positions go back into the predicted ones.

@@ -58,23 +58,36 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
   const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
   const float g_abs = length(gravity);
   const Vec3 down = g_abs > 0.0f ? gravity * (1.0f / g_abs) : Vec3{0.0f, -1.0f, 0.0f};
+  // The water's extent along gravity and the previous step's highest pressure, reduced
+  // with the flow's maxima (one wait): the extent as the depths of the deepest and the
+  // highest particle below the tank's highest and above its lowest corner along gravity
+  // (both >= 0, as maxima from 0 need).
   const Vec4* x = f.position;
-  const float deepest = B::reduce_max(f.n, -1e30f, [=] TP_HD(uint i) { return dot(xyz(x[i]), down); });
-  const float highest = B::reduce_max(f.n, -1e30f, [=] TP_HD(uint i) { return -dot(xyz(x[i]), down); });
-  const float extent = deepest + highest + c.spacing;
+  const float* p = f.pressure;  // the previous step's (pcisph_loop), in cell order
+  Vec3 top{}, bottom{};
+  for (int a = 0; a < 3; ++a) {
+    const bool falls_along = (&down.x)[a] > 0.0f;
+    (&top.x)[a] = falls_along ? (&c.tank_lo.x)[a] : (&c.tank_hi.x)[a];
+    (&bottom.x)[a] = falls_along ? (&c.tank_hi.x)[a] : (&c.tank_lo.x)[a];
+  }
+  sim.record_max3(&sim.record()->extra, SimulationImpl<B>::kExtra, f.n, [=] TP_HD(uint i) {
+    const Vec3 xi = xyz(x[i]);
+    return Max3{dot(xi - top, down), dot(bottom - xi, down), p[i]};
+  });
+  const auto most = sim.flow_maxima(false);
+  const Max3 depths = sim.seen().extra;
+  const float extent = depths.a + depths.b - dot(bottom - top, down) + c.spacing;
   constexpr float kExtentShare = 0.25f;  // the pressure's depth counts as at least this much
   const float holding = pcisph_holding_step(c, extent, g_abs);
   if (sim.previous_solver() != int(SolverKind::Pcisph)) {
     sim.set_solver_dt_limit(holding);
   } else {
-    const float* p = f.pressure;  // the previous step's (pcisph_loop), in cell order
-    const float p_max = B::reduce_max(f.n, 0.0f, [=] TP_HD(uint i) { return p[i]; });
+    const float p_max = depths.c;
     const float pressure_depth = g_abs > 0.0f ? p_max / (c.p.rest_density * g_abs) + c.spacing : extent;
     const float depth = fminf(extent, fmaxf(pressure_depth, kExtentShare * extent));
     const float holding_up = pcisph_holding_step(c, depth, g_abs);
     sim.set_solver_dt_limit(fminf(fmaxf(sim.solver_dt_limit(), 0.5f * holding), 1.2f * holding_up));
   }
-  const auto most = sim.flow_maxima(false);
   c.dt = fminf(flow_time_step(most.speed, most.acceleration, c), sim.solver_dt_limit());
   c.dt = sim.limit_dt(  // (the NaN guard may halve it)
       bounded_time_step(c.dt, stable_time_step(most.speed, most.acceleration, c), c));
@@ -121,7 +134,9 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   // The pressure force from the pressures (their p/rho0^2 terms already written), and in
   // the same pass the positions it predicts.
   auto pressure_force = [&](bool fluid_pressure) {
-    B::for_each(s.n, [=] TP_HD(uint q) { b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k); });
+    B::for_each(s.n, [=] TP_HD(uint q) {
+      if (q < *s.listed) b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k);
+    });
     B::for_each_lanes(f.n, TP_LANES(i) {
       store_xyz(a_p, i, pressure_acceleration(i, f.position_term, nl, b, k, fluid_pressure));
       store_xyz(predicted, i, pcisph_predict(i, f, a_p, k));

@@ -88,6 +88,7 @@ void SimulationImpl<B>::validate_initial(const InitialState& s) {
 
 template <class B>
 SimState SimulationImpl<B>::capture() {
+  if (record_.size()) settle(false);  // a step still to be judged is judged first
   SimState s;
   const uint n = fluid.n;
   InitialState& init = s.initial;

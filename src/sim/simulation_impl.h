@@ -184,13 +184,53 @@ class SimulationImpl final : public Simulation {
   void set_solver_dt_limit(float dt) { solver_dt_limit_ = clampf(dt, params_.dt_min, params_.dt_max); }
   // The time step a solver chose, halved as often as the NaN guard has asked in this step.
   float limit_dt(float dt) const { return fminf(dt, dt_cap_); }
-  // The time step's maxima in one reduction (one wait on a GPU): speed, acceleration and,
-  // with `density`, the largest rho / rho0 of the current densities (else 0). Records the
-  // speed in the statistics.
+  // The time step's maxima in one reduction: speed, acceleration and, with `density`, the
+  // largest rho / rho0 of the current densities (else 0). Records the speed in the
+  // statistics. This is the step's one wait on a GPU (read_record): it also brings the
+  // verdict on the work since the last one, and is the point the step's start is saved
+  // at (step_guard.h); it throws StepRetaken when that work was undone.
   struct FlowMaxima {
     float speed, acceleration, density_ratio;
   };
   FlowMaxima flow_maxima(bool density);
+
+  // ---- What the backend tells the host (src/sim/step_guard.h) ---------------------------
+  // Reductions whose results stay in the backend's memory (Backend::*_to: no wait on a
+  // GPU), read together in one copy at the step's one wait, or when the host needs the
+  // state (stats, snapshots, captures): settle().
+  using SumMax = typename Backend::SumMax;
+  struct StepRecord {
+    Max3 flow;        ///< flow_maxima's speed, acceleration and density ratio
+    Max3 extra;       ///< a solver's own maxima, read with them (PCISPH: its depths)
+    Max3 over;        ///< lists' overflow (fluid, boundary, samples): builds before the save
+    Max3 over_done;   ///< the same, of builds after the save point (a completed step's)
+    SumMax error;     ///< a measured state's compression: sum and max (measure_pending)
+    SumMax first;     ///< PBF: its first iteration's compression (sum)
+    SumMax nonfinite; ///< the particles a step left non-finite (sum)
+  };
+  enum RecordField : unsigned {
+    kFlow = 1u, kExtra = 2u, kOver = 4u, kOverDone = 8u, kError = 16u, kFirst = 32u, kNonfinite = 64u
+  };
+  // The record where the backend keeps it (its fields' addresses, not to be read here).
+  StepRecord* record() { return record_.data(); }
+  // max over i < n of f(i) into `slot`, a field of record() (with what it held since the
+  // last read).
+  template <class F>
+  void record_max3(Max3* slot, RecordField bit, uint n, F f);
+  // sum and max over i < n of f(i) into `slot` (the sum with what it held).
+  template <class F>
+  void record_sum_max(SumMax* slot, RecordField bit, uint n, F f);
+  // The values read at the last wait.
+  const StepRecord& seen() const { return seen_; }
+  // Reads the record if anything was written to it (the wait) and acts on it: a completed
+  // step whose particles went non-finite or whose lists overflowed is undone (its start
+  // restored, the NaN guard's halving), lists that overflowed grow. In a solve (flow_maxima)
+  // it throws StepRetaken when the solve must start again; elsewhere the next step retakes
+  // the undone one. Returns whether something was undone.
+  bool settle(bool in_solve);
+  struct StepRetaken {};
+  // PBF's first iteration's mean compression, read at the next wait (record_iterations).
+  void record_first_error(const float* err, uint n);
 
   StepConstants& constants() { return constants_; }
   const GridView& grid_view() const { return grid_.view(); }
@@ -199,7 +239,7 @@ class SimulationImpl final : public Simulation {
   NeighborList fluid_list() const { return lists_.fluid(); }
   // The boundary samples next to fluid and the fluid around each (NeighborLists::samples),
   // for the walls' pressure; searched once per grid build, on the first call.
-  SampleLists sample_lists() { return lists_.samples(boundary_view()); }
+  SampleLists sample_lists();
   BoundaryView boundary_view() {
     return BoundaryView{boundary_.data(),     boundary_velocity_.data(), boundary_pressure_.data(),
                         boundary_grid_.view(), obstacle_grid_.view(),     wall_n_,
@@ -214,6 +254,7 @@ class SimulationImpl final : public Simulation {
   // Public only because nvcc requires that functions enclosing device lambdas are.
   void refresh_constants();
   void measure_pending();
+  void add_measure(double mean, float max);
   // Writes value(i), i < n, into the target: straight into the mapped GL buffer (CUDA-GL
   // interop, or the CPU backend's mapped memory), else through `staging` and the host.
   template <class F>
@@ -243,6 +284,8 @@ class SimulationImpl final : public Simulation {
   void restore_step_start();
   void inject_nan(Vec4* values);
   void count_nonfinite();
+  void undo_step(uint64_t nonfinite);
+  void accept_step();
 
  private:
   SimParams params_;
@@ -307,13 +350,28 @@ class SimulationImpl final : public Simulation {
   // The host values a step changes besides the obstacles, as one tuple of references.
   auto step_values() {
     return std::tie(stats_, error_sum_, measured_, iteration_sum_, iteration_steps_, solver_dt_limit_,
-                    pending_measure_);
+                    pending_measure_, emitter_travel_);
   }
   struct StepStart {
-    std::tuple<RunStats, double, uint64_t, uint64_t, uint64_t, float, bool> values;
+    std::tuple<RunStats, double, uint64_t, uint64_t, uint64_t, float, bool, std::vector<double>> values;
     std::vector<ObstacleShape> obstacles;
   } start_;
-  uint64_t step_nonfinite_ = 0;
+  // The record (see StepRecord): in the backend's memory, the host's copy of the last read,
+  // the fields written since then, and the counts their means divide by.
+  Buffer<StepRecord> record_;
+  StepRecord seen_{};
+  unsigned written_ = 0;
+  uint error_n_ = 0, first_n_ = 0;
+  // The verdict: whether this solve has saved its start yet (a list built after that is
+  // the step's own, judged at the next wait), whether a completed step awaits its verdict,
+  // and that step's number, start time and time step (for the guard's sentences).
+  bool step_saved_ = false, verdict_pending_ = false;
+  bool solving_ = false;  ///< in guarded_solve: measures go to the record
+  uint64_t judged_step_ = 0;
+  double judged_time_ = 0.0, judged_dt_ = 0.0;
+  double undone_time_ = 0.0;    ///< [s] of earlier steps this step() call undid
+  int guard_halvings_ = 0;      ///< the NaN guard's halvings of the step being retaken
+  uint64_t guard_found_ = 0;    ///< non-finite particles over its failed attempts
   float dt_cap_ = INFINITY;
   static constexpr int kGuardRetries = 6;  ///< halvings before it stops: 1/64 of the step
   std::string guard_note_;                 ///< not yet taken by take_guard_note()
@@ -371,6 +429,11 @@ void SimulationImpl<B>::reset_state(const InitialState& s) {
   }
 
   sorted_ = density_valid_ = pending_measure_ = false;
+  record_.resize(1);
+  written_ = 0;
+  step_saved_ = verdict_pending_ = false;
+  guard_halvings_ = 0;
+  guard_found_ = 0;
   time_debt_ = 0.0;
   stats_ = RunStats{};
   error_sum_ = 0.0;
@@ -424,9 +487,12 @@ void SimulationImpl<B>::refresh_constants() {
   copy_obstacles_to_constants();
 }
 
+// Returns the simulated time the call advanced: the step's time step, less that of an
+// earlier step its wait found had to be undone (step_guard.h; on a GPU only, rare).
 template <class B>
 double SimulationImpl<B>::step() {
   if (stats_.halted) return 0.0;  // the NaN guard stopped it: nothing moves until a reset
+  undone_time_ = 0.0;
   collect_phase_times(pending_phases_.size() >= kMaxPendingPhases);
   clamp_params(params_);
   const double last_dt = stats_.steps ? stats_.last_dt : double(params_.dt_min);
@@ -458,7 +524,7 @@ double SimulationImpl<B>::step() {
   stats_.steps++;
   stats_.simulated_time += dt;
   stats_.last_dt = dt;
-  return dt;
+  return dt - undone_time_;
 }
 
 template <class B>
@@ -495,9 +561,32 @@ void SimulationImpl<B>::sort_particles() {
   sorted_ = true;
 }
 
+// On a device, a list that runs out of slots is reported through the record (settle()
+// grows it and has the work redone): the build itself never waits. The CPU, which reads
+// for free, checks at once and searches again with room, as before the record.
 template <class B>
 void SimulationImpl<B>::build_lists(const Vec4* positions, bool mark) {
-  lists_.build(positions, fluid.n, grid_.view(), boundary_view(), constants_.kernel.h, mark);
+  if (!B::kIsDevice) {
+    lists_.build(positions, fluid.n, grid_.view(), boundary_view(), constants_.kernel.h, mark);
+    return;
+  }
+  const RecordField bit = step_saved_ ? kOverDone : kOver;
+  Max3* over = step_saved_ ? &record()->over_done : &record()->over;
+  lists_.build(positions, fluid.n, grid_.view(), boundary_view(), constants_.kernel.h, mark,
+               over, (written_ & bit) != 0);
+  written_ |= bit;
+}
+
+template <class B>
+SampleLists SimulationImpl<B>::sample_lists() {
+  if (!B::kIsDevice) return lists_.samples(boundary_view());
+  const RecordField bit = step_saved_ ? kOverDone : kOver;
+  Max3* over = step_saved_ ? &record()->over_done : &record()->over;
+  const bool had = (written_ & bit) != 0;
+  bool wrote = false;
+  const SampleLists s = lists_.samples(boundary_view(), over, had, &wrote);
+  if (wrote) written_ |= bit;
+  return s;
 }
 
 template <class B>
@@ -524,15 +613,23 @@ void SimulationImpl<B>::measure_pending() {
     return;
   }
   const float* err = fluid.scratch.data();
+  pending_measure_ = false;
+  if (solving_) {  // read at the step's wait (settle: add_measure)
+    record_sum_max(&record()->error, kError, fluid.n, [=] TP_HD(uint i) { return err[i]; });
+    error_n_ = fluid.n;
+    return;
+  }
   const auto sum_max = B::reduce_sum_max(fluid.n, [=] TP_HD(uint i) { return err[i]; });
-  const double mean = sum_max.sum / fluid.n;
-  const float max = sum_max.max;
+  add_measure(sum_max.sum / fluid.n, sum_max.max);
+}
+
+template <class B>
+void SimulationImpl<B>::add_measure(double mean, float max) {
   error_sum_ += mean;
   measured_++;
   stats_.last_density_error = mean;
   stats_.density_error_max = std::max(stats_.density_error_max, double(max));
   stats_.density_error_mean = error_sum_ / double(measured_);
-  pending_measure_ = false;
 }
 
 template <class B>
@@ -595,7 +692,7 @@ void SimulationImpl<B>::sort_by_predicted() {
 template <class B>
 void SimulationImpl<B>::record_iterations(int iterations, double error) {
   stats_.last_iterations = iterations;
-  stats_.last_solver_error = error;
+  if (!std::isnan(error)) stats_.last_solver_error = error;  // NaN: from the record
   iteration_sum_ += iterations;
   iteration_steps_++;
   stats_.mean_iterations = double(iteration_sum_) / double(iteration_steps_);
@@ -607,130 +704,14 @@ typename SimulationImpl<B>::FlowMaxima SimulationImpl<B>::flow_maxima(bool densi
   const Vec4* a = fluid.acceleration.data();
   const float* rho = fluid.density.data();
   const float inv_rest = density ? 1.0f / constants_.p.rest_density : 0.0f;
-  const Max3 m = B::reduce_max3(fluid.n, [=] TP_HD(uint i) {
+  record_max3(&record()->flow, kFlow, fluid.n, [=] TP_HD(uint i) {
     return Max3{length(xyz(v[i])), length(xyz(a[i])), density ? rho[i] * inv_rest : 0.0f};
   });
+  settle(true);  // the wait (and the save point): may throw StepRetaken
+  const Max3 m = seen_.flow;
   stats_.last_max_speed = m.a;
   stats_.max_speed = std::max(stats_.max_speed, double(m.a));
   return FlowMaxima{m.a, m.b, m.c};
-}
-
-template <class B>
-std::optional<Vec3> SimulationImpl<B>::pick(const Ray& ray) const {
-  if (fluid.n == 0) return std::nullopt;
-  const Vec4* x = fluid.position.data();
-  const float radius = kPickRadiusSpacings * spacing_;
-  const Vec3 o = ray.origin, d = ray.direction;
-  // max of -t over particles within `radius` of the ray, in front of its origin.
-  const float best = B::reduce_max(
-      fluid.n, -INFINITY, [=] TP_HD(uint i) { return pick_entry(xyz(x[i]), o, d, radius); });
-  if (!(best > -INFINITY)) return std::nullopt;
-  return o + d * (-best);
-}
-
-template <class B>
-void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
-  const Vec4* x = fluid.position.data();
-  const Vec4* v = fluid.velocity.data();
-  const float* rho = fluid.density.data();
-  const float* p = fluid.pressure.data();
-  const bool have_density = density_valid_;
-  const float rest = constants_.p.rest_density;
-  const uint n = fluid.n;
-  auto value = [=] TP_HD(uint i) -> Vec4 {
-    float w = 0.0f;
-    if (field == ColorField::Speed) w = length(xyz(v[i]));
-    else if (field == ColorField::Density) w = have_density ? rho[i] / rest : 1.0f;
-    else w = p[i];
-    return make_vec4(xyz(x[i]), w);
-  };
-  publish_values(target, n, staging_, value);
-}
-
-template <class B>
-template <class F>
-void SimulationImpl<B>::publish_values(PublishTarget& target, uint n, Buffer<Vec4>& staging,
-                                       F value) {
-  if (B::kIsDevice) {
-    if (Vec4* out = static_cast<Vec4*>(target.map_device(n))) {
-      B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
-      B::synchronize();
-      target.unmap();
-      return;
-    }
-    // No interop: one copy through the host, from a staging buffer kept between frames.
-    staging.grow(n);
-    Vec4* s = staging.data();
-    B::for_each(n, [=] TP_HD(uint i) { s[i] = value(i); });
-    Vec4* out = target.map_host(n);
-    if (!out) return;
-    B::copy_to_host(out, s, n);
-    target.unmap();
-    return;
-  }
-  Vec4* out = target.map_host(n);
-  if (!out) return;
-  B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
-  target.unmap();
-}
-
-template <class B>
-Snapshot SimulationImpl<B>::snapshot() {
-  ensure_density();
-  const uint n = fluid.n;
-  std::vector<uint> id(n);
-  std::vector<Vec4> x(n), v(n);
-  std::vector<float> rho(n), pressure(n, 0.0f);
-  B::copy_to_host(id.data(), fluid.id.data(), n);
-  if (previous_solver_ == int(SolverKind::Wcsph) || previous_solver_ == int(SolverKind::Pcisph))
-    B::copy_to_host(pressure.data(), fluid.pressure.data(), n);
-  B::copy_to_host(x.data(), fluid.position.data(), n);
-  B::copy_to_host(v.data(), fluid.velocity.data(), n);
-  B::copy_to_host(rho.data(), fluid.density.data(), n);
-  // Rows in id order: ids are unique (the initial particles' indices, then the emitted
-  // ones' in order of birth), with gaps where outflows removed particles.
-  std::vector<uint> order(n);
-  for (uint k = 0; k < n; ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](uint a, uint b) { return id[a] < id[b]; });
-  Snapshot s;
-  s.id.resize(n);
-  s.position.resize(n);
-  s.velocity.resize(n);
-  s.density.resize(n);
-  s.pressure.resize(n);
-  for (uint i = 0; i < n; ++i) {
-    const uint k = order[i];
-    s.id[i] = id[k];
-    s.position[i] = x[k];
-    s.velocity[i] = v[k];
-    s.density[i] = rho[k];
-    s.pressure[i] = pressure[k];
-  }
-  return s;
-}
-
-template <class B>
-void SimulationImpl<B>::ensure_density() {
-  if (density_valid_ || fluid.n == 0) return;
-  refresh_constants();
-  phase("grid", [&] { sort_particles(); });
-  phase("density", [&] { compute_density(); });
-}
-
-template <class B>
-RunStats SimulationImpl<B>::stats() {
-  ensure_density();
-  return stats_as_stepped();
-}
-
-template <class B>
-RunStats SimulationImpl<B>::stats_as_stepped() {
-  collect_phase_times(true);
-  RunStats s = stats_;
-  s.phases = phases_;
-  s.neighbors_per_particle = lists_.mean_fluid();
-  s.boundary_neighbors_per_particle = lists_.mean_boundary();
-  return s;
 }
 
 }  // namespace tp

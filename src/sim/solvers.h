@@ -4,6 +4,7 @@
 
 #include "sim/diffuse.h"
 #include "sim/scene_objects.h"
+#include "sim/sim_output.h"
 #include "sim/sim_state.h"
 #include "sim/pbf.h"
 #include "sim/pcisph.h"

@@ -21,7 +21,9 @@ void wcsph_pressure(SimulationImpl<B>& sim) {
     f.position_term[i] = make_vec4(xyz(f.position[i]), p * inv_rho * inv_rho);
     f.velocity_inv_density[i] = make_vec4(xyz(f.velocity[i]), inv_rho);
   });
-  B::for_each(s.n, [=] TP_HD(uint q) { b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k); });
+  B::for_each(s.n, [=] TP_HD(uint q) {
+      if (q < *s.listed) b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k);
+    });
 }
 
 // Pressure, viscosity, gravity and the mouse: the acceleration of every particle.

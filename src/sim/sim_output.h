@@ -1,0 +1,138 @@
+// What the host and the renderer read of a simulation: the particle under the mouse
+// (pick), the particles for drawing (publish), a snapshot for export, and the statistics.
+// Each read of the state judges a step not yet judged first (settle: step_guard.h).
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/simulation_impl.h"
+
+namespace tp {
+
+template <class B>
+std::optional<Vec3> SimulationImpl<B>::pick(const Ray& ray) const {
+  if (fluid.n == 0) return std::nullopt;
+  const Vec4* x = fluid.position.data();
+  const float radius = kPickRadiusSpacings * spacing_;
+  const Vec3 o = ray.origin, d = ray.direction;
+  // max of -t over particles within `radius` of the ray, in front of its origin.
+  const float best = B::reduce_max(
+      fluid.n, -INFINITY, [=] TP_HD(uint i) { return pick_entry(xyz(x[i]), o, d, radius); });
+  if (!(best > -INFINITY)) return std::nullopt;
+  return o + d * (-best);
+}
+
+template <class B>
+void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
+  const Vec4* x = fluid.position.data();
+  const Vec4* v = fluid.velocity.data();
+  const float* rho = fluid.density.data();
+  const float* p = fluid.pressure.data();
+  const bool have_density = density_valid_;
+  const float rest = constants_.p.rest_density;
+  const uint n = fluid.n;
+  auto value = [=] TP_HD(uint i) -> Vec4 {
+    float w = 0.0f;
+    if (field == ColorField::Speed) w = length(xyz(v[i]));
+    else if (field == ColorField::Density) w = have_density ? rho[i] / rest : 1.0f;
+    else w = p[i];
+    return make_vec4(xyz(x[i]), w);
+  };
+  publish_values(target, n, staging_, value);
+}
+
+template <class B>
+template <class F>
+void SimulationImpl<B>::publish_values(PublishTarget& target, uint n, Buffer<Vec4>& staging,
+                                       F value) {
+  if (B::kIsDevice) {
+    if (Vec4* out = static_cast<Vec4*>(target.map_device(n))) {
+      B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
+      B::synchronize();
+      target.unmap();
+      return;
+    }
+    // No interop: one copy through the host, from a staging buffer kept between frames.
+    staging.grow(n);
+    Vec4* s = staging.data();
+    B::for_each(n, [=] TP_HD(uint i) { s[i] = value(i); });
+    Vec4* out = target.map_host(n);
+    if (!out) return;
+    B::copy_to_host(out, s, n);
+    target.unmap();
+    return;
+  }
+  Vec4* out = target.map_host(n);
+  if (!out) return;
+  B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
+  target.unmap();
+}
+
+template <class B>
+Snapshot SimulationImpl<B>::snapshot() {
+  settle(false);
+  ensure_density();
+  const uint n = fluid.n;
+  std::vector<uint> id(n);
+  std::vector<Vec4> x(n), v(n);
+  std::vector<float> rho(n), pressure(n, 0.0f);
+  B::copy_to_host(id.data(), fluid.id.data(), n);
+  if (previous_solver_ == int(SolverKind::Wcsph) || previous_solver_ == int(SolverKind::Pcisph))
+    B::copy_to_host(pressure.data(), fluid.pressure.data(), n);
+  B::copy_to_host(x.data(), fluid.position.data(), n);
+  B::copy_to_host(v.data(), fluid.velocity.data(), n);
+  B::copy_to_host(rho.data(), fluid.density.data(), n);
+  // Rows in id order: ids are unique (the initial particles' indices, then the emitted
+  // ones' in order of birth), with gaps where outflows removed particles.
+  std::vector<uint> order(n);
+  for (uint k = 0; k < n; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](uint a, uint b) { return id[a] < id[b]; });
+  Snapshot s;
+  s.id.resize(n);
+  s.position.resize(n);
+  s.velocity.resize(n);
+  s.density.resize(n);
+  s.pressure.resize(n);
+  for (uint i = 0; i < n; ++i) {
+    const uint k = order[i];
+    s.id[i] = id[k];
+    s.position[i] = x[k];
+    s.velocity[i] = v[k];
+    s.density[i] = rho[k];
+    s.pressure[i] = pressure[k];
+  }
+  return s;
+}
+
+template <class B>
+void SimulationImpl<B>::ensure_density() {
+  if (density_valid_ || fluid.n == 0) return;
+  refresh_constants();
+  phase("grid", [&] { sort_particles(); });
+  phase("density", [&] { compute_density(); });
+}
+
+template <class B>
+RunStats SimulationImpl<B>::stats() {
+  settle(false);
+  ensure_density();
+  if (written_ & kOver) {  // that grid build's lists: grown and built again if they overflowed
+    settle(false);
+    ensure_density();
+  }
+  return stats_as_stepped();
+}
+
+template <class B>
+RunStats SimulationImpl<B>::stats_as_stepped() {
+  settle(false);
+  collect_phase_times(true);
+  RunStats s = stats_;
+  s.phases = phases_;
+  s.neighbors_per_particle = lists_.mean_fluid();
+  s.boundary_neighbors_per_particle = lists_.mean_boundary();
+  return s;
+}
+
+}  // namespace tp
