@@ -48,11 +48,12 @@ double SimulationImpl<B>::solve(int solver) {
 
 template <class B>
 double SimulationImpl<B>::guarded_solve(int solver) {
-  struct Solving {  // measures go to the record while a solve runs
-    bool& flag;
-    explicit Solving(bool& f) : flag(f) { flag = true; }
-    ~Solving() { flag = false; }
-  } solving(solving_);
+  struct Solving {  // measures go to the record while a solve runs; however it ends,
+    bool& flag;      // the builds after it are no step's
+    bool& saved;
+    Solving(bool& f, bool& s) : flag(f), saved(s) { flag = true; }
+    ~Solving() { flag = saved = false; }
+  } solving(solving_, step_saved_);
   for (;;) {
     double dt = 0.0;
     step_saved_ = false;
@@ -113,18 +114,21 @@ bool SimulationImpl<B>::settle(bool in_solve) {
   const Max3 none{0.0f, 0.0f, 0.0f};
   const Max3 over = (w & kOver) ? seen_.over : none;
   const Max3 over_done = (w & kOverDone) ? seen_.over_done : none;
-  lists_.grow(Max3{fmaxf(over.a, over_done.a), fmaxf(over.b, over_done.b), fmaxf(over.c, over_done.c)});
+  const Max3 most{fmaxf(over.a, over_done.a), fmaxf(over.b, over_done.b), fmaxf(over.c, over_done.c)};
   const uint64_t nonfinite = (w & kNonfinite) ? uint64_t(seen_.nonfinite.sum + 0.5) : 0u;
   const bool judged = verdict_pending_;
   verdict_pending_ = false;
+  // The verdict first, then the lists' growth (which may refuse for memory, and throw).
   if (judged && (nonfinite > 0 || lists_overflowed(over_done))) {
     undo_step(nonfinite);  // the completed step goes; what was measured of it too
+    lists_.grow(most);
     if (in_solve) throw StepRetaken{};
     return true;
   }
   if ((w & kError) && error_n_) add_measure(seen_.error.sum / error_n_, seen_.error.max);
   if ((w & kFirst) && first_n_) stats_.last_solver_error = seen_.first.sum / first_n_;
   if (judged) accept_step();
+  lists_.grow(most);
   if (lists_overflowed(over)) {  // lists of this solve (or of a state between steps)
     sorted_ = density_valid_ = false;
     if (in_solve) throw StepRetaken{};
@@ -167,8 +171,10 @@ void SimulationImpl<B>::undo_step(uint64_t nonfinite) {
   const double time = stats_.simulated_time;
   restore_step_start();
   undone_time_ += time - stats_.simulated_time;
+  // A device judges a step after step() has moved the spray with it: that goes too (the
+  // retaken step would move it a second time). The CPU judges before.
+  if (B::kIsDevice) diffuse_.clear();
   if (nonfinite == 0) return;
-  diffuse_.clear();  // moved by the failed step's velocities
   guard_found_ += nonfinite;
   if (guard_halvings_ < kGuardRetries) {
     guard_halvings_++;
