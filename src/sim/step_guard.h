@@ -79,10 +79,7 @@ double SimulationImpl<B>::guarded_solve(int solver) {
 template <class B>
 template <class F>
 void SimulationImpl<B>::record_max3(Max3* slot, RecordField bit, uint n, F f) {
-  if (written_ & bit)  // with what it holds: one more element, read on the device
-    B::reduce_max3_to(n + 1, [=] TP_HD(uint i) { return i < n ? f(i) : *slot; }, slot);
-  else
-    B::reduce_max3_to(n, f, slot);
+  NeighborLists<B>::record_max3(n, f, slot, (written_ & bit) != 0);  // with what it holds, when written
   written_ |= bit;
 }
 
