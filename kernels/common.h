@@ -87,6 +87,8 @@ TP_HD TP_INLINE float minf(float a, float b) {
 #endif
 }
 TP_HD TP_INLINE float clampf(float v, float lo, float hi) { return minf(maxf(v, lo), hi); }
+TP_HD TP_INLINE int maxi(int a, int b) { return a > b ? a : b; }
+TP_HD TP_INLINE int mini(int a, int b) { return a < b ? a : b; }
 TP_HD TP_INLINE int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 // True for a finite float. Written out (rather than std::isfinite) so that it means the

@@ -96,6 +96,15 @@ struct CpuBackend {
     for (long long i = 0; i < (long long)n; ++i) f(uint(i));
   }
 
+  // f(i) for a few large items (the mesh's lattice blocks: hundreds of them, each
+  // thousands of nodes): one item at a time to whichever thread is free, in parallel from
+  // two items on.
+  template <class F>
+  static void for_each_coarse(uint n, F f) {
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (long long i = 0; i < (long long)n; ++i) f(uint(i));
+  }
+
   // Whether for_each_lanes runs a block of lanes a call where the build can (the default).
   // TIDEPOOL_SCALAR=1 in the environment turns that off, to time the scalar loops CUDA's
   // threads run in the same binary; set_lanes(false) does too (the tests that compare the

@@ -339,6 +339,12 @@ struct CudaBackend {
 #endif
     check_launch<F>();
   }
+
+  // A few large items (the CPU schedules them one by one): a thread each here.
+  template <class F>
+  static void for_each_coarse(uint n, F f) {
+    for_each(n, f);
+  }
   // One thread a particle (the CPU runs 16 or 8 particles a call: kernels/lanes.h).
   template <class F>
   static void for_each_lanes(uint n, F f) {

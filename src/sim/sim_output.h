@@ -106,6 +106,16 @@ Snapshot SimulationImpl<B>::snapshot() {
 }
 
 template <class B>
+void SimulationImpl<B>::build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times) {
+  settle(false);
+  if (!mesher_) mesher_ = std::make_unique<SurfaceMesher<B>>();
+  const MeshInput in{fluid.position.data(), fluid.velocity.data(), fluid.n, spacing_, 2.0f * spacing_,
+                     tank_lo_, tank_hi_, obstacles_.data(), int(obstacles_.size())};
+  mesher_->build(in, settings, times);
+  if (out) mesher_->download(out);
+}
+
+template <class B>
 void SimulationImpl<B>::ensure_density() {
   if (density_valid_ || fluid.n == 0) return;
   refresh_constants();

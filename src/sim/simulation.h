@@ -10,6 +10,7 @@
 
 #include "kernels/obstacle.h"
 #include "kernels/sim_params.h"
+#include "sim/mesh.h"
 
 namespace tp {
 
@@ -242,6 +243,12 @@ class Simulation {
   // integration, in each of the next `attempts` attempts at a step (1: the step fails
   // once and its retry runs clean; more than the guard's retries: it stops).
   virtual void inject_nan_for_test(uint index, int attempts) { (void)index, (void)attempts; }
+
+  // The water's surface as a triangle mesh (src/sim/surface_mesh.h, docs/mesh.md), built on
+  // this simulation's backend from the particles as they are now: its own phase, called
+  // at most once per displayed or exported state. Throws std::invalid_argument for
+  // settings it cannot use (the sentence says which), leaving the simulation as it was.
+  virtual void build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times = nullptr) = 0;
 
   virtual uint particle_count() const = 0;
   virtual uint boundary_count() const = 0;

@@ -27,6 +27,7 @@
 #include "sim/neighbor_list.h"
 #include "sim/params.h"
 #include "sim/simulation.h"
+#include "sim/surface_mesh.h"
 
 namespace tp {
 
@@ -78,6 +79,7 @@ class SimulationImpl final : public Simulation {
   std::vector<DiffuseParticle> diffuse_snapshot() override;
   void add_diffuse(const std::vector<DiffuseParticle>& particles) override;
   Snapshot snapshot() override;
+  void build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times) override;
   RunStats stats() override;
   RunStats stats_as_stepped() override;
   double simulated_time() const override { return stats_.simulated_time; }
@@ -334,6 +336,7 @@ class SimulationImpl final : public Simulation {
   std::vector<const char*> pending_phases_;     ///< device: recorded, not yet read
   static constexpr size_t kMaxPendingPhases = 64;  ///< then the next step waits to read them
   std::vector<ObstacleShape> obstacles_;
+  std::unique_ptr<SurfaceMesher<Backend>> mesher_;  ///< made at the first build_mesh()
   std::vector<Vec3> obstacle_target_;  ///< where move_obstacle() asked each to go
   static constexpr float kMaxObstacleSpeed = 20.0f;  ///< [m/s]
   std::vector<Emitter> emitters_;

@@ -148,6 +148,7 @@ struct FakeSim : Simulation {
   std::vector<DiffuseParticle> diffuse_snapshot() override { return {}; }
   void add_diffuse(const std::vector<DiffuseParticle>&) override {}
   Snapshot snapshot() override { return {}; }
+  void build_mesh(const MeshSettings&, TriangleMesh*, MeshTimes*) override {}
   RunStats stats() override { return {}; }
   double simulated_time() const override { return 0.0; }
   std::vector<ObstacleShape> obstacles() const override { return {}; }

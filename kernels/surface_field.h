@@ -1,0 +1,285 @@
+// The water's surface as a scalar field on a lattice, for marching cubes
+// (kernels/marching_cubes.h): phi(x) = sum_j V W(x - c_j, G_j), normalised so that it is 1
+// inside water at rest and 0 far from it; the surface is phi = iso (0.5 by default, where a
+// half-space of water has its face).
+//
+// Anisotropic kernels: Yu & Turk 2013, "Reconstructing surfaces of particle-based fluids
+// using anisotropic kernels" (ACM TOG 32(1)), Section 3:
+//   weights     w_ij = 1 - (|x_i - x_j| / r_i)^3 within r_i                       (Eq. 11)
+//   mean        x_w,i = sum_j w_ij x_j / sum_j w_ij                                (Eq. 10)
+//   covariance  C_i = sum_j w_ij (x_j - x_w,i)(x_j - x_w,i)^T / sum_j w_ij          (Eq. 9)
+//   C_i = R diag(s1, s2, s3) R^T, s1 >= s2 >= s3                                 (Eq. 12)
+//   S~ = k_s diag(s1, max(s2, s1 / k_r), max(s3, s1 / k_r)) when N_i > N_eps,
+//        k_n I otherwise                                                          (Eq. 15)
+//   G_i = (1 / h) R S~^-1 R^T                                                     (Eq. 16)
+//   W(r, G) = sigma det(G) P(|G r|)                                               (Eq. 5)
+//   smoothed centres x~_i = (1 - lambda) x_i + lambda x_w,i                        (Eq. 6)
+// k_s makes |k_s C| about 1 for a full neighbourhood (the paper's stated purpose of its
+// 1400, a value in its own length unit): here it is 1 / (that neighbourhood's variance),
+// computed from the rest lattice, so that a particle inside the water keeps the isotropic
+// kernel exactly. P is the poly6 profile (1 - q^2)^3, sigma = 315 / (64 pi).
+#pragma once
+
+#include "common.h"
+#include "grid.h"
+#include "marching_cubes.h"
+#include "obstacle.h"
+
+namespace tp {
+
+constexpr float kPoly6Sigma = 315.0f / (64.0f * 3.14159265358979f);
+
+struct AnisotropyConstants {
+  float h;        ///< [m] kernel support of the isotropic kernel
+  float radius;   ///< [m] neighbour radius r_i of the covariance
+  float k_s;      ///< [1/m^2] 1 / variance of a full rest neighbourhood (see above)
+  float k_r;      ///< [1] largest ratio of the stretched kernel's axes
+  float k_n;      ///< [1] axis scale of a kernel with few neighbours
+  float n_eps;    ///< [1] fewer neighbours than this: the isotropic k_n kernel
+  float lambda;   ///< [1] centre smoothing, 0 keeps the particle's position
+  float weight;   ///< [1] V / (lattice sum): phi = weight * sum_j sigma det(G_j) P
+  int anisotropic;
+};
+
+// One particle's kernel: its centre c, the quadratic form A = G^T G (|G r|^2 = r^T A r),
+// weight * sigma * det(G) (in c.w) and the half extents of its support along x, y, z.
+struct KernelShape {
+  Vec4 centre;  ///< xyz centre, w = the particle's factor
+  Vec4 a0;      ///< A_xx, A_yy, A_zz, A_xy
+  Vec4 a1;      ///< A_xz, A_yz, 1 / A_xx, P
+  Vec4 extent;  ///< [m] half extents of the support, xyz; w = Q
+  Vec4 a2;      ///< S, 1 / P, -, -
+  // P, Q, S: the form with x eliminated (its Schur complement), P y^2 + 2 Q y z + S z^2,
+  // whose level 1 bounds the support's shadow on a plane x = const: each z slice's range
+  // of rows (y) is solved from it, and each row's range of nodes (x) from A itself.
+};
+
+// Eigen-decomposition of a symmetric 3x3 matrix by cyclic Jacobi rotations (Golub & Van
+// Loan, "Matrix Computations", Section 8.5): m is overwritten, its diagonal the
+// eigenvalues, columns of v the eigenvectors. Converges quadratically; 8 sweeps are far
+// more than a float needs.
+TP_HD TP_INLINE void jacobi_eigen3(float m[3][3], float v[3][3]) {
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) v[r][c] = r == c ? 1.0f : 0.0f;
+  for (int sweep = 0; sweep < 8; ++sweep) {
+    const float off = fabsf(m[0][1]) + fabsf(m[0][2]) + fabsf(m[1][2]);
+    const float scale = fabsf(m[0][0]) + fabsf(m[1][1]) + fabsf(m[2][2]);
+    if (!(off > 1.0e-7f * scale)) break;  // (NaN leaves too)
+    for (int p = 0; p < 2; ++p)
+      for (int q = p + 1; q < 3; ++q) {
+        const float apq = m[p][q];
+        if (apq == 0.0f) continue;
+        const float theta = (m[q][q] - m[p][p]) / (2.0f * apq);
+        const float t = (theta >= 0.0f ? 1.0f : -1.0f) / (fabsf(theta) + sqrtf(theta * theta + 1.0f));
+        const float c = 1.0f / sqrtf(t * t + 1.0f), s = t * c;
+        for (int k = 0; k < 3; ++k) {  // m <- J^T m J
+          const float mkp = m[k][p], mkq = m[k][q];
+          m[k][p] = c * mkp - s * mkq;
+          m[k][q] = s * mkp + c * mkq;
+        }
+        for (int k = 0; k < 3; ++k) {
+          const float mpk = m[p][k], mqk = m[q][k];
+          m[p][k] = c * mpk - s * mqk;
+          m[q][k] = s * mpk + c * mqk;
+        }
+        for (int k = 0; k < 3; ++k) {
+          const float vkp = v[k][p], vkq = v[k][q];
+          v[k][p] = c * vkp - s * vkq;
+          v[k][q] = s * vkp + c * vkq;
+        }
+      }
+  }
+}
+
+// Particle i's kernel (positions sorted by g, whose cells hold the support h).
+TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* positions,
+                                         const AnisotropyConstants& a) {
+  const Vec3 xi = xyz(positions[i]);
+  float s[3] = {1.0f, 1.0f, 1.0f};
+  float v[3][3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
+  Vec3 centre = xi;
+  if (a.anisotropic) {
+    // Sums relative to x_i (no cancellation in float): mean, then the second moments.
+    float sw = 0.0f, neighbors = 0.0f;
+    Vec3 sx{0.0f, 0.0f, 0.0f};
+    float sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+    const float inv_r = 1.0f / a.radius;
+    for_each_neighbor(g, positions, xi, a.radius, [&](uint j, const Vec3& xij, float r) {
+      const float q = r * inv_r;
+      const float w = 1.0f - q * q * q;
+      const Vec3 d = -xij;  // x_j - x_i
+      sw += w;
+      sx += d * w;
+      sxx += w * d.x * d.x, syy += w * d.y * d.y, szz += w * d.z * d.z;
+      sxy += w * d.x * d.y, sxz += w * d.x * d.z, syz += w * d.y * d.z;
+      neighbors += j != i ? 1.0f : 0.0f;
+    });
+    const Vec3 mean = sx / sw;  // x_w - x_i (sw >= 1: i itself)
+    centre = xi + mean * a.lambda;
+    if (neighbors > a.n_eps) {
+      float m[3][3] = {{sxx / sw - mean.x * mean.x, sxy / sw - mean.x * mean.y, sxz / sw - mean.x * mean.z},
+                       {0.0f, syy / sw - mean.y * mean.y, syz / sw - mean.y * mean.z},
+                       {0.0f, 0.0f, szz / sw - mean.z * mean.z}};
+      m[1][0] = m[0][1], m[2][0] = m[0][2], m[2][1] = m[1][2];
+      jacobi_eigen3(m, v);
+      const float e0 = m[0][0], e1 = m[1][1], e2 = m[2][2];
+      const float top = maxf(maxf(e0, e1), e2);
+      const float floor_value = top / a.k_r;
+      s[0] = a.k_s * maxf(e0, floor_value);
+      s[1] = a.k_s * maxf(e1, floor_value);
+      s[2] = a.k_s * maxf(e2, floor_value);
+    } else {
+      s[0] = s[1] = s[2] = a.k_n;
+    }
+    for (float& x : s) x = clampf(x, 0.125f, 2.0f);  // a guard: NaN-free, bounded support
+    if (!is_finite(centre)) centre = xi;
+  }
+  // A = G^T G = (1/h^2) R S~^-2 R^T; A^-1 = h^2 R S~^2 R^T; det G = 1 / (h^3 s0 s1 s2).
+  float inv2[3], sq[3];
+  for (int k = 0; k < 3; ++k) inv2[k] = 1.0f / (s[k] * s[k] * a.h * a.h), sq[k] = s[k] * s[k] * a.h * a.h;
+  auto form = [&](int r, int c, const float* d) {
+    return v[r][0] * v[c][0] * d[0] + v[r][1] * v[c][1] * d[1] + v[r][2] * v[c][2] * d[2];
+  };
+  const float det_g = 1.0f / (a.h * a.h * a.h * s[0] * s[1] * s[2]);
+  KernelShape k;
+  k.centre = make_vec4(centre, a.weight * kPoly6Sigma * det_g);
+  k.a0 = Vec4{form(0, 0, inv2), form(1, 1, inv2), form(2, 2, inv2), form(0, 1, inv2)};
+  const float axx = form(0, 0, inv2), axy = form(0, 1, inv2), axz = form(0, 2, inv2);
+  const float P = k.a0.y - axy * axy / axx, Q = form(1, 2, inv2) - axy * axz / axx, S = k.a0.z - axz * axz / axx;
+  k.a1 = Vec4{axz, form(1, 2, inv2), 1.0f / axx, P};
+  k.extent = Vec4{sqrtf(form(0, 0, sq)), sqrtf(form(1, 1, sq)), sqrtf(form(2, 2, sq)), Q};
+  k.a2 = Vec4{S, 1.0f / P, 0.0f, 0.0f};
+  return k;
+}
+
+// The lattice of surface_field(): nodes in blocks of kFieldBlockX x kFieldBlockYZ^2, one
+// block a call. Long along x, the rows' direction: a kernel's row cut by a block's x
+// boundary costs its set-up twice, and the set-up (a square root, a range) costs more than
+// the row's few nodes (dam break: 2 nodes a row with blocks of 8^3, 4 with 32 x 8^2).
+constexpr int kFieldBlockX = 32, kFieldBlockYZ = 8;
+constexpr int kFieldBlockNodes = kFieldBlockX * kFieldBlockYZ * kFieldBlockYZ;
+
+struct FieldInputs {
+  FieldLattice lattice;
+  GridView grid;               ///< over the kernels' centres, sorted
+  const KernelShape* shapes;   ///< sorted by grid
+  const Vec4* velocities;      ///< sorted by grid; nullptr: no velocity field
+  float reach;                 ///< [m] largest half extent of any kernel
+  Vec3 wall_lo, wall_hi;       ///< [m] the tank's inner faces: kernels are mirrored there
+  const ObstacleShape* obstacles;
+  int obstacle_count;
+  Int3 blocks;                 ///< blocks per axis
+};
+
+// Block b of the lattice: phi at each of its nodes (and, with velocities, the kernel-
+// weighted mean velocity, in vel). Gathered, not scattered: each block visits the kernels
+// whose support reaches it, in grid order, so the sums do not depend on threads. Kernels
+// within their reach of a tank wall add their mirror image (x, y, z flipped independently:
+// 8 images in a corner), so that water against a wall has phi = 1 up to the wall, where
+// the lattice (whose nodes sit half a cell inside the walls) ends; the lattice's outer
+// layer of nodes is held at 0, which closes the surface there. Nodes inside an obstacle
+// are 0 too.
+template <bool kVelocity>
+TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Vec4* vel) {
+  constexpr int BX = kFieldBlockX, BY = kFieldBlockYZ, BN = kFieldBlockNodes;
+  const FieldLattice& l = in.lattice;
+  const Int3 bc{int(b % uint(in.blocks.x)), int((b / uint(in.blocks.x)) % uint(in.blocks.y)),
+                int(b / (uint(in.blocks.x) * uint(in.blocks.y)))};
+  const Int3 n0{bc.x * BX, bc.y * BY, bc.z * BY};
+  const Int3 n1{mini(n0.x + BX, l.dims.x), mini(n0.y + BY, l.dims.y), mini(n0.z + BY, l.dims.z)};
+  float acc[BN];
+  Vec3 vacc[kVelocity ? BN : 1];
+  for (int k = 0; k < BN; ++k) acc[k] = 0.0f;
+  if (kVelocity)
+    for (int k = 0; k < BN; ++k) vacc[k] = Vec3{0.0f, 0.0f, 0.0f};
+  const Vec3 box_lo = l.position(n0.x, n0.y, n0.z), box_hi = l.position(n1.x - 1, n1.y - 1, n1.z - 1);
+  const GridView& g = in.grid;
+  const Int3 c0 = g.cell_of(box_lo - Vec3{in.reach, in.reach, in.reach});
+  const Int3 c1 = g.cell_of(box_hi + Vec3{in.reach, in.reach, in.reach});
+  const Vec3 inv_dx{1.0f / l.dx.x, 1.0f / l.dx.y, 1.0f / l.dx.z};
+  for (int cz = c0.z; cz <= c1.z; ++cz)
+    for (int cy = c0.y; cy <= c1.y; ++cy) {
+      const uint begin = g.cell_start[g.linear(Int3{c0.x, cy, cz})];
+      const uint end = g.cell_start[g.linear(Int3{c1.x, cy, cz}) + 1];
+      for (uint j = begin; j < end; ++j) {
+        const KernelShape ks = in.shapes[j];
+        const Vec3 c = xyz(ks.centre), e = xyz(ks.extent);
+        // Mirror images: per axis, the kernel and, within its reach of a wall, its image.
+        const float cc[3] = {c.x, c.y, c.z}, ee[3] = {e.x, e.y, e.z};
+        const float lo[3] = {in.wall_lo.x, in.wall_lo.y, in.wall_lo.z};
+        const float hi[3] = {in.wall_hi.x, in.wall_hi.y, in.wall_hi.z};
+        float mirror[3];
+        int mirrors = 0;
+        for (int a = 0; a < 3; ++a) {
+          mirror[a] = cc[a];
+          if (cc[a] - lo[a] < ee[a]) mirror[a] = 2.0f * lo[a] - cc[a];
+          else if (hi[a] - cc[a] < ee[a]) mirror[a] = 2.0f * hi[a] - cc[a];
+          if (mirror[a] != cc[a]) mirrors |= 1 << a;
+        }
+        const Vec4 vj = kVelocity ? in.velocities[j] : Vec4{0.0f, 0.0f, 0.0f, 0.0f};
+        for (int image = 0; image < 8; ++image) {
+          if (image & ~mirrors) continue;
+          const float fx = image & 1 ? -1.0f : 1.0f, fy = image & 2 ? -1.0f : 1.0f, fz = image & 4 ? -1.0f : 1.0f;
+          const Vec3 ci{image & 1 ? mirror[0] : c.x, image & 2 ? mirror[1] : c.y, image & 4 ? mirror[2] : c.z};
+          // The image's form: A' = M A M, M = diag(fx, fy, fz).
+          const float axx = ks.a0.x, ayy = ks.a0.y, azz = ks.a0.z;
+          const float axy = ks.a0.w * fx * fy, axz = ks.a1.x * fx * fz, ayz = ks.a1.y * fy * fz;
+          if (ci.x + e.x < box_lo.x || ci.x - e.x > box_hi.x || ci.y + e.y < box_lo.y || ci.y - e.y > box_hi.y)
+            continue;  // (z is clipped below)
+          // The image's slices (z), clipped to the block; in each, the rows (y) its shadow
+          // covers; in each row, the nodes (x) inside it.
+          const int zlo = maxi(n0.z, int(ceilf((ci.z - e.z - l.origin.z) * inv_dx.z)));
+          const int zhi = mini(n1.z - 1, int(floorf((ci.z + e.z - l.origin.z) * inv_dx.z)));
+          const float P = ks.a1.w, Q = ks.extent.w * fy * fz, S = ks.a2.x, inv_p = ks.a2.y;
+          const Vec3 vi{vj.x * fx, vj.y * fy, vj.z * fz};
+          for (int z = zlo; z <= zhi; ++z) {
+            const float rz = l.origin.z + z * l.dx.z - ci.z;
+            const float yd = Q * Q * rz * rz - P * (S * rz * rz - 1.0f);
+            if (!(yd > 0.0f)) continue;
+            const float yroot = sqrtf(yd);
+            const int ylo = maxi(n0.y, int(ceilf((ci.y + (-Q * rz - yroot) * inv_p - l.origin.y) * inv_dx.y)));
+            const int yhi = mini(n1.y - 1, int(floorf((ci.y + (-Q * rz + yroot) * inv_p - l.origin.y) * inv_dx.y)));
+            for (int y = ylo; y <= yhi; ++y) {
+              const float ry = l.origin.y + y * l.dx.y - ci.y;
+              // q^2(t) = axx t^2 + 2 bq t + cq along the row, t = x - ci.x: solved for < 1.
+              const float bq = axy * ry + axz * rz;
+              const float cq = ayy * ry * ry + 2.0f * ayz * ry * rz + azz * rz * rz;
+              const float disc = bq * bq - axx * (cq - 1.0f);
+              if (!(disc > 0.0f)) continue;
+              const float root = sqrtf(disc);
+              const float t0 = (-bq - root) * ks.a1.z, t1 = (-bq + root) * ks.a1.z;
+              const int xlo = maxi(n0.x, int(ceilf((ci.x + t0 - l.origin.x) * inv_dx.x)));
+              const int xhi = mini(n1.x - 1, int(floorf((ci.x + t1 - l.origin.x) * inv_dx.x)));
+              const int base = ((z - n0.z) * BY + (y - n0.y)) * BX - n0.x;
+              for (int x = xlo; x <= xhi; ++x) {
+                const float t = l.origin.x + x * l.dx.x - ci.x;
+                const float u = maxf(1.0f - ((axx * t + 2.0f * bq) * t + cq), 0.0f);
+                const float w = ks.centre.w * u * u * u;
+                acc[base + x] += w;
+                if (kVelocity) vacc[base + x] += vi * w;
+              }
+            }
+          }
+        }
+      }
+    }
+  for (int z = n0.z; z < n1.z; ++z)
+    for (int y = n0.y; y < n1.y; ++y)
+      for (int x = n0.x; x < n1.x; ++x) {
+        const int k = ((z - n0.z) * BY + (y - n0.y)) * BX + (x - n0.x);
+        const uint n = l.linear(x, y, z);
+        bool zero = x == 0 || y == 0 || z == 0 || x == l.dims.x - 1 || y == l.dims.y - 1 || z == l.dims.z - 1;
+        if (!zero && in.obstacle_count > 0) {
+          const Vec3 p = l.position(x, y, z);
+          for (int o = 0; o < in.obstacle_count; ++o)
+            if (obstacle_distance(in.obstacles[o], p) < 0.0f) zero = true;
+        }
+        phi[n] = zero ? 0.0f : acc[k];
+        if (kVelocity) {
+          const Vec3 u = acc[k] > 0.0f ? vacc[k] / acc[k] : Vec3{0.0f, 0.0f, 0.0f};
+          vel[n] = make_vec4(u, 0.0f);
+        }
+      }
+}
+
+}  // namespace tp
