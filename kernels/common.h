@@ -87,6 +87,13 @@ TP_HD TP_INLINE float minf(float a, float b) {
 #endif
 }
 TP_HD TP_INLINE float clampf(float v, float lo, float hi) { return minf(maxf(v, lo), hi); }
+// A loop the host compiler should vectorise (its iterations independent); nothing on CUDA.
+#if defined(__CUDACC__)
+#define TP_SIMD
+#else
+#define TP_SIMD _Pragma("omp simd")
+#endif
+
 TP_HD TP_INLINE int maxi(int a, int b) { return a > b ? a : b; }
 TP_HD TP_INLINE int mini(int a, int b) { return a < b ? a : b; }
 TP_HD TP_INLINE int clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }

@@ -158,6 +158,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
 // the row's few nodes (dam break: 2 nodes a row with blocks of 8^3, 4 with 32 x 8^2).
 constexpr int kFieldBlockX = 32, kFieldBlockYZ = 8;
 constexpr int kFieldBlockNodes = kFieldBlockX * kFieldBlockYZ * kFieldBlockYZ;
+constexpr int kFieldRun = 16;  // nodes a run along a row (surface_field)
 
 struct FieldInputs {
   FieldLattice lattice;
@@ -165,20 +166,14 @@ struct FieldInputs {
   const KernelShape* shapes;   ///< sorted by grid
   const Vec4* velocities;      ///< sorted by grid; nullptr: no velocity field
   float reach;                 ///< [m] largest half extent of any kernel
-  Vec3 wall_lo, wall_hi;       ///< [m] the tank's inner faces: kernels are mirrored there
-  const ObstacleShape* obstacles;
-  int obstacle_count;
   Int3 blocks;                 ///< blocks per axis
 };
 
-// Block b of the lattice: phi at each of its nodes (and, with velocities, the kernel-
-// weighted mean velocity, in vel). Gathered, not scattered: each block visits the kernels
-// whose support reaches it, in grid order, so the sums do not depend on threads. Kernels
-// within their reach of a tank wall add their mirror image (x, y, z flipped independently:
-// 8 images in a corner), so that water against a wall has phi = 1 up to the wall, where
-// the lattice (whose nodes sit half a cell inside the walls) ends; the lattice's outer
-// layer of nodes is held at 0, which closes the surface there. Nodes inside an obstacle
-// are 0 too.
+// Block b of the lattice: sum_j of each kernel at each of its nodes (and, with
+// velocities, sum_j of the kernel times v_j, in vel). Gathered, not scattered: each block
+// visits the kernels whose support reaches it, in grid order, so the sums do not depend on
+// threads. The lattice reaches beyond the tank's walls where kernels do (ghost nodes):
+// fold_walls() then mirrors those sums back inside.
 template <bool kVelocity>
 TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Vec4* vel) {
   constexpr int BX = kFieldBlockX, BY = kFieldBlockYZ, BN = kFieldBlockNodes;
@@ -187,9 +182,9 @@ TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Ve
                 int(b / (uint(in.blocks.x) * uint(in.blocks.y)))};
   const Int3 n0{bc.x * BX, bc.y * BY, bc.z * BY};
   const Int3 n1{mini(n0.x + BX, l.dims.x), mini(n0.y + BY, l.dims.y), mini(n0.z + BY, l.dims.z)};
-  float acc[BN];
+  float acc[BN + kFieldRun];  // a run may pass a row's end (adding zeros) and the block's
   Vec3 vacc[kVelocity ? BN : 1];
-  for (int k = 0; k < BN; ++k) acc[k] = 0.0f;
+  for (int k = 0; k < BN + kFieldRun; ++k) acc[k] = 0.0f;
   if (kVelocity)
     for (int k = 0; k < BN; ++k) vacc[k] = Vec3{0.0f, 0.0f, 0.0f};
   const Vec3 box_lo = l.position(n0.x, n0.y, n0.z), box_hi = l.position(n1.x - 1, n1.y - 1, n1.z - 1);
@@ -203,61 +198,50 @@ TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Ve
       const uint end = g.cell_start[g.linear(Int3{c1.x, cy, cz}) + 1];
       for (uint j = begin; j < end; ++j) {
         const KernelShape ks = in.shapes[j];
-        const Vec3 c = xyz(ks.centre), e = xyz(ks.extent);
-        // Mirror images: per axis, the kernel and, within its reach of a wall, its image.
-        const float cc[3] = {c.x, c.y, c.z}, ee[3] = {e.x, e.y, e.z};
-        const float lo[3] = {in.wall_lo.x, in.wall_lo.y, in.wall_lo.z};
-        const float hi[3] = {in.wall_hi.x, in.wall_hi.y, in.wall_hi.z};
-        float mirror[3];
-        int mirrors = 0;
-        for (int a = 0; a < 3; ++a) {
-          mirror[a] = cc[a];
-          if (cc[a] - lo[a] < ee[a]) mirror[a] = 2.0f * lo[a] - cc[a];
-          else if (hi[a] - cc[a] < ee[a]) mirror[a] = 2.0f * hi[a] - cc[a];
-          if (mirror[a] != cc[a]) mirrors |= 1 << a;
-        }
+        const Vec3 ci = xyz(ks.centre), e = xyz(ks.extent);
+        if (ci.x + e.x < box_lo.x || ci.x - e.x > box_hi.x || ci.y + e.y < box_lo.y || ci.y - e.y > box_hi.y)
+          continue;  // (z is clipped below)
+        const float axx = ks.a0.x, ayy = ks.a0.y, azz = ks.a0.z, axy = ks.a0.w, axz = ks.a1.x, ayz = ks.a1.y;
+        const float P = ks.a1.w, Q = ks.extent.w, S = ks.a2.x, inv_p = ks.a2.y;
         const Vec4 vj = kVelocity ? in.velocities[j] : Vec4{0.0f, 0.0f, 0.0f, 0.0f};
-        for (int image = 0; image < 8; ++image) {
-          if (image & ~mirrors) continue;
-          const float fx = image & 1 ? -1.0f : 1.0f, fy = image & 2 ? -1.0f : 1.0f, fz = image & 4 ? -1.0f : 1.0f;
-          const Vec3 ci{image & 1 ? mirror[0] : c.x, image & 2 ? mirror[1] : c.y, image & 4 ? mirror[2] : c.z};
-          // The image's form: A' = M A M, M = diag(fx, fy, fz).
-          const float axx = ks.a0.x, ayy = ks.a0.y, azz = ks.a0.z;
-          const float axy = ks.a0.w * fx * fy, axz = ks.a1.x * fx * fz, ayz = ks.a1.y * fy * fz;
-          if (ci.x + e.x < box_lo.x || ci.x - e.x > box_hi.x || ci.y + e.y < box_lo.y || ci.y - e.y > box_hi.y)
-            continue;  // (z is clipped below)
-          // The image's slices (z), clipped to the block; in each, the rows (y) its shadow
-          // covers; in each row, the nodes (x) inside it.
-          const int zlo = maxi(n0.z, int(ceilf((ci.z - e.z - l.origin.z) * inv_dx.z)));
-          const int zhi = mini(n1.z - 1, int(floorf((ci.z + e.z - l.origin.z) * inv_dx.z)));
-          const float P = ks.a1.w, Q = ks.extent.w * fy * fz, S = ks.a2.x, inv_p = ks.a2.y;
-          const Vec3 vi{vj.x * fx, vj.y * fy, vj.z * fz};
-          for (int z = zlo; z <= zhi; ++z) {
-            const float rz = l.origin.z + z * l.dx.z - ci.z;
-            const float yd = Q * Q * rz * rz - P * (S * rz * rz - 1.0f);
-            if (!(yd > 0.0f)) continue;
-            const float yroot = sqrtf(yd);
-            const int ylo = maxi(n0.y, int(ceilf((ci.y + (-Q * rz - yroot) * inv_p - l.origin.y) * inv_dx.y)));
-            const int yhi = mini(n1.y - 1, int(floorf((ci.y + (-Q * rz + yroot) * inv_p - l.origin.y) * inv_dx.y)));
-            for (int y = ylo; y <= yhi; ++y) {
-              const float ry = l.origin.y + y * l.dx.y - ci.y;
-              // q^2(t) = axx t^2 + 2 bq t + cq along the row, t = x - ci.x: solved for < 1.
-              const float bq = axy * ry + axz * rz;
-              const float cq = ayy * ry * ry + 2.0f * ayz * ry * rz + azz * rz * rz;
-              const float disc = bq * bq - axx * (cq - 1.0f);
-              if (!(disc > 0.0f)) continue;
-              const float root = sqrtf(disc);
-              const float t0 = (-bq - root) * ks.a1.z, t1 = (-bq + root) * ks.a1.z;
-              const int xlo = maxi(n0.x, int(ceilf((ci.x + t0 - l.origin.x) * inv_dx.x)));
-              const int xhi = mini(n1.x - 1, int(floorf((ci.x + t1 - l.origin.x) * inv_dx.x)));
-              const int base = ((z - n0.z) * BY + (y - n0.y)) * BX - n0.x;
-              for (int x = xlo; x <= xhi; ++x) {
-                const float t = l.origin.x + x * l.dx.x - ci.x;
+        // The kernel's slices (z), clipped to the block; in each, the rows (y) its shadow
+        // covers; in each row, the nodes (x) inside it.
+        const int xlo = maxi(n0.x, int(ceilf((ci.x - e.x - l.origin.x) * inv_dx.x)));
+        const int xhi = mini(n1.x - 1, int(floorf((ci.x + e.x - l.origin.x) * inv_dx.x)));
+        const int zlo = maxi(n0.z, int(ceilf((ci.z - e.z - l.origin.z) * inv_dx.z)));
+        const int zhi = mini(n1.z - 1, int(floorf((ci.z + e.z - l.origin.z) * inv_dx.z)));
+        for (int z = zlo; z <= zhi; ++z) {
+          const float rz = l.origin.z + z * l.dx.z - ci.z;
+          const float yd = Q * Q * rz * rz - P * (S * rz * rz - 1.0f);
+          if (!(yd > 0.0f)) continue;
+          const float yroot = sqrtf(yd);
+          const int ylo = maxi(n0.y, int(ceilf((ci.y + (-Q * rz - yroot) * inv_p - l.origin.y) * inv_dx.y)));
+          const int yhi = mini(n1.y - 1, int(floorf((ci.y + (-Q * rz + yroot) * inv_p - l.origin.y) * inv_dx.y)));
+          for (int y = ylo; y <= yhi; ++y) {
+            const float ry = l.origin.y + y * l.dx.y - ci.y;
+            // q^2(t) = axx t^2 + 2 bq t + cq along the row, t = x - ci.x, over the nodes of
+            // the support's box in runs of kFieldRun, the nodes beyond its end masked: no
+            // root to solve, and a run is a few vector instructions (the CPU's compiler
+            // vectorises it; a GPU thread runs it as a loop).
+            const float bq = axy * ry + axz * rz;
+            const float cq = ayy * ry * ry + 2.0f * ayz * ry * rz + azz * rz * rz;
+            const int base = ((z - n0.z) * BY + (y - n0.y)) * BX - n0.x;
+            for (int x0 = xlo; x0 <= xhi; x0 += kFieldRun) {
+              const float t0 = l.origin.x + x0 * l.dx.x - ci.x;
+              const int count = xhi - x0;
+              float* a = acc + base + x0;
+              TP_SIMD
+              for (int k = 0; k < kFieldRun; ++k) {
+                const float t = t0 + float(k) * l.dx.x;
                 const float u = maxf(1.0f - ((axx * t + 2.0f * bq) * t + cq), 0.0f);
-                const float w = ks.centre.w * u * u * u;
-                acc[base + x] += w;
-                if (kVelocity) vacc[base + x] += vi * w;
+                a[k] += k <= count ? ks.centre.w * u * u * u : 0.0f;
               }
+              if (kVelocity)
+                for (int k = 0; k <= count && k < kFieldRun; ++k) {
+                  const float t = t0 + float(k) * l.dx.x;
+                  const float u = maxf(1.0f - ((axx * t + 2.0f * bq) * t + cq), 0.0f);
+                  vacc[base + x0 + k] += xyz(vj) * (ks.centre.w * u * u * u);
+                }
             }
           }
         }
@@ -268,18 +252,89 @@ TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Ve
       for (int x = n0.x; x < n1.x; ++x) {
         const int k = ((z - n0.z) * BY + (y - n0.y)) * BX + (x - n0.x);
         const uint n = l.linear(x, y, z);
-        bool zero = x == 0 || y == 0 || z == 0 || x == l.dims.x - 1 || y == l.dims.y - 1 || z == l.dims.z - 1;
-        if (!zero && in.obstacle_count > 0) {
-          const Vec3 p = l.position(x, y, z);
-          for (int o = 0; o < in.obstacle_count; ++o)
-            if (obstacle_distance(in.obstacles[o], p) < 0.0f) zero = true;
-        }
-        phi[n] = zero ? 0.0f : acc[k];
-        if (kVelocity) {
-          const Vec3 u = acc[k] > 0.0f ? vacc[k] / acc[k] : Vec3{0.0f, 0.0f, 0.0f};
-          vel[n] = make_vec4(u, 0.0f);
-        }
+        phi[n] = acc[k];
+        if (kVelocity) vel[n] = make_vec4(vacc[k], 0.0f);
       }
+}
+
+// Where the lattice sits in the tank: local node 0 is global node `first` per axis, and
+// the tank holds global nodes [0, inside) (the walls half a cell beyond them).
+struct WallFold {
+  FieldLattice lattice;
+  Int3 first;
+  Int3 inside;
+};
+TP_HD TP_INLINE int axis_of(const Int3& v, int a) { return a == 0 ? v.x : (a == 1 ? v.y : v.z); }
+
+// Water against a wall: the wall is a mirror. A kernel's mass beyond the wall (on the
+// ghost nodes) is added to the nodes it mirrors to, as if each particle near the wall had
+// its image beyond it, so that phi stays 1 up to the wall (where the lattice stops: its
+// nodes sit half a cell inside the walls, so a wall is exactly half way between a node and
+// its mirror). Along `axis`, for line `item` (the other two coordinates, the lower one
+// fastest); run for x, then y, then z over every line, ghost lines included, which gives a
+// corner its images across two and three walls. Velocities are mirrored (their component
+// along the axis flips).
+TP_HD TP_INLINE void fold_walls(int axis, uint item, const WallFold& w, float* phi, Vec4* vel) {
+  const FieldLattice& l = w.lattice;
+  const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;
+  const int du = axis_of(l.dims, u);
+  const int cu = int(item % uint(du)), cv = int(item / uint(du));
+  const int n = axis_of(l.dims, axis), first = axis_of(w.first, axis), inside = axis_of(w.inside, axis);
+  const uint stride = axis == 0 ? 1u : (axis == 1 ? uint(l.dims.x) : uint(l.dims.x) * uint(l.dims.y));
+  int c[3];
+  c[axis] = 0, c[u] = cu, c[v] = cv;
+  const uint base = l.linear(c[0], c[1], c[2]);
+  auto add = [&](int into, int from) {
+    const uint i = base + uint(into) * stride, m = base + uint(from) * stride;
+    phi[i] += phi[m];
+    if (vel) {
+      Vec4 a = vel[i];
+      const Vec4 b = vel[m];
+      a.x += axis == 0 ? -b.x : b.x, a.y += axis == 1 ? -b.y : b.y, a.z += axis == 2 ? -b.z : b.z;
+      vel[i] = a;
+    }
+  };
+  for (int k = 0;; ++k) {  // the low wall: global k mirrors -1 - k
+    const int i = k - first, m = -1 - k - first;
+    if (m < 0 || i >= n) break;
+    if (i >= 0) add(i, m);
+  }
+  for (int k = 0;; ++k) {  // the high wall: inside - 1 - k mirrors inside + k
+    const int i = inside - 1 - k - first, m = inside + k - first;
+    if (m >= n || i < 0) break;
+    if (m >= 0 && i < n) add(i, m);
+  }
+}
+
+// Row r (y = r % dims.y, z = r / dims.y) made ready for marching cubes: nodes beyond the
+// walls (ghosts, already folded) and the lattice's outer layer are 0, which closes the
+// surface there; so are nodes inside an obstacle.
+TP_HD TP_INLINE void finish_field_row(uint r, const WallFold& w, const ObstacleShape* obstacles, int obstacle_count,
+                                      float* phi, Vec4* vel) {
+  const FieldLattice& l = w.lattice;
+  const int y = int(r % uint(l.dims.y)), z = int(r / uint(l.dims.y));
+  const int gy = y + w.first.y, gz = z + w.first.z;
+  const bool row_out = y == 0 || z == 0 || y == l.dims.y - 1 || z == l.dims.z - 1 || gy < 0 || gz < 0 ||
+                       gy >= w.inside.y || gz >= w.inside.z;
+  const int x0 = row_out ? l.dims.x : maxi(1, -w.first.x);                      // first inside
+  const int x1 = row_out ? l.dims.x : mini(l.dims.x - 1, w.inside.x - w.first.x);  // past the last
+  float* row = phi + size_t(r) * uint(l.dims.x);
+  Vec4* vrow = vel ? vel + size_t(r) * uint(l.dims.x) : nullptr;
+  for (int x = 0; x < l.dims.x; ++x) {
+    if (x >= x0 && x < x1) {
+      if (obstacle_count == 0) {
+        x = x1 - 1;  // nothing inside to clear
+        continue;
+      }
+      const Vec3 p = l.position(x, y, z);
+      bool in_obstacle = false;
+      for (int o = 0; o < obstacle_count; ++o)
+        if (obstacle_distance(obstacles[o], p) < 0.0f) in_obstacle = true;
+      if (!in_obstacle) continue;
+    }
+    row[x] = 0.0f;
+    if (vrow) vrow[x] = Vec4{0.0f, 0.0f, 0.0f, 0.0f};
+  }
 }
 
 }  // namespace tp

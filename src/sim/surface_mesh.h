@@ -132,16 +132,19 @@ class SurfaceMesher {
     const float mx[3] = {lo.x + above.a, lo.y + above.b, lo.z + above.c};
     const float lo3[3] = {lo.x, lo.y, lo.z};
     float dx[3], origin[3];
-    int dims[3];
+    int dims[3], first[3], inside[3];
     double nodes = 1.0;
     for (int a = 0; a < 3; ++a) {
       const double cells = std::max(1.0, std::round(double(ext[a]) / cell));
       if (cells > 1.0e6) throw std::invalid_argument(too_large());
       const int G = int(cells);
       dx[a] = ext[a] / float(G);
-      const int g0 = std::clamp(int(std::floor((mn[a] - reach - lo3[a]) / dx[a] - 0.5f)), 0, G - 1);
-      const int g1 = std::clamp(int(std::ceil((mx[a] + reach - lo3[a]) / dx[a] - 0.5f)), 0, G - 1);
+      const int ghosts = int(std::ceil(reach / dx[a])) + 1;  // beyond each wall, for fold_walls
+      const int g0 = std::clamp(int(std::floor((mn[a] - reach - lo3[a]) / dx[a] - 0.5f)), -ghosts, G - 1);
+      const int g1 = std::clamp(int(std::ceil((mx[a] + reach - lo3[a]) / dx[a] - 0.5f)), 0, G - 1 + ghosts);
       dims[a] = std::max(g1 - g0 + 1, 1) + 2;
+      first[a] = g0 - 1;
+      inside[a] = G;
       origin[a] = lo3[a] + (float(g0 - 1) + 0.5f) * dx[a];
       nodes *= dims[a];
     }
@@ -160,27 +163,33 @@ class SurfaceMesher {
     f.shapes = shapes_.data();
     f.velocities = s.velocity ? velocity_.data() : nullptr;
     f.reach = reach;
-    f.wall_lo = lo;
-    f.wall_hi = hi;
-    f.obstacles = obstacles_.data();
-    f.obstacle_count = in.obstacle_count;
     f.blocks = Int3{(l.dims.x + kFieldBlockX - 1) / kFieldBlockX, (l.dims.y + kFieldBlockYZ - 1) / kFieldBlockYZ,
                     (l.dims.z + kFieldBlockYZ - 1) / kFieldBlockYZ};
     const uint blocks = uint(f.blocks.x) * uint(f.blocks.y) * uint(f.blocks.z);
     float* phi = field_.data();
-    Vec4* nvel = node_velocity_.data();
+    Vec4* nvel = s.velocity ? node_velocity_.data() : nullptr;
     if (s.velocity)
       B::for_each_coarse(blocks, [=] TP_HD(uint b) { surface_field<true>(b, f, phi, nvel); });
     else
       B::for_each_coarse(blocks, [=] TP_HD(uint b) { surface_field<false>(b, f, phi, nullptr); });
+    const WallFold w{l, Int3{first[0], first[1], first[2]}, Int3{inside[0], inside[1], inside[2]}};
+    for (int axis = 0; axis < 3; ++axis) {
+      const uint lines = N / uint(dims[axis]);
+      B::for_each(lines, [=] TP_HD(uint item) { fold_walls(axis, item, w, phi, nvel); });
+    }
+    const ObstacleShape* obstacles = obstacles_.data();
+    const int obstacle_count = in.obstacle_count;
+    B::for_each(uint(dims[1]) * uint(dims[2]), [=] TP_HD(uint r) {
+      finish_field_row(r, w, obstacles, obstacle_count, phi, nvel);
+    });
     lap(times ? &times->field_ms : nullptr);
 
-    extract(l, phi, s.iso, s.velocity ? nvel : nullptr);
+    extract(l, phi, s.iso, nvel);
     lap(times ? &times->cubes_ms : nullptr);
   }
 
   // Marching cubes over a field already on the lattice l (backend memory, l.node_count()
-  // values; with node velocities in nvel, or nullptr): fills the mesh that build() does.
+  // values; with sum_j W v_j per node in nvel, or nullptr): fills the mesh that build() does.
   void extract(const FieldLattice& l, const float* phi, float iso, const Vec4* nvel = nullptr) {
     const uint N = l.node_count(), rows = uint(l.dims.y) * uint(l.dims.z);
     bits_.grow(N);
@@ -229,8 +238,10 @@ class SurfaceMesher {
           on[slot] = make_vec4(v.normal, 0.0f);
           if (nvel) {
             const uint j = i + (axis == 0 ? 1u : axis == 1 ? uint(nx) : uint(nx) * uint(l.dims.y));
+            // nvel holds sum_j W v_j: the mean velocity is that over phi.
+            const float wa = phi[i] > 0.0f ? (1.0f - v.t) / phi[i] : 0.0f, wb = phi[j] > 0.0f ? v.t / phi[j] : 0.0f;
             const Vec4 va = nvel[i], vb = nvel[j];
-            ov[slot] = Vec4{va.x + (vb.x - va.x) * v.t, va.y + (vb.y - va.y) * v.t, va.z + (vb.z - va.z) * v.t, 0.0f};
+            ov[slot] = Vec4{va.x * wa + vb.x * wb, va.y * wa + vb.y * wb, va.z * wa + vb.z * wb, 0.0f};
           }
           ++slot;
         }
