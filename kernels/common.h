@@ -88,10 +88,14 @@ TP_HD TP_INLINE float minf(float a, float b) {
 }
 TP_HD TP_INLINE float clampf(float v, float lo, float hi) { return minf(maxf(v, lo), hi); }
 // A loop the host compiler should vectorise (its iterations independent); nothing on CUDA.
+// TP_SIMD_SUM(a, b, ...): the same, its body adding to the sums a, b, ...
 #if defined(__CUDACC__)
 #define TP_SIMD
+#define TP_SIMD_SUM(...)
 #else
 #define TP_SIMD _Pragma("omp simd")
+#define TP_SIMD_PRAGMA(x) _Pragma(#x)
+#define TP_SIMD_SUM(...) TP_SIMD_PRAGMA(omp simd reduction(+ : __VA_ARGS__))
 #endif
 
 TP_HD TP_INLINE int maxi(int a, int b) { return a > b ? a : b; }

@@ -86,7 +86,10 @@ class SurfaceMesher {
         B::for_each(n, [=] TP_HD(uint i) { v[i] = vs[i]; });
       }
     }
-    grid_.configure(lo - pad, hi + pad, std::max(in.h, k.radius));
+    // Cells of the covariance's radius (27 cells, about 730 candidates at 1.5 h, in rows of
+    // about 80 for the vector lanes; cells of half the radius visit 420 in rows of 17 and
+    // took 1.45 times as long).
+    grid_.configure(lo - pad, hi + pad, s.anisotropic ? k.radius : in.h);
     grid_.build(position_.data(), n);
     grid_.reorder(position_, scratch4_);
     if (s.velocity) grid_.reorder(velocity_, scratch4_);
