@@ -121,6 +121,49 @@ std::vector<BenchConfig> bench_matrix(const Options& o) {
   return matrix;
 }
 
+// ---- the mesh -------------------------------------------------------------------------------
+
+void measure_mesh(Simulation& sim, const MeshSettings& settings, BenchRow* row) {
+  for (int aniso = 0; aniso < 2; ++aniso) {
+    MeshSettings s = settings;
+    s.anisotropic = aniso == 1;
+    std::vector<MeshTimes> runs;
+    TriangleMesh mesh;
+    for (int k = 0; k < 6; ++k) {
+      MeshTimes t;
+      sim.build_mesh(s, k == 5 ? &mesh : nullptr, &t);
+      if (k) runs.push_back(t);  // the first warms the buffers up
+    }
+    std::sort(runs.begin(), runs.end(), [](const MeshTimes& a, const MeshTimes& b) { return a.total() < b.total(); });
+    BenchRow::Mesh& m = row->mesh[aniso];
+    m.measured = true;
+    m.times = runs[runs.size() / 2];
+    m.triangles = mesh.triangle_count();
+    m.vertices = mesh.position.size();
+  }
+}
+
+namespace {
+std::string mesh_table(const std::vector<BenchRow>& rows) {
+  std::vector<std::vector<std::string>> table = {
+      {"#", "kernels", "particles", "triangles", "sort+shape", "field", "cubes", "ms", "Mparticles/s/core"}};
+  std::vector<bool> left(table.front().size(), false);
+  left[1] = true;
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (int aniso = 0; aniso < 2; ++aniso) {
+      const BenchRow::Mesh& m = rows[r].mesh[aniso];
+      if (!m.measured) continue;
+      const double ms = m.times.total();
+      const double rate = ms > 0 && rows[r].threads ? double(rows[r].particles_end) / (ms / 1000.0) / rows[r].threads / 1e6 : 0.0;
+      table.push_back({std::to_string(r + 1), aniso ? "anisotropic" : "isotropic", grouped(rows[r].particles_end),
+                       grouped(m.triangles), figure(m.times.kernels_ms), figure(m.times.field_ms),
+                       figure(m.times.cubes_ms), figure(ms), rows[r].threads ? format("%.3f", rate) : "-"});
+    }
+  if (table.size() == 1) return "";
+  return "\nsurface mesh of the last state, ms (median of 5 builds; docs/mesh.md)\n" + render(table, left);
+}
+}  // namespace
+
 // ---- the tables -----------------------------------------------------------------------------
 
 std::string bench_table(const std::vector<BenchRow>& rows) {
@@ -202,6 +245,7 @@ std::string bench_table(const std::vector<BenchRow>& rows) {
   }
   out += "\nms per step by phase (sum: of the phases; ms/step: wall time per step)\n";
   out += render(by_phase, phase_left);
+  out += mesh_table(rows);
   return out;
 }
 
@@ -298,6 +342,13 @@ std::string bench_json(const std::vector<BenchRow>& rows, const Options& o,
     r["boundary_neighbors_per_particle"] = row.stats.boundary_neighbors_per_particle;
     r["mean_iterations"] = row.iterative ? ordered_json(row.stats.mean_iterations) : ordered_json();
     r["max_speed_m_s"] = row.stats.max_speed;
+    for (int aniso = 0; aniso < 2; ++aniso) {
+      const BenchRow::Mesh& m = row.mesh[aniso];
+      if (!m.measured) continue;
+      r["mesh"][aniso ? "anisotropic" : "isotropic"] = {
+          {"triangles", m.triangles}, {"vertices", m.vertices}, {"sort_shape_ms", m.times.kernels_ms},
+          {"field_ms", m.times.field_ms}, {"cubes_ms", m.times.cubes_ms}, {"total_ms", m.times.total()}};
+    }
     ordered_json phases = ordered_json::object();
     double sum = 0.0;
     for (const PhaseTime& p : row.stats.phases) {
@@ -474,6 +525,7 @@ int run_bench(const Options& o) {
       row.steps = row.stats.steps - before.steps;
       row.simulated_seconds = row.stats.simulated_time - before.simulated_time;
       row.particles_end = sim.particle_count();
+      if (code == 0 && o.bench_mesh) measure_mesh(sim, o.mesh, &row);
       if (code == 2) return 2;  // one configuration's --report or --export was refused
       if (code == 130) {
         row.status = "interrupted";

@@ -47,6 +47,13 @@ struct BenchRow {
   double wall_seconds = 0.0;        ///< spent stepping (set-up not included)
   RunStats stats;                   ///< the simulation's statistics at the end
   bool iterative = false;           ///< PCISPH or PBF: mean iterations apply
+  // The surface mesh of the run's last state (its own phases, not part of a step): the
+  // median of 5 builds after one to warm up, isotropic [0] and anisotropic [1].
+  struct Mesh {
+    bool measured = false;
+    MeshTimes times;
+    size_t triangles = 0, vertices = 0;
+  } mesh[2];
 
   double ms_per_step() const { return steps ? 1000.0 * wall_seconds / double(steps) : 0.0; }
   double mean_dt_ms() const { return steps ? 1000.0 * simulated_seconds / double(steps) : 0.0; }
@@ -55,8 +62,11 @@ struct BenchRow {
   }
 };
 
+// Fills row.mesh from the simulation's state now (--bench, after each run).
+void measure_mesh(Simulation& sim, const MeshSettings& settings, BenchRow* row);
+
 // The readable tables: one row per configuration, then the milliseconds per step of each
-// phase per row.
+// phase per row, then the mesh's phases per row.
 std::string bench_table(const std::vector<BenchRow>& rows);
 
 // What the JSON records about the machine and the build.

@@ -59,6 +59,13 @@ Headless (no window, no OpenGL)
   --export DIR             write particles as binary PLY frames (frame_00000.ply, ...),
                            with a progress line each second and a summary on stderr
   --export-fps F           exported frames per simulated second (default 30)
+  --export-mesh DIR        write the water's surface as mesh frames (mesh_00000.ply, ...):
+                           binary PLY with normals and velocities (docs/mesh.md), at the
+                           --export-fps rate; with --export, both
+  --mesh-format ply|obj    the mesh frames' format (default ply)
+  --mesh-cell C            mesh lattice cell, in particle spacings (default 0.5)
+  --mesh-iso L             surface level of the field, 1 inside water (default 0.5)
+  --mesh-anisotropic on|off  Yu & Turk's stretched kernels (default on)
 
 Benchmark (headless)
   --bench                  run headless and print a table: particles, steps, mean dt, ms per
@@ -68,6 +75,8 @@ Benchmark (headless)
                            and --spacing take comma-separated lists and every combination
                            runs from a fresh start, e.g. --solver wcsph,pbf --particles
                            10000,30000; an unavailable backend is a skipped row
+  --bench-mesh on|off      after each run, time the surface mesh of its last state, isotropic
+                           and anisotropic (default on; --mesh-cell and --mesh-iso apply)
   --bench-json FILE|-      also write the results as JSON (- for standard output; the table
                            then goes to standard error)
 
@@ -333,6 +342,29 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     } else if (arg == "--export") {
       if (!need(&o->export_dir)) return false;
       if (o->export_dir.empty()) return fail("--export needs a directory");
+    } else if (arg == "--export-mesh") {
+      if (!need(&o->export_mesh_dir)) return false;
+      if (o->export_mesh_dir.empty()) return fail("--export-mesh needs a directory");
+    } else if (arg == "--mesh-format") {
+      if (!need(&v)) return false;
+      if (v != "ply" && v != "obj") return fail("--mesh-format must be ply or obj, not '" + v + "'");
+      o->mesh_format = v;
+    } else if (arg == "--mesh-cell") {
+      if (!need(&v)) return false;
+      if (!parse_real(v, 0.1, 4.0, &d)) return fail("--mesh-cell must be a number of spacings from 0.1 to 4");
+      o->mesh.cell = float(d);
+    } else if (arg == "--mesh-iso") {
+      if (!need(&v)) return false;
+      if (!parse_real(v, 0.01, 0.99, &d)) return fail("--mesh-iso must be a number from 0.01 to 0.99");
+      o->mesh.iso = float(d);
+    } else if (arg == "--mesh-anisotropic") {
+      if (!need(&v)) return false;
+      if (v != "on" && v != "off") return fail("--mesh-anisotropic must be on or off, not '" + v + "'");
+      o->mesh.anisotropic = v == "on";
+    } else if (arg == "--bench-mesh") {
+      if (!need(&v)) return false;
+      if (v != "on" && v != "off") return fail("--bench-mesh must be on or off, not '" + v + "'");
+      o->bench_mesh = v == "on";
     } else if (arg == "--export-fps") {
       if (!need(&v)) return false;
       if (!parse_real(v, 0.001, 10000.0, &d)) return fail("--export-fps must be a number from 0.001 to 10000");
@@ -349,18 +381,21 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     if (headless && o->given.count(window_only))
       return fail(std::string(window_only) + " needs a window; it cannot be used with " +
                   (o->bench ? "--bench" : "--headless"));
-  for (const char* headless_only : {"--time", "--steps", "--report", "--export", "--save-state"})
+  for (const char* headless_only : {"--time", "--steps", "--report", "--export", "--export-mesh", "--save-state"})
     if (!headless && o->given.count(headless_only))
       return fail(std::string(headless_only) + " works with --headless or --bench (the window "
                   "runs until closed or --frames)");
-  if (o->given.count("--export-fps") && o->export_dir.empty())
-    return fail("--export-fps needs --export DIR");
+  if (o->given.count("--export-fps") && o->export_dir.empty() && o->export_mesh_dir.empty())
+    return fail("--export-fps needs --export DIR or --export-mesh DIR");
+  if (o->given.count("--mesh-format") && o->export_mesh_dir.empty())
+    return fail("--mesh-format needs --export-mesh DIR");
   if (o->time > 0.0 && o->steps > 0) return fail("use --time or --steps, not both");
   if (o->given.count("--particles") && o->given.count("--spacing"))
     return fail(
         "use --particles or --spacing, not both (--particles picks a spacing from a count)");
   if (o->given.count("--bench-json") && !o->bench && !o->given.count("--bench-window"))
     return fail("--bench-json needs --bench or --bench-window");
+  if (o->given.count("--bench-mesh") && !o->bench) return fail("--bench-mesh needs --bench");
   if (o->bench_drag && !o->given.count("--bench-window"))
     return fail("--bench-drag needs --bench-window SECONDS");
   // Lists are for the benchmark's matrix; anywhere else one value is meant.
@@ -374,7 +409,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
                   "run per item); give one value here");
   const size_t configurations = bench_configurations(*o);
   if (configurations > 1)
-    for (const char* one_run : {"--report", "--export", "--save-state", "--load-state"})
+    for (const char* one_run : {"--report", "--export", "--export-mesh", "--save-state", "--load-state"})
       if (o->given.count(one_run))
         return fail(std::string(one_run) + " is for one run, and this --bench runs " +
                     std::to_string(configurations) + " configurations; use --bench-json FILE "

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/mesh.h"
+
 namespace tp {
 
 struct Options {
@@ -48,7 +50,11 @@ struct Options {
   std::string report;               ///< JSON report path, or "-" for stdout
   std::string export_dir;           ///< PLY frames
   double export_fps = 30.0;
+  std::string export_mesh_dir;      ///< surface mesh frames (mesh_00000.ply, ...)
+  std::string mesh_format = "ply";  ///< ply | obj
+  MeshSettings mesh;                ///< --mesh-cell, --mesh-iso, --mesh-anisotropic
   bool bench = false;
+  bool bench_mesh = true;           ///< --bench-mesh off: no mesh figures after each run
   std::string bench_json;           ///< --bench-json FILE, or "-" for stdout
   // --bench matrices: each list as given (one item when the option is a single value; empty
   // when the option is absent). The single fields above hold the first item, so everything

@@ -11,9 +11,14 @@
 
 namespace tp {
 
-std::string frame_file_name(const std::string& dir, int frame) {
+namespace {
+const char* prefix_of(RecordKind kind) { return kind == RecordKind::Points ? "frame_" : "mesh_"; }
+const char* extension_of(RecordKind kind) { return kind == RecordKind::MeshObj ? ".obj" : ".ply"; }
+}  // namespace
+
+std::string frame_file_name(const std::string& dir, int frame, RecordKind kind) {
   char name[32];
-  std::snprintf(name, sizeof(name), "frame_%05d.ply", frame);
+  std::snprintf(name, sizeof(name), "%s%05d%s", prefix_of(kind), frame, extension_of(kind));
   return (dir.empty() || dir.back() == '/' ? dir : dir + "/") + name;
 }
 
@@ -39,13 +44,15 @@ bool make_directories(const std::string& dir, std::string* error) {
   return true;
 }
 
-bool holds_frames(const std::string& dir) {
+bool holds_frames(const std::string& dir, RecordKind kind) {
   DIR* d = opendir(dir.c_str());
   if (!d) return false;
   bool found = false;
+  const std::string prefix = prefix_of(kind), extension = extension_of(kind);
   while (dirent* e = readdir(d)) {
     const std::string f = e->d_name;
-    if (f.rfind("frame_", 0) == 0 && f.size() > 10 && f.compare(f.size() - 4, 4, ".ply") == 0) {
+    if (f.rfind(prefix, 0) == 0 && f.size() > prefix.size() + 4 &&
+        f.compare(f.size() - 4, 4, extension) == 0) {
       found = true;
       break;
     }
@@ -62,17 +69,22 @@ std::string default_export_dir(std::time_t now) {
   return std::string("tidepool-export-") + stamp;
 }
 
-bool FrameRecorder::start(const std::string& dir, double fps, bool fresh_only, std::string* error) {
+bool FrameRecorder::start(const std::string& dir, double fps, bool fresh_only, std::string* error,
+                          RecordKind kind, const MeshSettings& mesh) {
   active_ = false;
+  kind_ = kind;
+  mesh_ = mesh;
+  mesh_.velocity = true;
   if (!(fps > 0.0)) {
     *error = "the frame rate must be above 0 frames per second";
     return false;
   }
   if (!make_directories(dir, error)) return false;
   // A directory that exists but cannot be written is refused now, not at the first frame.
-  if (!check_writable(frame_file_name(dir, 0), error)) return false;
-  if (fresh_only && holds_frames(dir)) {
-    *error = "'" + dir + "' already holds frame_*.ply files; choose another directory or empty it";
+  if (!check_writable(frame_file_name(dir, 0, kind), error)) return false;
+  if (fresh_only && holds_frames(dir, kind)) {
+    *error = "'" + dir + "' already holds " + std::string(prefix_of(kind)) + "*" + extension_of(kind) +
+             " files; choose another directory or empty it";
     return false;
   }
   dir_ = dir;
@@ -88,8 +100,21 @@ bool FrameRecorder::start(const std::string& dir, double fps, bool fresh_only, s
 bool FrameRecorder::record(Simulation& sim, std::string* error) {
   const double t = sim.simulated_time();
   if (!due(t)) return true;
-  const std::string path = frame_file_name(dir_, frames_);
-  if (!write_ply(path, sim.snapshot(), error, t)) {
+  const std::string path = frame_file_name(dir_, frames_, kind_);
+  bool written = false;
+  if (kind_ == RecordKind::Points) {
+    written = write_ply(path, sim.snapshot(), error, t);
+  } else {
+    TriangleMesh mesh;
+    try {
+      sim.build_mesh(mesh_, &mesh, &mesh_times_);
+      mesh_triangles_ = mesh.triangle_count();
+      written = kind_ == RecordKind::MeshObj ? write_mesh_obj(path, mesh, error) : write_mesh_ply(path, mesh, error, t);
+    } catch (const std::exception& e) {  // settings it cannot use, or memory
+      *error = std::string("the mesh could not be built: ") + e.what();
+    }
+  }
+  if (!written) {
     active_ = false;
     return false;
   }

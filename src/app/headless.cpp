@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "app/bench.h"
 #include "app/frame_recorder.h"
@@ -32,10 +34,24 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   *wall_out = 0.0;
   Simulation& sim = *setup.sim;
   std::string error;
-  FrameRecorder recorder;
-  if (!o.export_dir.empty() && !recorder.start(o.export_dir, o.export_fps, false, &error)) {
-    std::fprintf(stderr, "tidepool: --export: %s\n", error.c_str());
-    return 2;
+  // The recordings: particles (--export) and the surface mesh (--export-mesh), each with its
+  // own directory, at the same rate.
+  struct Export {
+    FrameRecorder recorder;
+    const char* option;
+    double next_line = 0.0;  // progress: a line at the first frame, then one a second at most
+  };
+  std::vector<Export> exports;
+  exports.reserve(2);
+  const RecordKind mesh_kind = o.mesh_format == "obj" ? RecordKind::MeshObj : RecordKind::MeshPly;
+  for (const auto& [dir, kind, option] : {std::tuple{o.export_dir, RecordKind::Points, "--export"},
+                                          std::tuple{o.export_mesh_dir, mesh_kind, "--export-mesh"}}) {
+    if (dir.empty()) continue;
+    exports.push_back(Export{FrameRecorder{}, option});
+    if (!exports.back().recorder.start(dir, o.export_fps, false, &error, kind, o.mesh)) {
+      std::fprintf(stderr, "tidepool: %s: %s\n", option, error.c_str());
+      return 2;
+    }
   }
   // Find out now, not after a long run, whether the report can be written.
   if (!o.report.empty() && o.report != "-" && !check_writable(o.report, &error)) {
@@ -64,25 +80,32 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   int status = 0;
   std::string stop_reason;  // why the run ended early, for the last line
   bool step_failed = false;
-  // Export progress: a line when the first frame is written, then one a second at most.
-  double next_export_line = 0.0;
-  auto export_frame = [&]() {
-    if (!recorder.record(sim, &error)) {
-      std::fprintf(stderr, "tidepool: --export: %s\n", error.c_str());
-      stop_reason = "the export failed: " + error;
-      status = 1;
-      return false;
-    }
-    const double wall = wall_seconds();
-    if (wall >= next_export_line) {
-      next_export_line = wall + 1.0;
-      std::fprintf(stderr, "tidepool: export: frame %d (t = %.2f s), %.1f MB in %s\n",
-                   recorder.frames() - 1, recorder.last_time(), double(recorder.bytes()) / 1e6,
-                   recorder.dir().c_str());
+  auto export_frames = [&]() {
+    for (Export& e : exports) {
+      FrameRecorder& recorder = e.recorder;
+      if (!recorder.due(sim.simulated_time())) continue;
+      if (!recorder.record(sim, &error)) {
+        std::fprintf(stderr, "tidepool: %s: %s\n", e.option, error.c_str());
+        stop_reason = "the export failed: " + error;
+        status = 1;
+        return false;
+      }
+      const double wall = wall_seconds();
+      if (wall < e.next_line) continue;
+      e.next_line = wall + 1.0;
+      std::string mesh;
+      if (recorder.kind() != RecordKind::Points) {
+        char text[96];
+        std::snprintf(text, sizeof(text), ", %zu triangles in %.1f ms", recorder.mesh_triangles(),
+                      recorder.mesh_times().total());
+        mesh = text;
+      }
+      std::fprintf(stderr, "tidepool: export: frame %d (t = %.2f s)%s, %.1f MB in %s\n", recorder.frames() - 1,
+                   recorder.last_time(), mesh.c_str(), double(recorder.bytes()) / 1e6, recorder.dir().c_str());
     }
     return true;
   };
-  if (recorder.active() && !export_frame()) return status;
+  if (!export_frames()) return status;
   double next_progress = 2.0;
   for (int64_t step = 0; !stop_signal(); ++step) {
     const double t = sim.simulated_time();
@@ -106,7 +129,7 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
       break;
     }
     const double now = sim.simulated_time();
-    if (recorder.due(now) && !export_frame()) break;
+    if (!export_frames()) break;
     const double wall = wall_seconds();
     if (wall >= next_progress) {
       next_progress += 2.0;
@@ -120,14 +143,18 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   *wall_out = wall;
   if (stop_signal() && stop_reason.empty()) stop_reason = signal_text(stop_signal());
-  if (recorder.skipped())
-    std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
-                 "times fell inside a step and were not written; each file's header records its "
-                 "time\n", o.export_fps, 1000.0 * stats.last_dt, recorder.skipped());
-  if (!o.export_dir.empty())
+  std::string frames_written;  // for the last line of a run that ended early
+  for (const Export& e : exports) {
+    const FrameRecorder& recorder = e.recorder;
+    if (recorder.skipped())
+      std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
+                   "times fell inside a step and were not written; each file's header records its "
+                   "time\n", o.export_fps, 1000.0 * stats.last_dt, recorder.skipped());
     std::fprintf(stderr, "tidepool: export: %s in %s (t = %.2f to %.2f s, %g frames per simulated "
-                 "second)\n", recording_summary(recorder).c_str(), o.export_dir.c_str(),
+                 "second)\n", recording_summary(recorder).c_str(), recorder.dir().c_str(),
                  recorder.first_time(), recorder.last_time(), o.export_fps);
+    frames_written += "; " + std::to_string(recorder.frames()) + " complete frames in " + recorder.dir();
+  }
   if (!o.save_state.empty()) {
     if (step_failed)
       std::fprintf(stderr, "tidepool: --save-state: not saved, the last step failed\n");
@@ -160,12 +187,8 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   }
   // The last line says how the run ended when it ended early; what it wrote is complete.
   if (!stop_reason.empty()) {
-    const std::string frames =
-        o.export_dir.empty()
-            ? ""
-            : "; " + std::to_string(recorder.frames()) + " complete frames in " + o.export_dir;
     std::fprintf(stderr, "%s\n",
-                 stopped_line(stats.simulated_time, stats.steps, stop_reason, frames).c_str());
+                 stopped_line(stats.simulated_time, stats.steps, stop_reason, frames_written).c_str());
   }
   return status ? status : stop_signal() ? 130 : 0;
 }

@@ -95,13 +95,18 @@ class SurfaceMesher {
     if (s.velocity) grid_.reorder(velocity_, scratch4_);
     shapes_.resize(n);
     centres_.resize(n);
+    coordinates_.grow(s.anisotropic ? 3 * size_t(n) : 1);
     {
       const GridView g = grid_.view();
       const Vec4* p = position_.data();
+      float* px = coordinates_.data();
+      float* py = px + (s.anisotropic ? n : 0);
+      float* pz = py + (s.anisotropic ? n : 0);
+      if (s.anisotropic) B::for_each(n, [=] TP_HD(uint i) { px[i] = p[i].x, py[i] = p[i].y, pz[i] = p[i].z; });
       KernelShape* out = shapes_.data();
       Vec4* c = centres_.data();
       B::for_each(n, [=] TP_HD(uint i) {
-        const KernelShape ks = kernel_shape(i, g, p, k);
+        const KernelShape ks = kernel_shape(i, g, p, px, py, pz, k);
         out[i] = ks;
         c[i] = ks.centre;
       });
@@ -334,7 +339,7 @@ class SurfaceMesher {
   Buffer<Vec4> position_, velocity_, centres_, scratch4_;
   Buffer<KernelShape> shapes_, scratch_shapes_;
   Buffer<ObstacleShape> obstacles_;
-  Buffer<float> field_;
+  Buffer<float> field_, coordinates_;
   Buffer<Vec4> node_velocity_;
   Buffer<unsigned char> bits_, cases_;
   Buffer<uint> vertex_base_, row_vertices_, row_triangles_;
