@@ -405,3 +405,36 @@ TEST_F(EmulatedDevice, ListsThatOverflowAreGrownAndTheirWorkRedone) {
 
 }  // namespace
 }  // namespace tp
+
+namespace tp {
+namespace {
+
+// The mesh on the CUDA backend's code (the emulated device) against the CPU's: from the
+// same particles (the obstacles scene, so that its walls and obstacles count too), the
+// same mesh, vertex for vertex, isotropic and anisotropic.
+TEST_F(EmulatedDevice, TheMeshMatchesTheCpuBackend) {
+  const Scene scene = find_scene("obstacles", kSceneDir);
+  auto cpu = make_sim(BackendKind::Cpu, scene, 3000, 2);
+  auto gpu = make_sim(BackendKind::Cuda, scene, 3000, 2);
+  for (const bool aniso : {false, true}) {
+    MeshSettings s;
+    s.anisotropic = aniso;
+    s.velocity = true;
+    TriangleMesh a, b;
+    cpu->build_mesh(s, &a);
+    gpu->build_mesh(s, &b);
+    ASSERT_GT(a.triangle_count(), 1000u);
+    ASSERT_EQ(a.index, b.index) << (aniso ? "anisotropic" : "isotropic");
+    ASSERT_EQ(a.position.size(), b.position.size());
+    float most = 0.0f;
+    for (size_t i = 0; i < a.position.size(); ++i) {
+      most = std::max(most, length(a.position[i] - b.position[i]));
+      most = std::max(most, length(a.normal[i] - b.normal[i]));
+      most = std::max(most, length(a.velocity[i] - b.velocity[i]));
+    }
+    EXPECT_LT(most, 1e-5f) << (aniso ? "anisotropic" : "isotropic");
+  }
+}
+
+}  // namespace
+}  // namespace tp
