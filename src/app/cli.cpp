@@ -33,7 +33,9 @@ Window
   --screenshot PNG         save the last frame as PNG (needs a window)
   --size WxH               window size in pixels (default 1280x800)
   --color MODE             water | speed | density | pressure | flat
-  --render MODE            spheres (default) | surface (screen-space water surface)
+  --render MODE            spheres (default) | surface (screen-space water surface) |
+                           mesh (a triangle surface built each frame, shaded as the
+                           surface; --mesh-cell, --mesh-iso, --mesh-anisotropic apply)
   --surface-scale auto|S   surface mode: the resolution of its passes, a fraction of the
                            window per axis; auto (default) lowers it (not below 0.5) while
                            frames take too long, S from 0.5 to 1 fixes it
@@ -296,8 +298,8 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       o->color = v;
     } else if (arg == "--render") {
       if (!need(&v)) return false;
-      if (v != "spheres" && v != "surface")
-        return fail("--render must be spheres or surface, not '" + v + "'");
+      if (v != "spheres" && v != "surface" && v != "mesh")
+        return fail("--render must be spheres, surface or mesh, not '" + v + "'");
       o->render = v;
     } else if (arg == "--surface-scale") {
       if (!need(&v)) return false;

@@ -27,7 +27,7 @@ struct Options {
   std::string screenshot;           ///< write the last frame as PNG
   int width = 1280, height = 800;
   std::string color = "water";      ///< water | speed | density | pressure | flat
-  std::string render = "spheres";   ///< spheres | surface
+  std::string render = "spheres";   ///< spheres | surface | mesh
   /// --surface-scale auto|S: the surface mode's resolution scale, chosen each frame or
   /// fixed at S in [0.5, 1] (see SurfaceSettings::auto_scale)
   bool surface_scale_auto = true;

@@ -65,6 +65,7 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   render_.surface.fixed_scale = options.surface_scale;
   renderer_.set_error_check(options.gl_check);
   controls_.panel_hidden = options.hide_panel;
+  controls_.mesh = options.mesh;
   render_.color_range = default_color_range(color_mode, pressure_scale(params_, setup_.scene));
   render_.particle_radius = 0.5f * setup_.spacing;
   last_reset_count_ = int(setup_.sim->particle_count());
@@ -461,8 +462,48 @@ void InteractiveApp::report_window_bench() {
   std::fflush(stdout);
 }
 
+void InteractiveApp::request_mesh() {
+  const bool on = render_.mode == RenderMode::Mesh;
+  const MeshSettings& m = controls_.mesh;
+  const bool changed = on != mesh_requested_ || m.cell != mesh_asked_.cell || m.iso != mesh_asked_.iso ||
+                       m.anisotropic != mesh_asked_.anisotropic;
+  runner_.set_mesh(on, m);
+  if (!changed) return;
+  mesh_requested_ = on;
+  mesh_asked_ = m;
+  if (!on) {
+    renderer_.mesh().clear();  // not drawn again from an old state when switched back
+    controls_.mesh_status.clear();
+    return;
+  }
+  // Published now with a mesh, so that a paused simulation shows it too.
+  runner_.exclusive([](Simulation&) {});
+}
+
+void InteractiveApp::upload_mesh(const PublishedState& state) {
+  if (!state.mesh_error.empty()) {
+    controls_.mesh_status = "No mesh: " + state.mesh_error;
+    controls_.mesh_failed = true;
+  }
+  if (!state.has_mesh || state.serial == mesh_serial_ || render_.mode != RenderMode::Mesh) return;
+  mesh_serial_ = state.serial;
+  const TriangleMesh& m = state.mesh;
+  mesh_vertices_.resize(m.position.size() * 6);
+  for (size_t i = 0; i < m.position.size(); ++i) {
+    float* v = &mesh_vertices_[6 * i];
+    v[0] = m.position[i].x, v[1] = m.position[i].y, v[2] = m.position[i].z;
+    v[3] = m.normal[i].x, v[4] = m.normal[i].y, v[5] = m.normal[i].z;
+  }
+  renderer_.mesh().upload(mesh_vertices_.data(), m.position.size(), m.index.data(), m.triangle_count());
+  char text[96];
+  std::snprintf(text, sizeof(text), "%zu triangles in %.1f ms", m.triangle_count(), state.mesh_times.total());
+  controls_.mesh_status = text;
+  controls_.mesh_failed = false;
+}
+
 void InteractiveApp::upload_state(const PublishedState& state, PublishTarget& target,
                                   PublishTarget& diffuse_target) {
+  upload_mesh(state);
   if (state.particles.empty() && state.particle_count > 0) {
     // Inline on CUDA: the simulation writes into the GL buffers itself (interop), this
     // thread being the only one that steps it.
@@ -542,6 +583,7 @@ int InteractiveApp::run() {
     follow_quality();
     runner_.set_params(params_);
     runner_.set_color_field(color_field_for(render_.color_mode));
+    request_mesh();
     simulate(frame_seconds);
 
     // The newest completed state: what this frame draws.

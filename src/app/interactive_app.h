@@ -62,6 +62,10 @@ class InteractiveApp {
   void follow_quality();
   // The latest state into the renderer's buffers (a copy on the CPU path; on the CUDA
   // path the simulation publishes straight into them).
+  // The mesh mode: tells the simulation whether (and how) to build meshes, publishing at
+  // once when that changed; uploads a state's new mesh and says what it cost.
+  void request_mesh();
+  void upload_mesh(const PublishedState& state);
   void upload_state(const PublishedState& state, PublishTarget& target,
                     PublishTarget& diffuse_target);
   // The Record toggle: starts or stops writing PLY frames; stop_recording says `why` in the
@@ -102,6 +106,11 @@ class InteractiveApp {
   std::string device_;       ///< the backend's description, read once
   const PublishedState* state_ = nullptr;  ///< the latest state, this frame
   uint64_t drawn_serial_ = 0;              ///< the state in the renderer's buffers
+  // The mesh mode: what was asked of the simulation, and the state whose mesh is drawn.
+  bool mesh_requested_ = false;
+  MeshSettings mesh_asked_;
+  uint64_t mesh_serial_ = 0;
+  std::vector<float> mesh_vertices_;  ///< interleaved for the upload, kept to reuse
   uint64_t press_serial_ = 0;              ///< --bench-drag: the press's input serial
   Quality quality_applied_ = Quality::Realtime;  ///< the quality params_ were set to
   int quality_solver_ = -1;                      ///< for this solver

@@ -384,6 +384,24 @@ void surface_settings(SurfaceSettings& surface) {
           "water does (index 1.33), more exaggerates it.");
 }
 
+void mesh_settings(AppControls& controls) {
+  MeshSettings& m = controls.mesh;
+  ImGui::Checkbox("Anisotropic kernels", &m.anisotropic);
+  tooltip("Yu & Turk 2013: each particle's kernel stretched along its neighbourhood, which "
+          "flattens the surface and sharpens its edges (about twice the time of spheres).");
+  ImGui::SliderFloat("Mesh cell", &m.cell, 0.25f, 2.0f, "%.2f spacings");
+  tooltip("The marching-cubes lattice's cell in particle spacings: smaller is finer and "
+          "slower (half the cell, 8 times the work).");
+  ImGui::SliderFloat("Iso level", &m.iso, 0.1f, 0.9f, "%.2f");
+  tooltip("Where the surface lies, as a level of the water's field (1 inside water at rest): "
+          "lower makes the water fatter, higher thinner. 0.5 keeps its volume.");
+  if (!controls.mesh_status.empty()) {
+    if (controls.mesh_failed) ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
+    ImGui::TextWrapped("%s", controls.mesh_status.c_str());
+    if (controls.mesh_failed) ImGui::PopStyleColor();
+  }
+}
+
 void render_section(PanelSim& sim, RenderSettings& render, AppControls& controls) {
   if (ImGui::BeginCombo("Draw as", render_mode_name(render.mode))) {
     for (int k = 0; k < kRenderModeCount; ++k)
@@ -392,10 +410,13 @@ void render_section(PanelSim& sim, RenderSettings& render, AppControls& controls
     ImGui::EndCombo();
   }
   tooltip("spheres: one ball per particle, coloured by a quantity. surface: the water's "
-          "surface, smoothed from the particles, with refraction and reflection.");
-  if (render.mode == RenderMode::Surface) {
+          "surface, smoothed from the particles, with refraction and reflection. mesh: a "
+          "triangle surface built from the particles each displayed step (marching cubes, "
+          "docs/mesh.md), shaded as the surface.");
+  if (render.mode == RenderMode::Mesh) mesh_settings(controls);
+  if (render.mode == RenderMode::Surface || render.mode == RenderMode::Mesh) {
     surface_settings(render.surface);
-    surface_resolution(render.surface, controls.surface_scale);
+    if (render.mode == RenderMode::Surface) surface_resolution(render.surface, controls.surface_scale);
   }
   if (render.mode == RenderMode::Spheres) render_colour_settings(sim, render);
   ImGui::SliderFloat("Particle size", &render.size_scale, 0.2f, 2.0f, "%.2f x");

@@ -28,7 +28,7 @@ std::string color_mode_names() {
 }
 
 const char* render_mode_name(RenderMode mode) {
-  return mode == RenderMode::Surface ? "surface" : "spheres";
+  return mode == RenderMode::Surface ? "surface" : mode == RenderMode::Mesh ? "mesh" : "spheres";
 }
 
 bool parse_render_mode(const std::string& text, RenderMode* mode) {

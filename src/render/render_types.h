@@ -27,9 +27,10 @@ std::string color_mode_names();  ///< "water, speed, density, pressure, flat"
 enum class RenderMode {
   Spheres = 0,  ///< one shaded sphere per particle, coloured by ColorMode
   Surface = 1,  ///< screen-space fluid surface (refraction, absorption, reflection)
+  Mesh = 2,     ///< the simulation's triangle mesh, shaded as the surface (docs/mesh.md)
 };
-constexpr int kRenderModeCount = 2;
-const char* render_mode_name(RenderMode mode);  ///< "spheres", "surface"
+constexpr int kRenderModeCount = 3;
+const char* render_mode_name(RenderMode mode);  ///< "spheres", "surface", "mesh"
 bool parse_render_mode(const std::string& text, RenderMode* mode);
 
 // The screen-space surface's look (see SurfaceRenderer). Edited live in the panel.

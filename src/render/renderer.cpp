@@ -45,7 +45,7 @@ void Renderer::set_tank(const glm::vec3& lo, const glm::vec3& hi) {
 void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
                     const Marker& marker) {
   probe_.begin_frame();
-  const bool surface = settings.mode == RenderMode::Surface;
+  const bool surface = settings.mode == RenderMode::Surface || settings.mode == RenderMode::Mesh;
   if (surface) {
     const float scale = surface_scale_for(settings.surface);
     probe_.tag_frame(scale);  // its times tell the controller about this scale
@@ -108,7 +108,10 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     // none of them.
     const float eye_y = glm::inverse(camera.view)[3].y;
     fluid.depth_test_scene = fluid.clip_to_scene || !have_tank_ || eye_y <= tank_lo_.y;
-    if (fluid.count > 0) surface_->draw(camera, fluid, settings.surface, probe_);
+    if (settings.mode == RenderMode::Mesh && mesh_.triangle_count() > 0)
+      surface_->draw_mesh(camera, mesh_, fluid, settings.surface, probe_);
+    else if (fluid.count > 0)
+      surface_->draw(camera, fluid, settings.surface, probe_);
     glViewport(0, 0, camera.framebuffer_width, camera.framebuffer_height);
   } else {
     probe_.begin("spheres");

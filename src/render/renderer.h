@@ -1,5 +1,5 @@
 // The frame's 3D drawing, in order: clear, tank floor, obstacles (ObstaclePass), fluid
-// (spheres, or the screen-space surface: see SurfaceRenderer), spray, foam and bubbles
+// (spheres, the screen-space surface, or the mesh: see SurfaceRenderer), spray, foam and bubbles
 // (DiffusePass), translucent walls and edges, mouse marker. The app draws its panel afterwards.
 // Holds every GL resource of the scene; construct it with a current GL 3.3 context.
 #pragma once
@@ -42,6 +42,9 @@ class Renderer {
   ParticleBuffer& particles() { return particles_; }
   // Spray, foam and bubbles (see DiffusePass): drawn when it holds any.
   ParticleBuffer& diffuse_particles() { return diffuse_particles_; }
+  // The water's triangle mesh (the mesh mode; see MeshBuffer): drawn when it holds any,
+  // else the mesh mode draws the screen-space surface until one arrives.
+  MeshBuffer& mesh() { return mesh_; }
 
   void draw(const CameraView& camera, const RenderSettings& settings, const Marker& marker);
 
@@ -78,6 +81,7 @@ class Renderer {
   bool have_tank_ = false;
   ParticleBuffer particles_;
   ParticleBuffer diffuse_particles_;
+  MeshBuffer mesh_;
   GLuint marker_vbo_ = 0;  ///< one Vec4: the marker's centre
 };
 

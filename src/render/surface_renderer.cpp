@@ -65,14 +65,34 @@ void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
   probe.begin("surface normals", true);
   p.normals.draw(camera, targets_, water);
   probe.end();
-  probe.begin("surface shade", true);
   // The summed chords count each sphere's volume, which overlaps its neighbours: divided by
   // the share of space the spheres fill, the thickness is the water's, in metres.
   const float sphere_volume = 4.18879f * radius * radius * radius;
   const float fill =
       std::max(sphere_volume / std::pow(std::max(fluid.spacing, 1e-6f), 3.0f), 0.05f);
+  shade_and_composite(camera, fluid, settings, 1.0f / fill, water, probe);
+}
+
+void SurfaceRenderer::draw_mesh(const CameraView& camera, const MeshBuffer& mesh, const FluidDraw& fluid,
+                                const SurfaceSettings& settings, PassProbe& probe) const {
+  const Passes& p = *passes_;
+  probe.begin("mesh thickness", true);
+  p.mesh.draw_thickness(camera, targets_, mesh);
+  probe.end();
+  probe.begin("mesh surface", true);
+  p.mesh.draw_surface(camera, targets_, mesh, fluid.depth_test_scene);
+  probe.end();
+  // The mesh's chords are the water's own: no overlap to divide out.
+  shade_and_composite(camera, fluid, settings, 1.0f, glm::vec2(1.0f), probe);
+}
+
+void SurfaceRenderer::shade_and_composite(const CameraView& camera, const FluidDraw& fluid,
+                                          const SurfaceSettings& settings, float thickness_scale,
+                                          glm::vec2 water, PassProbe& probe) const {
+  const Passes& p = *passes_;
+  probe.begin("surface shade", true);
   // One texel more than the composite: its linear lookups reach that far.
-  p.shade.draw(camera, targets_, environment_.id(), settings, 1.0f / fill, water + 1.0f);
+  p.shade.draw(camera, targets_, environment_.id(), settings, thickness_scale, water + 1.0f);
   probe.end();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   probe.begin("surface composite");

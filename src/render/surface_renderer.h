@@ -23,6 +23,8 @@
 #include "render/fluid_bounds_pass.h"
 #include "render/fluid_depth_pass.h"
 #include "render/fluid_thickness_pass.h"
+#include "render/mesh_buffer.h"
+#include "render/mesh_surface_pass.h"
 #include "render/pass_probe.h"
 #include "render/sphere_points.h"
 #include "render/surface_composite_pass.h"
@@ -70,6 +72,10 @@ class SurfaceRenderer {
   // are timed as `scaled` (see PassProbe::last_frame).
   void draw(const CameraView& camera, const FluidDraw& fluid, const SurfaceSettings& settings,
             PassProbe& probe) const;
+  // The mesh mode: the mesh's thickness, depth and normals (MeshSurfacePass) instead of
+  // the spheres', then the same shading and composite. `fluid` gives the scene flags.
+  void draw_mesh(const CameraView& camera, const MeshBuffer& mesh, const FluidDraw& fluid,
+                 const SurfaceSettings& settings, PassProbe& probe) const;
   float scale() const { return targets_.scale(); }  ///< of the targets, as resized last
 
   // The off-screen textures, for passes drawn after the water (the diffuse bubbles read
@@ -85,6 +91,7 @@ class SurfaceRenderer {
     SurfaceNormalPass normals;
     SurfaceShadePass shade;
     SurfaceCompositePass composite;
+    MeshSurfacePass mesh;
     explicit Passes(const std::string& dir)
         : thickness(dir),
           depth(dir),
@@ -92,8 +99,13 @@ class SurfaceRenderer {
           smooth(dir),
           normals(dir),
           shade(dir),
-          composite(dir) {}
+          composite(dir),
+          mesh(dir) {}
   };
+  // Shade and composite, shared by both modes: `thickness_scale` turns the thickness
+  // target into metres, `water` is how far the water reaches beyond its rectangle.
+  void shade_and_composite(const CameraView& camera, const FluidDraw& fluid, const SurfaceSettings& settings,
+                           float thickness_scale, glm::vec2 water, PassProbe& probe) const;
   std::unique_ptr<Passes> passes_;
   SurfaceTargets targets_;
   SpherePoints spheres_;

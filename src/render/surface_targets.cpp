@@ -95,8 +95,8 @@ void SurfaceTargets::release_window_sized() {
 }
 
 void SurfaceTargets::release_scaled() {
-  const GLuint fbos[] = {thickness_fbo, depth_fbo, temp_fbo, smooth_fbo, normal_fbo, shade_fbo};
-  glDeleteFramebuffers(6, fbos);
+  const GLuint fbos[] = {thickness_fbo, depth_fbo, temp_fbo, smooth_fbo, normal_fbo, shade_fbo, mesh_fbo};
+  glDeleteFramebuffers(7, fbos);
   const GLuint textures[] = {fluid_depth, thickness, depth_raw, depth_temp, depth_smooth,
                              normal,      shade_a,   shade_b,   shade_c};
   glDeleteTextures(9, textures);
@@ -150,6 +150,9 @@ void SurfaceTargets::resize(int width, int height, float scale) {
   smooth_fbo = make_fbo({depth_smooth}, 0);
   normal_fbo = make_fbo({normal}, 0);
   shade_fbo = make_fbo({shade_a, shade_b, shade_c}, 0);
+  // The mesh mode writes the surface's depth (with full coverage) and normal itself, in
+  // one pass: nothing to smooth or reconstruct.
+  mesh_fbo = make_fbo({depth_smooth, normal}, fluid_depth);
   scaled_width_ = w;
   scaled_height_ = h;
   scale_ = scale;

@@ -63,6 +63,7 @@ class SurfaceTargets {
   // Framebuffers, named by what they write (shade_fbo: shade a, b and c).
   GLuint scene_fbo = 0, thickness_fbo = 0, depth_fbo = 0, temp_fbo = 0, smooth_fbo = 0,
          normal_fbo = 0, shade_fbo = 0, bounds_fbo = 0;
+  GLuint mesh_fbo = 0;  ///< the mesh mode: depth smooth and normal, depth-tested in fluid depth
   GLuint empty_vao = 0;  ///< for rectangles made from gl_VertexID
 
   // Draws the water's rectangle (see `bounds`), grown by `grow` scaled texels along x and

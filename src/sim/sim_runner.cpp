@@ -207,13 +207,25 @@ void SimRunner::after_step_inputs(const Mailbox& inputs) {
   if (inputs.has_mouse && inputs.mouse.active) felt_mouse_serial_ = inputs.mouse_serial;
 }
 
+void SimRunner::set_mesh(bool on, const MeshSettings& settings) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  mesh_on_ = on;
+  mesh_settings_ = settings;
+}
+
 void SimRunner::publish(bool copy_particles) {
   ColorField field;
   int back = 0;
+  bool mesh = false;
+  MeshSettings mesh_settings;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     back = back_;
     field = color_field_;
+    // A mesh only when the window has taken the state before: one it would skip (several
+    // steps a frame) costs its mesh for nothing.
+    mesh = mesh_on_ && !fresh_;
+    mesh_settings = mesh_settings_;
     states_[back].input_serial = applied_serial_;
     states_[back].mouse_serial = felt_mouse_serial_;
   }
@@ -230,6 +242,16 @@ void SimRunner::publish(bool copy_particles) {
     sim_.publish(target, field);
   } else {
     s.particles.clear();
+  }
+  s.has_mesh = false;
+  s.mesh_error.clear();
+  if (mesh) {
+    try {
+      sim_.build_mesh(mesh_settings, &s.mesh, &s.mesh_times);
+      s.has_mesh = true;
+    } catch (const std::exception& e) {  // settings it cannot use, or memory: said, not fatal
+      s.mesh_error = e.what();
+    }
   }
   if (s.params.diffuse) {
     VectorTarget target(s.diffuse);

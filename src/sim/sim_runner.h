@@ -44,6 +44,13 @@ struct PublishedState {
   uint particle_count = 0, boundary_count = 0;
   uint64_t input_serial = 0;    ///< the newest input (set_params, set_mouse, ...) applied
   uint64_t mouse_serial = 0;    ///< the newest active mouse force a step has felt
+  // The water's mesh (set_mesh), built on the simulation's side for this state when the
+  // window had taken the one before (at most once per displayed state); has_mesh false:
+  // none built for it (keep drawing the last one).
+  bool has_mesh = false;
+  TriangleMesh mesh;
+  MeshTimes mesh_times;
+  std::string mesh_error;  ///< why the mesh could not be built (bad settings, memory)
 };
 
 // The first point where `ray` meets the particles of a published state (xyz of each),
@@ -79,6 +86,8 @@ class SimRunner {
   uint64_t set_mouse(const MouseForce& force);
   uint64_t move_obstacle(int index, Vec3 center);
   void set_color_field(ColorField field);
+  // Whether states carry the water's mesh, and built how (the mesh render mode).
+  void set_mesh(bool on, const MeshSettings& settings = MeshSettings{});
   void set_paused(bool paused);
   // While paused: advance by `seconds` of simulated time once (the S key); while running,
   // ignored.
@@ -139,6 +148,8 @@ class SimRunner {
   std::condition_variable parked_cv_;  ///< the window: the thread parked
   Mailbox mailbox_;
   ColorField color_field_ = ColorField::Speed;
+  bool mesh_on_ = false;
+  MeshSettings mesh_settings_;
   bool paused_ = false;
   double advance_request_ = 0.0;
   bool quit_ = false;

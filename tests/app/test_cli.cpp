@@ -163,7 +163,7 @@ TEST(Cli, BadInputIsAOneLineErrorWithExitCode2) {
       {"--headless --steps 5 --particles 900000000", "MB of memory"},
       {"--headless --steps 5 --backend gpu", "--backend must be"},
       {"--headless --steps 5 --solver sph", "--solver must be"},
-      {"--render water", "--render must be spheres or surface, not 'water'"},
+      {"--render water", "--render must be spheres, surface or mesh, not 'water'"},
       {"--headless --steps 5 --render surface", "--render needs a window"},
   };
   for (const Case& c : cases) {
