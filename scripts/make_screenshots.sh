@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the manual's pictures (docs/*.png) from the built app under Xvfb: the
 # default dam break at 30,000 particles with fixed 0.5 ms steps (20 per frame), at 0.6 s
-# after the release in each render mode, and at 1.1 s (the wave on the far wall) for the
+# after the release in each render mode (the mesh mode with its default settings), and at 1.1 s (the wave on the far wall) for the
 # spray and foam. Usage: scripts/make_screenshots.sh [build-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,4 +19,5 @@ shot screenshot 60 --size 1280x800 --render surface            # the app as it o
 shot spheres 60 --size 960x600 --hide-panel --color speed      # spheres mode, coloured by speed
 shot pressure 60 --size 960x600 --hide-panel --color pressure  # spheres mode, coloured by pressure
 shot surface 60 --size 960x600 --hide-panel --render surface   # surface mode
+shot mesh 60 --size 960x600 --hide-panel --render mesh         # mesh mode
 shot diffuse 110 --size 960x600 --hide-panel --render surface  # spray and foam at the far wall

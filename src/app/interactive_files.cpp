@@ -1,5 +1,6 @@
 // The panel's Files section, carried out between frames: PLY recording, presets and
 // state files (the rest of InteractiveApp is in interactive_app.cpp).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -33,12 +34,14 @@ void InteractiveApp::toggle_recording() {
     // A fresh timestamped name, with -2, -3, ... when that one already holds frames.
     const std::string base = default_export_dir(std::time(nullptr));
     dir = base;
-    for (int copy = 2; holds_frames(dir); ++copy) dir = base + "-" + std::to_string(copy);
+    const RecordKind kind = RecordKind(files.record_kind);
+    for (int copy = 2; holds_frames(dir, kind); ++copy) dir = base + "-" + std::to_string(copy);
     files.record_dir = dir;
   }
   runner_.stop();  // a recording steps on this thread (update_threading)
   std::string error;
-  if (!recorder_.start(dir, files.record_fps, true, &error)) {
+  const RecordKind kind = RecordKind(std::clamp(files.record_kind, 0, 2));
+  if (!recorder_.start(dir, files.record_fps, true, &error, kind, controls_.mesh)) {
     files.record_status = "Not recording: " + error;
     files.record_failed = true;
     std::fprintf(stderr, "tidepool: not recording: %s\n", error.c_str());
@@ -47,8 +50,9 @@ void InteractiveApp::toggle_recording() {
   files.recording = true;
   files.record_failed = false;
   record_debt_ = 0.0;
-  std::fprintf(stderr, "tidepool: recording PLY frames into %s (%g per simulated second)\n",
-               full_path(dir).c_str(), double(files.record_fps));
+  std::fprintf(stderr, "tidepool: recording %s into %s (%g per simulated second)\n",
+               kind == RecordKind::Points ? "PLY frames" : "mesh frames", full_path(dir).c_str(),
+               double(files.record_fps));
   record_frame_if_due();  // the state as it is now is the first frame
 }
 

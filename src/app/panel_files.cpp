@@ -78,8 +78,23 @@ namespace {
 
 void record_rows(FileControls& files, WidgetLog& log) {
   const float em = ImGui::GetFontSize();
-  ImGui::TextDisabled("Record PLY frames");
+  ImGui::TextDisabled("Record frames");
   ImGui::BeginDisabled(files.recording);
+  const char* kinds[] = {"particles (PLY points)", "surface mesh (PLY)", "surface mesh (OBJ)"};
+  const char* names[] = {"points", "mesh ply", "mesh obj"};  // for the widget log (tests)
+  files.record_kind = std::clamp(files.record_kind, 0, 2);
+  ImGui::SetNextItemWidth(-1.0f);
+  if (ImGui::BeginCombo("##record_kind", kinds[files.record_kind])) {
+    for (int k = 0; k < 3; ++k) {
+      if (ImGui::Selectable(kinds[k], k == files.record_kind)) files.record_kind = k;
+      note_widget(log, std::string("record kind:") + names[k]);
+    }
+    ImGui::EndCombo();
+  }
+  note_widget(log, "record kind");
+  tooltip("What each frame holds: the particles (frame_00000.ply, ...), or the water's "
+          "surface as a closed triangle mesh with normals (mesh_00000.ply or .obj, built with "
+          "the mesh settings under Rendering; PLY adds each vertex's velocity). docs/mesh.md.");
   ImGui::SetNextItemWidth(-1.0f);  // the panel's width
   if (ImGui::InputText("##record_dir", &files.record_dir)) files.record_dir_automatic = false;
   note_widget(log, "record dir");

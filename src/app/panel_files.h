@@ -23,6 +23,7 @@ struct FileControls {
   std::string record_dir;                ///< the directory field
   bool record_dir_automatic = true;      ///< it holds the default timestamped name
   float record_fps = 30.0f;              ///< frames per simulated second
+  int record_kind = 0;                   ///< 0 particles (PLY points), 1 mesh PLY, 2 mesh OBJ (RecordKind)
   bool record_toggle_requested = false;  ///< the Record button (start or stop)
   bool recording = false;                ///< set by the frame loop
   std::string record_status;             ///< "recording: 12 frames, 3.4 MB", or the last result

@@ -581,3 +581,60 @@ TEST(Window, LostDisplayFinishesTheRecordingAndSaysSo) {
   EXPECT_EQ(app.output().find("XIO"), std::string::npos) << app.output();
   expect_whole_recording(app, out, "the display " + server.display() + " went away");
 }
+
+// Record, with "surface mesh (PLY)" chosen beside it: mesh frames (mesh_00000.ply, ...),
+// each a complete binary PLY with triangles, until stopped.
+TEST(Window, RecordWritesMeshFramesWhenChosen) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  DamBreakInWork run(dir);
+  RunningApp& app = run.app;
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  click(w, wait_for_widget(app, "record kind"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_widget(app, "record kind:mesh ply").found) << "the list did not open:\n" << app.output();
+  wait_frames(*watcher, 3);  // where the list settles
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "record kind:mesh ply"));
+  if (HasFatalFailure()) return;
+  wait_frames(*watcher, 2);
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "record"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, " per simulated second)")) << app.output();
+  std::smatch m;
+  const std::string log = app.output();
+  ASSERT_TRUE(std::regex_search(log, m, std::regex(R"(recording mesh frames into (\S+) \(30 per)"))) << log;
+  const std::string out = m[1];
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (ply_files(out).size() < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  click(w, widget(app, "record"));  // now "Stop recording"
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: recorded ")) << app.output();
+  const std::vector<std::string> files = ply_files(out);
+  ASSERT_GE(files.size(), 3u) << app.output();
+  for (size_t k = 0; k < files.size(); ++k) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "mesh_%05zu.ply", k);
+    EXPECT_EQ(files[k], name);
+    std::ifstream in(out + "/" + name, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    const std::string bytes = s.str();
+    std::smatch v, f;
+    ASSERT_TRUE(std::regex_search(bytes, v, std::regex(R"(element vertex (\d+))"))) << name;
+    ASSERT_TRUE(std::regex_search(bytes, f, std::regex(R"(element face (\d+))"))) << name;
+    const size_t header = bytes.find("end_header\n") + 11;
+    const size_t vertices = std::stoul(v[1]), faces = std::stoul(f[1]);
+    EXPECT_GT(faces, 500u) << name;
+    EXPECT_EQ(bytes.size(), header + vertices * 9 * 4 + faces * 13) << name << ": complete, with velocities";
+  }
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
