@@ -293,3 +293,45 @@ TEST(WaterMesh, ImpossibleSettingsAreRefusedWithAReason) {
 
 }  // namespace
 }  // namespace tp
+
+namespace tp {
+namespace {
+
+// Water around an obstacle (a ball inside a resting block, the particles kept off it as
+// the scenes do): the mesh closes around the ball (an inner surface at the ball's, no
+// vertex more than a cell inside it) and still encloses the water's volume.
+TEST(WaterMesh, TheMeshClosesAroundAnObstacle) {
+  const float s = 0.02f;
+  const Vec3 c{0.16f, 0.12f, 0.16f};
+  ObstacleShape ball{};
+  ball.kind = int(ShapeKind::Sphere);
+  ball.center = c;
+  ball.radius = 0.07f;
+  std::vector<Vec4> p;
+  for (const Vec4& q : block(Vec3{0.0f, 0.0f, 0.0f}, Vec3{0.32f, 0.24f, 0.32f}, s))
+    if (length(xyz(q) - c) > ball.radius + 0.5f * s) p.push_back(q);
+  std::vector<Vec4> v(p.size(), Vec4{0.0f, 0.0f, 0.0f, 0.0f});
+  Mesher mesher;
+  MeshInput in{p.data(), v.data(), uint(p.size()), s, 2.0f * s, Vec3{0.0f, 0.0f, 0.0f}, Vec3{0.6f, 0.6f, 0.6f}, &ball, 1};
+  mesher.build(in, MeshSettings{});
+  TriangleMesh m;
+  mesher.download(&m);
+  EXPECT_EQ(topology(m).boundary_or_nonmanifold, 0u);
+  const float cell = mesher.lattice().dx.x;
+  float deepest = 0.0f;
+  int at_ball = 0;
+  for (const Vec3& x : m.position) {
+    const float d = obstacle_distance(ball, x);
+    deepest = std::min(deepest, d);
+    at_ball += fabsf(d) < 1.5f * cell ? 1 : 0;
+  }
+  const double water = double(p.size()) * s * s * s, volume = mesh_volume(m);
+  std::printf("water around a ball: %d vertices at the ball, the deepest %.2f cells inside it; volume %+.2f %%\n",
+              at_ball, -deepest / cell, 100.0 * (volume / water - 1.0));
+  EXPECT_GT(at_ball, 200) << "an inner surface at the ball";
+  EXPECT_GT(deepest, -cell);
+  EXPECT_NEAR(volume / water, 1.0, 0.03);
+}
+
+}  // namespace
+}  // namespace tp
