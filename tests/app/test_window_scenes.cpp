@@ -409,6 +409,8 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
+  // The whole window is read: the State row sits below the 800 rows of the other tests.
+  constexpr int kTallHeight = 1000;
   // A few small fixed steps per frame: the frames around the save and the load are close.
   // (A taller window: at 800 pixels the State row is below the panel's fold.)
   RunningApp app("--scene dam_break --particles 2000 --size 1280x1000 --steps-per-frame 4 "
@@ -421,11 +423,11 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
   click(w, wait_for_widget(app, "state save"));  // the default name, in the working directory
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: saved state " + dir + "/tidepool-state.tpstate")) << app.output();
-  const Image at_save = grab_window(*watcher);
+  const Image at_save = grab_window(*watcher, kWidth, kTallHeight);
   save_png(at_save, dir + "/at_save.png");
   wait_frames(*watcher, 60);  // 0.24 s of collapse
   if (HasFatalFailure()) return;
-  const Image later = grab_window(*watcher);
+  const Image later = grab_window(*watcher, kWidth, kTallHeight);
   save_png(later, dir + "/later.png");
 
   type_into(w, widget(app, "state path"), dir + "/no-such.tpstate");
@@ -436,7 +438,7 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
       << app.output();
   wait_frames(*watcher, 3);
   if (HasFatalFailure()) return;
-  const Image refused = grab_window(*watcher);
+  const Image refused = grab_window(*watcher, kWidth, kTallHeight);
   save_png(refused, dir + "/refused.png");
   EXPECT_GT(red_pixels(refused, wait_for_widget(app, "state note")), 200) << "the error in red";
   EXPECT_GT(mean_abs_diff(refused, later, kScene), 0.5) << "the water runs on after the refusal";
@@ -448,7 +450,7 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
   ASSERT_TRUE(wait_for_output(app, "tidepool: loaded state " + dir + "/tidepool-state.tpstate")) << app.output();
   wait_frames(*watcher, 1);
   if (HasFatalFailure()) return;
-  const Image loaded = grab_window(*watcher);
+  const Image loaded = grab_window(*watcher, kWidth, kTallHeight);
   save_png(loaded, dir + "/loaded.png");
   const double to_save = mean_abs_diff(loaded, at_save, kScene), to_later = mean_abs_diff(loaded, later, kScene);
   std::printf("after loading: %.2f from the frame at the save, %.2f from the frame before loading\n", to_save,
