@@ -141,6 +141,53 @@ TEST(SimRunner, ExclusiveAccessParksTheThreadAndPublishesWhatItDid) {
   runner.stop();
 }
 
+// The mesh render mode on the thread: the thread steps several times per frame, and the
+// mesh it builds for a state the window skips goes on with the newer states, so nearly
+// every frame that takes a new state gets a mesh (before, only the rare frame that took
+// exactly the state built after the previous frame did). After a reset the mesh is the
+// new water's at once, not the old one carried on.
+TEST(SimRunner, TheWindowGetsAMeshNearlyEveryFrameWhileTheThreadRunsAhead) {
+  auto sim = resting_block();
+  sim->params().dt_max = 0.001f;  // several steps per 40 ms frame
+  SimRunner runner(*sim);
+  runner.set_mesh(true);
+  runner.start(1);
+  int taken = 0, with_mesh = 0;
+  uint64_t last = runner.latest().serial;
+  float top = 0.0f;
+  for (int frame = 0; frame < 30; ++frame) {
+    std::this_thread::sleep_for(40ms);
+    const PublishedState& s = runner.latest();
+    if (s.serial == last) continue;
+    ASSERT_GT(s.serial, last + 1) << "the thread should run ahead of the frames for this test";
+    last = s.serial;
+    ++taken;
+    if (!s.has_mesh) continue;
+    ++with_mesh;
+    EXPECT_TRUE(s.mesh_error.empty()) << s.mesh_error;
+    EXPECT_GT(s.mesh.triangle_count(), 100u);
+    for (const Vec3& p : s.mesh.position) top = std::max(top, p.y);
+  }
+  std::printf("%d of %d frames that took a new state got a mesh\n", with_mesh, taken);
+  ASSERT_GT(taken, 10);
+  EXPECT_GE(with_mesh, taken - 2);
+  EXPECT_NEAR(top, 0.25f, 0.05f) << "the block's top";
+
+  // A taller block: the state published on leaving carries its mesh, not the old one's.
+  runner.exclusive([](Simulation& s) {
+    const float sp = 0.05f;
+    s.reset(build_initial_state(box_scene(Vec3{0, 0, 0}, Vec3{0.8f, 0.6f, 0.4f}, Vec3{0, 0, 0},
+                                          Vec3{0.4f, 0.5f, 0.4f}, sp),
+                                sp));
+  });
+  const PublishedState& after = runner.latest();
+  ASSERT_TRUE(after.has_mesh);
+  float new_top = 0.0f;
+  for (const Vec3& p : after.mesh.position) new_top = std::max(new_top, p.y);
+  EXPECT_GT(new_top, 0.4f) << "the reset's water, not the mesh from before it";
+  runner.stop();
+}
+
 TEST(SimRunner, InlineStepsAreBitForBitThoseOfThePlainSimulation) {
   // --steps-per-frame: the frame's steps on the window's thread, through the mailbox.
   auto a = resting_block();

@@ -168,7 +168,7 @@ SimRunner::Park::~Park() {
   // (a new particle count, a loaded state) before the thread goes on. (A failure to
   // publish, out of memory, leaves the previous state shown: never an exception here.)
   try {
-    runner_.publish(true);
+    runner_.publish(true, /*force_mesh=*/true);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tidepool: the new state could not be published: %s\n", e.what());
   }
@@ -213,7 +213,7 @@ void SimRunner::set_mesh(bool on, const MeshSettings& settings) {
   mesh_settings_ = settings;
 }
 
-void SimRunner::publish(bool copy_particles) {
+void SimRunner::publish(bool copy_particles, bool force_mesh) {
   ColorField field;
   int back = 0;
   bool mesh = false;
@@ -223,8 +223,9 @@ void SimRunner::publish(bool copy_particles) {
     back = back_;
     field = color_field_;
     // A mesh only when the window has taken the state before: one it would skip (several
-    // steps a frame) costs its mesh for nothing.
-    mesh = mesh_on_ && !fresh_;
+    // steps a frame) costs its mesh for nothing. (Forced after a reset, a load or a
+    // change of settings: the mesh of the state before is not this one's.)
+    mesh = mesh_on_ && (!fresh_ || force_mesh);
     mesh_settings = mesh_settings_;
     states_[back].input_serial = applied_serial_;
     states_[back].mouse_serial = felt_mouse_serial_;
@@ -260,6 +261,15 @@ void SimRunner::publish(bool copy_particles) {
     s.diffuse.clear();
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!mesh && mesh_on_ && fresh_) {
+    // The window has not taken the state before, nor its mesh: that mesh goes on with this
+    // state (a step or a few older than its particles) rather than being dropped.
+    PublishedState& skipped = states_[ready_];
+    std::swap(s.has_mesh, skipped.has_mesh);
+    std::swap(s.mesh, skipped.mesh);
+    std::swap(s.mesh_times, skipped.mesh_times);
+    std::swap(s.mesh_error, skipped.mesh_error);
+  }
   s.serial = ++published_;
   std::swap(back_, ready_);
   fresh_ = true;

@@ -44,9 +44,9 @@ struct PublishedState {
   uint particle_count = 0, boundary_count = 0;
   uint64_t input_serial = 0;    ///< the newest input (set_params, set_mouse, ...) applied
   uint64_t mouse_serial = 0;    ///< the newest active mouse force a step has felt
-  // The water's mesh (set_mesh), built on the simulation's side for this state when the
-  // window had taken the one before (at most once per displayed state); has_mesh false:
-  // none built for it (keep drawing the last one).
+  // The water's mesh (set_mesh), built on the simulation's side when the window had taken
+  // the state before (at most once per displayed state) and carried on to the newer states
+  // until the window takes one; has_mesh false: none new (keep drawing the last one).
   bool has_mesh = false;
   TriangleMesh mesh;
   MeshTimes mesh_times;
@@ -137,7 +137,9 @@ class SimRunner {
   // Takes the mailbox (mutex_ held) and applies it to the simulation (mutex_ released).
   Mailbox take_mailbox();
   void apply(const Mailbox& inputs);
-  void publish(bool copy_particles);  ///< into states_[back_], then swaps it to ready_
+  // Into states_[back_], then swaps it to ready_. The mesh is built when the window took
+  // the state before, or when `force_mesh`; otherwise an untaken mesh is carried forward.
+  void publish(bool copy_particles, bool force_mesh = false);
   void after_step_inputs(const Mailbox& inputs);
 
   Simulation& sim_;
