@@ -246,8 +246,12 @@ class SurfaceMesher {
           on[slot] = make_vec4(v.normal, 0.0f);
           if (nvel) {
             const uint j = i + (axis == 0 ? 1u : axis == 1 ? uint(nx) : uint(nx) * uint(l.dims.y));
-            // nvel holds sum_j W v_j: the mean velocity is that over phi.
-            const float wa = phi[i] > 0.0f ? (1.0f - v.t) / phi[i] : 0.0f, wb = phi[j] > 0.0f ? v.t / phi[j] : 0.0f;
+            // nvel holds sum_j W v_j: the mean velocity is that over phi. A node with no
+            // water (phi 0: a wall, an obstacle, past the kernels) has no velocity to give:
+            // the weights are the edge's ends that have one, so the vertex is not slowed.
+            const float ea = phi[i] > 0.0f ? 1.0f - v.t : 0.0f, eb = phi[j] > 0.0f ? v.t : 0.0f;
+            const float norm = ea + eb > 0.0f ? 1.0f / (ea + eb) : 0.0f;
+            const float wa = ea > 0.0f ? ea * norm / phi[i] : 0.0f, wb = eb > 0.0f ? eb * norm / phi[j] : 0.0f;
             const Vec4 va = nvel[i], vb = nvel[j];
             ov[slot] = Vec4{va.x * wa + vb.x * wb, va.y * wa + vb.y * wb, va.z * wa + vb.z * wb, 0.0f};
           }
