@@ -9,15 +9,16 @@
 // so the two cubes that share a face always draw the same contour segments on it. Each
 // cube's segments then close into loops around the cube's surface (a cut edge is the end
 // of one segment on one of its faces and the start of one on the other), and each loop is
-// filled with a fan of triangles. The result is closed and manifold wherever the lattice
-// is closed (every mesh edge lies on a face shared by two cubes, or inside one cube's fan):
+// triangulated with no chord between two vertices of one face (so no triangle lies on a
+// face, where the neighbouring cube could draw it too). The result is closed and manifold wherever the lattice
+// is closed (every mesh edge lies on a face shared by two cubes, or inside one cube):
 // this is the face-consistent "join the inside" resolution, the one that keeps thin sheets
 // of water connected. (The cube's interior ambiguity, Chernyaev's tunnels, is not
 // resolved: loops are filled separately, which can only drop a tunnel, never tear the
 // surface.)
 //
 // Orientation: every loop is walked with the inside on its left as seen from outside the
-// cube, whose right-hand normal points into the inside; the fans are emitted the other
+// cube, whose right-hand normal points into the inside; the triangles are emitted the other
 // way round, so triangles are counter-clockwise seen from outside the surface (normals out
 // of the water, the field being larger inside).
 //
@@ -43,6 +44,15 @@ TP_HD TP_INLINE int mc_edge_corner(int e) {
   return (u << lo) | (v << hi);
 }
 TP_HD TP_INLINE int mc_edge_axis(int e) { return e >> 2; }
+
+// The two faces edge e lies on, as bits 2 * axis + side of a 6-bit mask.
+TP_HD TP_INLINE int mc_edge_faces(int e) {
+  const int c = mc_edge_corner(e), axis = mc_edge_axis(e);
+  int faces = 0;
+  for (int a = 0; a < 3; ++a)
+    if (a != axis) faces |= 1 << (2 * a + ((c >> a) & 1));
+  return faces;
+}
 
 // The edge joining corners p and q (which differ in one coordinate).
 TP_HD TP_INLINE int mc_edge_between(int p, int q) {
@@ -94,18 +104,46 @@ inline bool make_mc_tables(McTables& t) {
     for (int start = 0; start < 12; ++start) {
       if (next[start] == -1 || seen[start]) continue;
       int loop[12], len = 0;
-      for (int e = start; !seen[e]; e = next[e]) {
-        if (e < 0 || len == 12) return false;
+      for (int e = start;; e = next[e]) {
+        if (e < 0 || len == 12) return false;  // (before seen[e]: e may be the -1 of no next)
+        if (seen[e]) break;
         seen[e] = true;
         loop[len++] = e;
       }
       if (loop[0] != start || next[loop[len - 1]] != start || len < 3) return false;
-      for (int k = 1; k + 1 < len; ++k) {  // a fan, reversed: normals out of the inside
+      // The loop's triangulation with the fewest chords between two vertices of one face
+      // (none in every case: the generator checks it). A plain fan can lay a chord, even a
+      // whole triangle, on a face, and the neighbouring cube's can lay the same one there:
+      // four triangles on one edge, a sheet of zero thickness between the cubes.
+      auto on_one_face = [&](int a, int b) {
+        return b - a > 1 && !(a == 0 && b == len - 1) && (mc_edge_faces(loop[a]) & mc_edge_faces(loop[b])) != 0;
+      };
+      int cost[12][12] = {}, split[12][12] = {};
+      for (int span = 2; span < len; ++span)
+        for (int i = 0; i + span < len; ++i) {
+          const int j = i + span;
+          cost[i][j] = 1 << 20;
+          for (int k = i + 1; k < j; ++k) {
+            const int c = cost[i][k] + cost[k][j] + int(on_one_face(i, k)) + int(on_one_face(k, j));
+            if (c < cost[i][j]) cost[i][j] = c, split[i][j] = k;
+          }
+        }
+      if (cost[0][len - 1] != 0) return false;
+      int stack[12][2], top = 0;
+      stack[top][0] = 0, stack[top++][1] = len - 1;
+      while (top > 0) {
+        --top;
+        const int i = stack[top][0], j = stack[top][1];
+        if (j - i < 2) continue;
+        const int k = split[i][j];
         if (tris == McTables::kMaxTriangles) return false;
-        t.edges[m][3 * tris + 0] = (signed char)loop[0];
-        t.edges[m][3 * tris + 1] = (signed char)loop[k + 1];
+        // Reversed (i, j, k): normals out of the inside.
+        t.edges[m][3 * tris + 0] = (signed char)loop[i];
+        t.edges[m][3 * tris + 1] = (signed char)loop[j];
         t.edges[m][3 * tris + 2] = (signed char)loop[k];
         ++tris;
+        stack[top][0] = i, stack[top++][1] = k;
+        stack[top][0] = k, stack[top++][1] = j;
       }
     }
     for (int e = 0; e < 12; ++e)  // every cut edge is on exactly one loop
