@@ -176,13 +176,19 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
   return k;
 }
 
-// The lattice of surface_field(): nodes in blocks of kFieldBlockX x kFieldBlockYZ^2, one
+// The lattice of surface_field(): nodes in blocks of FieldBlock::x x FieldBlock::yz^2, one
 // block a call. Long along x, the rows' direction: a kernel's row cut by a block's x
 // boundary costs its set-up twice, and the set-up (a square root, a range) costs more than
 // the row's few nodes (dam break: 2 nodes a row with blocks of 8^3, 4 with 32 x 8^2).
-constexpr int kFieldBlockX = 32, kFieldBlockYZ = 8;
-constexpr int kFieldBlockNodes = kFieldBlockX * kFieldBlockYZ * kFieldBlockYZ;
+// On a device a block is one run of a row, a thread's: its sums fit in registers (a CPU
+// block's would be 32 KB of local memory per thread, times every thread resident), and the
+// many threads gather in parallel what a CPU core's few blocks share.
 constexpr int kFieldRun = 16;  // nodes a run along a row (surface_field)
+template <bool kDevice>
+struct FieldBlock {
+  static constexpr int x = kDevice ? kFieldRun : 32, yz = kDevice ? 1 : 8;
+  static constexpr int nodes = x * yz * yz;
+};
 
 struct FieldInputs {
   FieldLattice lattice;
@@ -198,9 +204,9 @@ struct FieldInputs {
 // visits the kernels whose support reaches it, in grid order, so the sums do not depend on
 // threads. The lattice reaches beyond the tank's walls where kernels do (ghost nodes):
 // fold_walls() then mirrors those sums back inside.
-template <bool kVelocity>
+template <bool kVelocity, class Block>
 TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Vec4* vel) {
-  constexpr int BX = kFieldBlockX, BY = kFieldBlockYZ, BN = kFieldBlockNodes;
+  constexpr int BX = Block::x, BY = Block::yz, BN = Block::nodes;
   const FieldLattice& l = in.lattice;
   const Int3 bc{int(b % uint(in.blocks.x)), int((b / uint(in.blocks.x)) % uint(in.blocks.y)),
                 int(b / (uint(in.blocks.x) * uint(in.blocks.y)))};
@@ -223,8 +229,10 @@ TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Ve
       for (uint j = begin; j < end; ++j) {
         const KernelShape ks = in.shapes[j];
         const Vec3 ci = xyz(ks.centre), e = xyz(ks.extent);
-        if (ci.x + e.x < box_lo.x || ci.x - e.x > box_hi.x || ci.y + e.y < box_lo.y || ci.y - e.y > box_hi.y)
-          continue;  // (z is clipped below)
+        // Written so that a NaN (a particle the step lost) fails it: no float-to-int below.
+        if (!(ci.x + e.x >= box_lo.x && ci.x - e.x <= box_hi.x && ci.y + e.y >= box_lo.y &&
+              ci.y - e.y <= box_hi.y && ci.z + e.z >= box_lo.z && ci.z - e.z <= box_hi.z))
+          continue;
         const float axx = ks.a0.x, ayy = ks.a0.y, azz = ks.a0.z, axy = ks.a0.w, axz = ks.a1.x, ayz = ks.a1.y;
         const float P = ks.a1.w, Q = ks.extent.w, S = ks.a2.x, inv_p = ks.a2.y;
         const Vec4 vj = kVelocity ? in.velocities[j] : Vec4{0.0f, 0.0f, 0.0f, 0.0f};
@@ -253,7 +261,7 @@ TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Ve
             for (int x0 = xlo; x0 <= xhi; x0 += kFieldRun) {
               const float t0 = l.origin.x + x0 * l.dx.x - ci.x;
               const int count = xhi - x0;
-              float* a = acc + base + x0;
+              float* a = acc + (base + x0);  // (base alone may point before acc)
               TP_SIMD
               for (int k = 0; k < kFieldRun; ++k) {
                 const float t = t0 + float(k) * l.dx.x;

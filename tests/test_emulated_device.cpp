@@ -426,6 +426,8 @@ TEST_F(EmulatedDevice, TheMeshMatchesTheCpuBackend) {
     ASSERT_GT(a.triangle_count(), 1000u);
     ASSERT_EQ(a.index, b.index) << (aniso ? "anisotropic" : "isotropic");
     ASSERT_EQ(a.position.size(), b.position.size());
+    ASSERT_EQ(a.velocity.size(), a.position.size());
+    ASSERT_EQ(b.velocity.size(), b.position.size());
     float most = 0.0f;
     for (size_t i = 0; i < a.position.size(); ++i) {
       most = std::max(most, length(a.position[i] - b.position[i]));

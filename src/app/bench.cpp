@@ -129,10 +129,16 @@ void measure_mesh(Simulation& sim, const MeshSettings& settings, BenchRow* row) 
     s.anisotropic = aniso == 1;
     std::vector<MeshTimes> runs;
     TriangleMesh mesh;
-    for (int k = 0; k < 6; ++k) {
-      MeshTimes t;
-      sim.build_mesh(s, k == 5 ? &mesh : nullptr, &t);
-      if (k) runs.push_back(t);  // the first warms the buffers up
+    try {
+      for (int k = 0; k < 6; ++k) {
+        MeshTimes t;
+        sim.build_mesh(s, k == 5 ? &mesh : nullptr, &t);
+        if (k) runs.push_back(t);  // the first warms the buffers up
+      }
+    } catch (const std::exception& e) {
+      // Settings the mesh cannot use, or memory: said, and the run's own figures stay.
+      std::fprintf(stderr, "tidepool: bench: no %s mesh: %s\n", aniso ? "anisotropic" : "isotropic", e.what());
+      continue;
     }
     std::sort(runs.begin(), runs.end(), [](const MeshTimes& a, const MeshTimes& b) { return a.total() < b.total(); });
     BenchRow::Mesh& m = row->mesh[aniso];

@@ -100,7 +100,7 @@ void SurfaceTargets::release_scaled() {
   const GLuint textures[] = {fluid_depth, thickness, depth_raw, depth_temp, depth_smooth,
                              normal,      shade_a,   shade_b,   shade_c};
   glDeleteTextures(9, textures);
-  thickness_fbo = depth_fbo = temp_fbo = smooth_fbo = normal_fbo = shade_fbo = 0;
+  thickness_fbo = depth_fbo = temp_fbo = smooth_fbo = normal_fbo = shade_fbo = mesh_fbo = 0;
   fluid_depth = thickness = depth_raw = depth_temp = depth_smooth = normal = 0;
   shade_a = shade_b = shade_c = 0;
   scaled_width_ = scaled_height_ = thickness_width_ = thickness_height_ = 0;

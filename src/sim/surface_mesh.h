@@ -143,6 +143,8 @@ class SurfaceMesher {
     int dims[3], first[3], inside[3];
     double nodes = 1.0;
     for (int a = 0; a < 3; ++a) {
+      if (!(ext[a] > 0.0f) || !std::isfinite(ext[a]))
+        throw std::invalid_argument("mesh: the tank has no extent along an axis");
       const double cells = std::max(1.0, std::round(double(ext[a]) / cell));
       if (cells > 1.0e6) throw std::invalid_argument(too_large());
       const int G = int(cells);
@@ -171,15 +173,16 @@ class SurfaceMesher {
     f.shapes = shapes_.data();
     f.velocities = s.velocity ? velocity_.data() : nullptr;
     f.reach = reach;
-    f.blocks = Int3{(l.dims.x + kFieldBlockX - 1) / kFieldBlockX, (l.dims.y + kFieldBlockYZ - 1) / kFieldBlockYZ,
-                    (l.dims.z + kFieldBlockYZ - 1) / kFieldBlockYZ};
+    using Block = FieldBlock<B::kIsDevice>;
+    f.blocks = Int3{(l.dims.x + Block::x - 1) / Block::x, (l.dims.y + Block::yz - 1) / Block::yz,
+                    (l.dims.z + Block::yz - 1) / Block::yz};
     const uint blocks = uint(f.blocks.x) * uint(f.blocks.y) * uint(f.blocks.z);
     float* phi = field_.data();
     Vec4* nvel = s.velocity ? node_velocity_.data() : nullptr;
     if (s.velocity)
-      B::for_each_coarse(blocks, [=] TP_HD(uint b) { surface_field<true>(b, f, phi, nvel); });
+      B::for_each_coarse(blocks, [=] TP_HD(uint b) { surface_field<true, Block>(b, f, phi, nvel); });
     else
-      B::for_each_coarse(blocks, [=] TP_HD(uint b) { surface_field<false>(b, f, phi, nullptr); });
+      B::for_each_coarse(blocks, [=] TP_HD(uint b) { surface_field<false, Block>(b, f, phi, nullptr); });
     const WallFold w{l, Int3{first[0], first[1], first[2]}, Int3{inside[0], inside[1], inside[2]}};
     for (int axis = 0; axis < 3; ++axis) {
       const uint lines = N / uint(dims[axis]);

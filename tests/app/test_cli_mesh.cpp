@@ -96,7 +96,8 @@ TEST(CliMesh, BadMeshOptionsAreOneLineErrors) {
 TEST(CliMesh, BenchTimesTheMeshOfTheLastState) {
   const ProcessResult r = run_command(tidepool() + " --bench --scene pool --particles 2000 --steps 5");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const char* says : {"surface mesh of the last state", "isotropic", "anisotropic", "field", "cubes",
+  // (" isotropic": a row of its own, not the end of "anisotropic")
+  for (const char* says : {"surface mesh of the last state", " isotropic", "anisotropic", "field", "cubes",
                            "Mparticles/s/core"})
     EXPECT_NE(r.output.find(says), std::string::npos) << says << "\n" << r.output;
   const ProcessResult off = run_command(tidepool() + " --bench --scene pool --particles 2000 --steps 5 --bench-mesh off");
