@@ -39,6 +39,7 @@ struct AnisotropyConstants {
   float lambda;   ///< [1] centre smoothing, 0 keeps the particle's position
   float weight;   ///< [1] V / (lattice sum): phi = weight * sum_j sigma det(G_j) P
   int anisotropic;
+  Vec3 wall_lo, wall_hi;  ///< [m] the tank's walls: mirrors for the covariance
 };
 
 // One particle's kernel: its centre c, the quadratic form A = G^T G (|G r|^2 = r^T A r),
@@ -48,7 +49,7 @@ struct KernelShape {
   Vec4 a0;      ///< A_xx, A_yy, A_zz, A_xy
   Vec4 a1;      ///< A_xz, A_yz, 1 / A_xx, P
   Vec4 extent;  ///< [m] half extents of the support, xyz; w = Q
-  Vec4 a2;      ///< S, 1 / P, -, -
+  Vec4 a2;      ///< S, 1 / P, the longest semi-axis / h, -
   // P, Q, S: the form with x eliminated (its Schur complement), P y^2 + 2 Q y z + S z^2,
   // whose level 1 bounds the support's shadow on a plane x = const: each z slice's range
   // of rows (y) is solved from it, and each row's range of nodes (x) from A itself.
@@ -112,12 +113,30 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
     for (auto& row : acc)
       for (float& x : row) x = 0.0f;
     const float inv_r = 1.0f / a.radius;
+    // A wall is a mirror, as for the field (fold_walls): within the radius of one, the
+    // neighbours' images beyond it count too (images of the same candidates: an image is no
+    // nearer than its particle), so that water against a wall is not taken for a free
+    // surface and flattened against it. Image `mask` flips the axes of its bits: x_j's image
+    // is g - (x_j - x_i) from x_i along a flipped axis, g = 2 (wall - x_i).
+    int mirrors = 0;
+    float gap[3] = {0.0f, 0.0f, 0.0f};
+    for (int axis = 0; axis < 3; ++axis) {
+      const float x = axis == 0 ? xi.x : (axis == 1 ? xi.y : xi.z);
+      const float lo = axis == 0 ? a.wall_lo.x : (axis == 1 ? a.wall_lo.y : a.wall_lo.z);
+      const float hi = axis == 0 ? a.wall_hi.x : (axis == 1 ? a.wall_hi.y : a.wall_hi.z);
+      const float wall = x - lo < hi - x ? lo : hi;
+      if (fabsf(wall - x) < a.radius) mirrors |= 1 << axis, gap[axis] = 2.0f * (wall - x);
+    }
+    for (int mask = 0; mask < 8; ++mask) {
+    if (mask & ~mirrors) continue;
+    const float fx = (mask & 1) ? -1.0f : 1.0f, fy = (mask & 2) ? -1.0f : 1.0f, fz = (mask & 4) ? -1.0f : 1.0f;
+    const float ox = (mask & 1) ? gap[0] : 0.0f, oy = (mask & 2) ? gap[1] : 0.0f, oz = (mask & 4) ? gap[2] : 0.0f;
     for_each_cell_row(g, xi, a.radius, [&](uint begin, uint end) {
       for (uint j0 = begin; j0 < end; j0 += kLanes) {
         TP_SIMD
         for (int k = 0; k < kLanes; ++k) {
           const uint j = j0 + uint(k) < end ? j0 + uint(k) : end - 1;
-          const float dx = px[j] - xi.x, dy = py[j] - xi.y, dz = pz[j] - xi.z;
+          const float dx = ox + fx * (px[j] - xi.x), dy = oy + fy * (py[j] - xi.y), dz = oz + fz * (pz[j] - xi.z);
           const float q = sqrtf(dx * dx + dy * dy + dz * dz) * inv_r;
           const float w = j0 + uint(k) < end ? maxf(1.0f - q * q * q, 0.0f) : 0.0f;
           acc[0][k] += w;
@@ -128,6 +147,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
         }
       }
     });
+    }
     float sum[11];
     for (int m = 0; m < 11; ++m) {
       float t = 0.0f;
@@ -172,7 +192,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
   const float P = k.a0.y - axy * axy / axx, Q = form(1, 2, inv2) - axy * axz / axx, S = k.a0.z - axz * axz / axx;
   k.a1 = Vec4{axz, form(1, 2, inv2), 1.0f / axx, P};
   k.extent = Vec4{sqrtf(form(0, 0, sq)), sqrtf(form(1, 1, sq)), sqrtf(form(2, 2, sq)), Q};
-  k.a2 = Vec4{S, 1.0f / P, 0.0f, 0.0f};
+  k.a2 = Vec4{S, 1.0f / P, maxf(maxf(s[0], s[1]), s[2]), 0.0f};
   return k;
 }
 

@@ -1,6 +1,6 @@
 #version 330 core
-// Surface mode, pass 1: the particles' sphere depth. Same impostor as sphere.frag, drawn
-// as a point (the vertex stage is sphere_point.vert): the ray-sphere hit's true depth goes
+// Surface mode, pass 1: the particles' sphere (or ellipsoid splat) depth. Same impostor as
+// sphere.frag, drawn as a point (the vertex stage is sphere_point.vert): the ray-sphere hit's true depth goes
 // to the depth buffer, and its linear eye depth [m] (positive, 0 = no fluid) to the colour
 // target.
 #extension GL_ARB_conservative_depth : enable
@@ -9,9 +9,9 @@ layout(depth_greater) out float gl_FragDepth;
 #endif
 
 flat in vec3 v_center;
+flat in mat3 v_form;  // the sphere, or the ellipsoid splat: (x - c)^T v_form (x - c) = 1
 
 uniform mat4 u_projection;
-uniform float u_radius;
 uniform vec2 u_viewport;  // [px] the target's size
 
 out float eye_depth;
@@ -21,11 +21,14 @@ void main() {
   vec2 ndc = gl_FragCoord.xy / u_viewport * 2.0 - 1.0;
   vec3 dir = normalize(vec3((ndc.x + u_projection[2][0]) / u_projection[0][0],
                             (ndc.y + u_projection[2][1]) / u_projection[1][1], -1.0));
-  float b = dot(dir, v_center);
-  float c = dot(v_center, v_center) - u_radius * u_radius;
-  float disc = b * b - c;
+  // Along the ray x = t dir: a t^2 - 2 b t + c = 0.
+  vec3 m_dir = v_form * dir;
+  float a = dot(dir, m_dir);
+  float b = dot(m_dir, v_center);
+  float c = dot(v_center, v_form * v_center) - 1.0;
+  float disc = b * b - a * c;
   if (disc < 0.0) discard;
-  vec3 hit = dir * (b - sqrt(disc));
+  vec3 hit = dir * ((b - sqrt(disc)) / a);
   vec4 clip = u_projection * vec4(hit, 1.0);
   gl_FragDepth = 0.5 * (gl_DepthRange.diff * clip.z / clip.w + gl_DepthRange.near + gl_DepthRange.far);
   eye_depth = -hit.z;

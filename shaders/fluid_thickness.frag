@@ -1,5 +1,5 @@
 #version 330 core
-// Surface mode, thickness pass: each sphere adds the length of the eye ray inside it
+// Surface mode, thickness pass: each sphere (or ellipsoid splat) adds the length of the eye ray inside it
 // (additive blending), so the sum is the water's thickness along the ray [m] (about half
 // of it, as spheres fill about half of the space: thickness_scale corrects for it).
 // The vertex stage is sphere_point.vert; drawn at half the resolution scale's without a
@@ -7,8 +7,8 @@
 // scene's depth: the water behind an obstacle is not counted in front of it.
 
 flat in vec3 v_center;
+flat in mat3 v_form;  // the sphere, or the ellipsoid splat: (x - c)^T v_form (x - c) = 1
 
-uniform float u_radius;
 uniform mat4 u_projection;
 uniform vec2 u_viewport;  // [px] the target's size
 uniform int u_clip_to_scene;
@@ -22,11 +22,15 @@ void main() {
   vec2 ndc = gl_FragCoord.xy / u_viewport * 2.0 - 1.0;
   vec3 dir = normalize(vec3((ndc.x + u_projection[2][0]) / u_projection[0][0],
                             (ndc.y + u_projection[2][1]) / u_projection[1][1], -1.0));
-  float b = dot(dir, v_center);
-  float c = dot(v_center, v_center) - u_radius * u_radius;
-  float disc = b * b - c;
+  // Along the ray x = t dir: a t^2 - 2 b t + c = 0; the hits at (b -+ sqrt(disc)) / a.
+  vec3 m_dir = v_form * dir;
+  float a = dot(dir, m_dir);
+  float c = dot(v_center, v_form * v_center) - 1.0;
+  float b_raw = dot(m_dir, v_center);
+  float disc = b_raw * b_raw - a * c;
   if (disc < 0.0) discard;
-  float half_chord = sqrt(disc);
+  float half_chord = sqrt(disc) / a;
+  float b = b_raw / a;  // the chord's middle
   if (u_clip_to_scene == 0) {
     thickness = 2.0 * half_chord;
     return;

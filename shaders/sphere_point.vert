@@ -7,25 +7,45 @@
 // With u_bounds_mode the point goes to the single pixel of the bounds target instead,
 // carrying the silhouette's rectangle on screen (FluidBoundsPass).
 
-layout(location = 1) in vec4 a_particle;  // xyz position [m], w unused
+layout(location = 1) in vec4 a_particle;  // xyz position [m], w unused (splats: bound / h)
+// With u_ellipsoids, the particle's ellipsoid splat (Simulation::build_splats): the
+// quadratic form A' (the identity for a particle inside water at rest), the ellipsoid being
+// (x - c)^T A' (x - c) <= u_radius^2, within a sphere of a_particle.w u_radius.
+layout(location = 2) in vec4 a_form0;  // A'xx, A'yy, A'zz, A'xy
+layout(location = 3) in vec4 a_form1;  // A'xz, A'yz
 
 uniform mat4 u_view;
 uniform mat4 u_projection;
 uniform float u_radius;
 uniform vec2 u_viewport;  // [px] the target's size
 uniform int u_bounds_mode;
+uniform int u_ellipsoids;
 
 flat out vec3 v_center;  // sphere centre in view space
+// The shape in view space as a quadratic form: the fragment stages hit
+// (x - c)^T v_form (x - c) = 1 (a sphere: the identity over the radius squared).
+flat out mat3 v_form;
 flat out vec4 v_bounds;  // bounds mode: (-lo.x, -lo.y, hi.x, hi.y), the silhouette in NDC
 
 void main() {
   vec3 center = (u_view * vec4(a_particle.xyz, 1.0)).xyz;
   v_center = center;
+  float radius = u_radius;  // the sphere's, or the ellipsoid's bounding sphere's
+  if (u_ellipsoids != 0) {
+    mat3 a = mat3(a_form0.x, a_form0.w, a_form1.x,
+                  a_form0.w, a_form0.y, a_form1.y,
+                  a_form1.x, a_form1.y, a_form0.z);
+    mat3 rotation = mat3(u_view);  // world to view: x_view = R x_world
+    v_form = rotation * a * transpose(rotation) / (u_radius * u_radius);
+    radius *= a_particle.w;
+  } else {
+    v_form = mat3(1.0 / (u_radius * u_radius));
+  }
   float d = length(center);
   // The sphere's nearest depth: a point's depth is its centre's, and every hit on the
   // sphere lies further (conservative depth in the fragment stages).
-  float nearest = -center.z - u_radius;
-  if (d <= u_radius * 1.001 || nearest <= 1e-4) {
+  float nearest = -center.z - radius;
+  if (d <= radius * 1.001 || nearest <= 1e-4) {
     // The eye is inside this sphere, or it reaches behind the eye: drop it (a clip-space
     // point outside the volume), as sphere.vert does.
     gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
@@ -40,8 +60,8 @@ void main() {
   vec3 helper = abs(axis.y) < 0.99 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0);
   vec3 right = normalize(cross(axis, helper));
   vec3 up = cross(right, axis);
-  float front = d - u_radius;
-  float half_size = front * u_radius / sqrt(d * d - u_radius * u_radius);
+  float front = d - radius;
+  float half_size = front * radius / sqrt(d * d - radius * radius);
   vec2 lo = vec2(1e30), hi = vec2(-1e30);
   for (int k = 0; k < 4; ++k) {
     vec2 c = vec2(k & 1, k >> 1) * 2.0 - 1.0;

@@ -287,6 +287,54 @@ TEST(WaterMesh, BuildsAreDeterministicAndCarryTheVelocity) {
   EXPECT_GT(at_walls, 10);
 }
 
+// The surface mode's ellipsoid splats (Mesher::splats) of a resting block in the tank's
+// corner: inside the water and against the walls (floor included) each is the particle's
+// sphere (A' = I, bounding radius 1); on the block's top face it is flattened along y (its
+// shortest axis vertical) and no wider than the clamp allows.
+TEST(WaterMesh, SplatsAreSpheresInsideAndFlatOnTheTopFace) {
+  const float s = 0.02f;
+  const Vec3 top{0.32f, 0.16f, 0.32f};
+  const std::vector<Vec4> p = block(Vec3{0.0f, 0.0f, 0.0f}, top, s);
+  std::vector<Vec4> v(p.size(), Vec4{0.0f, 0.0f, 0.0f, 0.0f});
+  Mesher mesher;
+  const MeshInput in{p.data(), v.data(), uint(p.size()), s, 2.0f * s, Vec3{0.0f, 0.0f, 0.0f},
+                     Vec3{0.5f, 0.5f, 0.5f}, nullptr, 0};
+  std::vector<Vec4> splats;
+  mesher.splats(in, MeshSettings{}, &splats);
+  ASSERT_EQ(splats.size(), 3 * p.size());
+  int inside = 0, on_top = 0;
+  double flat_sum = 0.0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const Vec4 c = splats[3 * i], f0 = splats[3 * i + 1], f1 = splats[3 * i + 2];
+    // Three spacings or more inside every free face (x, y, z = top); against the walls
+    // (x, y, z = 0) the mirror images complete the neighbourhood: spheres there too.
+    const float depth = std::min({top.x - 3.0f * s - c.x, top.y - 3.0f * s - c.y, top.z - 3.0f * s - c.z});
+    if (depth > 0.0f) {
+      ++inside;
+      EXPECT_NEAR(f0.x, 1.0f, 1e-3f);
+      EXPECT_NEAR(f0.y, 1.0f, 1e-3f);
+      EXPECT_NEAR(f0.z, 1.0f, 1e-3f);
+      EXPECT_NEAR(f0.w, 0.0f, 1e-3f);
+      EXPECT_NEAR(f1.x, 0.0f, 1e-3f);
+      EXPECT_NEAR(c.w, 1.0f, 1e-3f);
+    }
+    const bool top_layer = c.y > top.y - s && c.x > 4.0f * s && c.x < top.x - 4.0f * s && c.z > 4.0f * s &&
+                           c.z < top.z - 4.0f * s;
+    if (top_layer) {
+      ++on_top;
+      EXPECT_GT(f0.y, 1.5f * f0.x) << "flattened vertically";
+      EXPECT_NEAR(f0.x, f0.z, 0.05f * f0.x) << "round in the plane of the face";
+      EXPECT_LE(c.w, 2.0f);
+      EXPECT_GE(c.w, 1.0f / std::sqrt(f0.x) - 1e-3f) << "the bounding radius holds the widest axis";
+      flat_sum += f0.y / f0.x;
+    }
+  }
+  ASSERT_GT(inside, 50);
+  ASSERT_GT(on_top, 20);
+  std::printf("splats: %d inside (spheres), %d on the top face, mean A'yy / A'xx there %.2f\n", inside, on_top,
+              flat_sum / on_top);
+}
+
 TEST(MeshFiles, APlyFileReadsBackTheSameMeshAndObjListsIt) {
   const float s = 0.02f;
   MeshSettings settings;

@@ -39,6 +39,8 @@ Window
   --surface-scale auto|S   surface mode: the resolution of its passes, a fraction of the
                            window per axis; auto (default) lowers it (not below 0.5) while
                            frames take too long, S from 0.5 to 1 fixes it
+  --surface-anisotropic on|off  surface mode: particles as ellipsoids stretched along
+                           their neighbourhood (default on) or as spheres
   --gl-check               check for OpenGL errors after every render pass; exit 1 on any
   --hide-panel             start with the panel hidden (Tab shows it)
   --steps-per-frame N      exactly N steps per frame instead of following the clock
@@ -309,6 +311,10 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
           return fail("--surface-scale must be auto or a number from 0.5 to 1, not '" + v + "'");
         o->surface_scale = float(d);
       }
+    } else if (arg == "--surface-anisotropic") {
+      if (!need(&v)) return false;
+      if (v != "on" && v != "off") return fail("--surface-anisotropic must be on or off, not '" + v + "'");
+      o->surface_anisotropic = v == "on";
     } else if (arg == "--gl-check") {
       o->gl_check = true;
     } else if (arg == "--hide-panel") {
@@ -378,7 +384,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   // Options that would be silently ignored in the chosen mode are errors instead.
   const bool headless = o->headless || o->bench;
   for (const char* window_only :
-       {"--screenshot", "--frames", "--size", "--color", "--render", "--surface-scale",
+       {"--screenshot", "--frames", "--size", "--color", "--render", "--surface-scale", "--surface-anisotropic",
         "--gl-check", "--hide-panel", "--steps-per-frame", "--bench-window", "--bench-drag"})
     if (headless && o->given.count(window_only))
       return fail(std::string(window_only) + " needs a window; it cannot be used with " +

@@ -32,6 +32,7 @@ struct Options {
   /// fixed at S in [0.5, 1] (see SurfaceSettings::auto_scale)
   bool surface_scale_auto = true;
   float surface_scale = 1.0f;
+  bool surface_anisotropic = true;
   bool gl_check = false;            ///< glGetError after every render pass; errors fail the run
   bool hide_panel = false;          ///< start with the panel and help line hidden (Tab)
   // Deterministic window runs (tests): a fixed number of steps per frame instead of

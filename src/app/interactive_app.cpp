@@ -63,6 +63,7 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   render_.mode = render_mode;
   render_.surface.auto_scale = options.surface_scale_auto;
   render_.surface.fixed_scale = options.surface_scale;
+  render_.surface.anisotropic = options.surface_anisotropic;
   renderer_.set_error_check(options.gl_check);
   controls_.panel_hidden = options.hide_panel;
   controls_.mesh = options.mesh;
@@ -464,23 +465,35 @@ void InteractiveApp::report_window_bench() {
 
 void InteractiveApp::request_mesh() {
   const bool on = render_.mode == RenderMode::Mesh;
+  // The surface mode's ellipsoid splats: the same kernels, always anisotropic.
+  const bool splats = render_.mode == RenderMode::Surface && render_.surface.anisotropic;
   const MeshSettings& m = controls_.mesh;
   const bool changed = on != mesh_requested_ || m.cell != mesh_asked_.cell || m.iso != mesh_asked_.iso ||
                        m.anisotropic != mesh_asked_.anisotropic;
+  const bool splats_changed = splats != splats_requested_;
   runner_.set_mesh(on, m);
-  if (!changed) return;
+  runner_.set_splats(splats);
+  if (!changed && !splats_changed) return;
   mesh_requested_ = on;
   mesh_asked_ = m;
+  splats_requested_ = splats;
   if (!on) {
     renderer_.mesh().clear();  // not drawn again from an old state when switched back
     controls_.mesh_status.clear();
-    return;
   }
-  // Published now with a mesh, so that a paused simulation shows it too.
-  runner_.exclusive([](Simulation&) {});
+  if (!splats) renderer_.splats().set_count(0);  // spheres again, at once
+  // Published now with a mesh or splats, so that a paused simulation shows them too.
+  if ((on && changed) || (splats && splats_changed)) runner_.exclusive([](Simulation&) {});
 }
 
 void InteractiveApp::upload_mesh(const PublishedState& state) {
+  if (state.has_splats && state.serial != splats_serial_ && splats_requested_) {
+    splats_serial_ = state.serial;
+    if (Vec4* out = renderer_.splats().map_for_write(state.splats.size())) {
+      std::copy(state.splats.begin(), state.splats.end(), out);
+      renderer_.splats().unmap();
+    }
+  }
   if (!state.mesh_error.empty()) {
     controls_.mesh_status = "No mesh: " + state.mesh_error;
     controls_.mesh_failed = true;

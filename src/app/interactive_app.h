@@ -107,9 +107,9 @@ class InteractiveApp {
   const PublishedState* state_ = nullptr;  ///< the latest state, this frame
   uint64_t drawn_serial_ = 0;              ///< the state in the renderer's buffers
   // The mesh mode: what was asked of the simulation, and the state whose mesh is drawn.
-  bool mesh_requested_ = false;
+  bool mesh_requested_ = false, splats_requested_ = false;
   MeshSettings mesh_asked_;
-  uint64_t mesh_serial_ = 0;
+  uint64_t mesh_serial_ = 0, splats_serial_ = 0;
   std::vector<float> mesh_vertices_;  ///< interleaved for the upload, kept to reuse
   uint64_t press_serial_ = 0;              ///< --bench-drag: the press's input serial
   Quality quality_applied_ = Quality::Realtime;  ///< the quality params_ were set to

@@ -416,7 +416,13 @@ void render_section(PanelSim& sim, RenderSettings& render, AppControls& controls
   if (render.mode == RenderMode::Mesh) mesh_settings(controls);
   if (render.mode == RenderMode::Surface || render.mode == RenderMode::Mesh) {
     surface_settings(render.surface);
-    if (render.mode == RenderMode::Surface) surface_resolution(render.surface, controls.surface_scale);
+    if (render.mode == RenderMode::Surface) {
+      ImGui::Checkbox("Anisotropic particles", &render.surface.anisotropic);
+      tooltip("On: each particle is drawn as an ellipsoid stretched along its neighbourhood "
+              "(the mesh's Yu & Turk kernels): flat water looks flat and thin sheets thin. "
+              "Off: spheres, cheaper (no kernels to build each frame), bumpier.");
+      surface_resolution(render.surface, controls.surface_scale);
+    }
   }
   if (render.mode == RenderMode::Spheres) render_colour_settings(sim, render);
   ImGui::SliderFloat("Particle size", &render.size_scale, 0.2f, 2.0f, "%.2f x");

@@ -6,8 +6,8 @@ FluidBoundsPass::FluidBoundsPass(const std::string& shader_dir)
     : program_(GlProgram::load(shader_dir, "sphere_point.vert", "fluid_bounds.frag")) {}
 
 void FluidBoundsPass::draw(const CameraView& camera, const SurfaceTargets& targets,
-                           const SpherePoints& spheres, GLuint vbo, size_t count,
-                           float radius) const {
+                           const SpherePoints& spheres, const PointSource& points,
+                          float radius) const {
   glBindFramebuffer(GL_FRAMEBUFFER, targets.bounds_fbo);
   glViewport(0, 0, 1, 1);
   // An empty rectangle (lo = 2 > hi = -2) until a sphere widens it.
@@ -20,7 +20,7 @@ void FluidBoundsPass::draw(const CameraView& camera, const SurfaceTargets& targe
   program_.use();
   glUniform1i(program_.uniform("u_bounds_mode"), 1);
   // The silhouettes are measured in the scaled targets' pixels (their rounding up).
-  spheres.draw(program_, camera, radius, vbo, count, targets.scaled_width(),
+  spheres.draw(program_, camera, radius, points, targets.scaled_width(),
                targets.scaled_height());
   glBlendEquation(GL_FUNC_ADD);
   glDisable(GL_BLEND);

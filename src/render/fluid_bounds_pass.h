@@ -19,7 +19,7 @@ class FluidBoundsPass {
  public:
   explicit FluidBoundsPass(const std::string& shader_dir);  ///< throws RenderError
   void draw(const CameraView& camera, const SurfaceTargets& targets, const SpherePoints& spheres,
-            GLuint vbo, size_t count, float radius) const;
+            const PointSource& points, float radius) const;
 
  private:
   GlProgram program_;

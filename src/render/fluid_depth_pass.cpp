@@ -6,7 +6,7 @@ FluidDepthPass::FluidDepthPass(const std::string& shader_dir)
     : program_(GlProgram::load(shader_dir, "sphere_point.vert", "fluid_depth.frag")) {}
 
 void FluidDepthPass::draw(const CameraView& camera, const SurfaceTargets& targets,
-                          const SpherePoints& spheres, GLuint vbo, size_t count,
+                          const SpherePoints& spheres, const PointSource& points,
                           float radius, bool test_scene) const {
   if (test_scene) targets.copy_scene_depth();
   glBindFramebuffer(GL_FRAMEBUFFER, targets.depth_fbo);
@@ -22,7 +22,7 @@ void FluidDepthPass::draw(const CameraView& camera, const SurfaceTargets& target
   glDisable(GL_BLEND);
   program_.use();
   glUniform1i(program_.uniform("u_bounds_mode"), 0);
-  spheres.draw(program_, camera, radius, vbo, count, targets.scaled_width(),
+  spheres.draw(program_, camera, radius, points, targets.scaled_width(),
                targets.scaled_height());
 }
 

@@ -20,7 +20,7 @@ class FluidDepthPass {
   // in front of a particle (no obstacles, the eye above the floor), and cheaper (the copy
   // of the window-sized depth costs about a third of the pass in software GL).
   void draw(const CameraView& camera, const SurfaceTargets& targets, const SpherePoints& spheres,
-            GLuint vbo, size_t count, float radius, bool test_scene) const;
+            const PointSource& points, float radius, bool test_scene) const;
 
  private:
   GlProgram program_;

@@ -8,7 +8,8 @@ FluidThicknessPass::FluidThicknessPass(const std::string& shader_dir)
     : program_(GlProgram::load(shader_dir, "sphere_point.vert", "fluid_thickness.frag")) {}
 
 void FluidThicknessPass::draw(const CameraView& camera, const SurfaceTargets& targets,
-                              const SpherePoints& spheres, GLuint vbo, size_t count, float radius,
+                              const SpherePoints& spheres, const PointSource& points,
+                          float radius,
                               bool clip_to_scene) const {
   glBindFramebuffer(GL_FRAMEBUFFER, targets.thickness_fbo);
   const GLfloat none[] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -30,7 +31,7 @@ void FluidThicknessPass::draw(const CameraView& camera, const SurfaceTargets& ta
                 float(targets.width()) / float(targets.thickness_width()),
                 float(targets.height()) / float(targets.thickness_height()));
   }
-  spheres.draw(program_, camera, radius, vbo, count, targets.thickness_width(),
+  spheres.draw(program_, camera, radius, points, targets.thickness_width(),
                targets.thickness_height());
   glDisable(GL_BLEND);
   glBindTexture(GL_TEXTURE_2D, 0);

@@ -19,7 +19,7 @@ class FluidThicknessPass {
  public:
   explicit FluidThicknessPass(const std::string& shader_dir);  ///< throws RenderError
   void draw(const CameraView& camera, const SurfaceTargets& targets, const SpherePoints& spheres,
-            GLuint vbo, size_t count, float radius, bool clip_to_scene) const;
+            const PointSource& points, float radius, bool clip_to_scene) const;
 
  private:
   GlProgram program_;

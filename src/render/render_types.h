@@ -48,6 +48,10 @@ struct SurfaceSettings {
   /// else fixed_scale. Either way within [kMinSurfaceScale, 1].
   bool auto_scale = true;
   float fixed_scale = 1.0f;
+  /// Ellipsoid splats: each particle stretched along its neighbourhood (the mesh's
+  /// anisotropic kernels, Yu & Turk 2013) instead of a sphere: flat water stays flat, thin
+  /// sheets stay thin (docs/rendering.md).
+  bool anisotropic = true;
 };
 /// The least resolution scale: half the window per axis, a quarter of its pixels. Further
 /// down the surface's shape and highlights would coarsen visibly (its outline and the floor

@@ -100,6 +100,11 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     FluidDraw fluid;
     fluid.vbo = particles_.vbo();
     fluid.count = particles_.count();
+    if (settings.surface.anisotropic && splats_.count() >= 3) {
+      fluid.vbo = splats_.vbo();
+      fluid.count = splats_.count() / 3;
+      fluid.ellipsoids = true;
+    }
     fluid.radius = settings.particle_radius * settings.size_scale;
     fluid.spacing = 2.0f * settings.particle_radius;
     fluid.nearest_depth = nearest_tank_depth(camera);

@@ -42,6 +42,10 @@ class Renderer {
   ParticleBuffer& particles() { return particles_; }
   // Spray, foam and bubbles (see DiffusePass): drawn when it holds any.
   ParticleBuffer& diffuse_particles() { return diffuse_particles_; }
+  // The surface mode's ellipsoid splats (RenderSettings::surface.anisotropic): 3 Vec4 per
+  // particle as Simulation::build_splats() lays them out; drawn instead of the spheres
+  // while it holds any (cleared: the spheres again).
+  ParticleBuffer& splats() { return splats_; }
   // The water's triangle mesh (the mesh mode; see MeshBuffer): drawn when it holds any,
   // else the mesh mode draws the screen-space surface until one arrives.
   MeshBuffer& mesh() { return mesh_; }
@@ -81,6 +85,7 @@ class Renderer {
   bool have_tank_ = false;
   ParticleBuffer particles_;
   ParticleBuffer diffuse_particles_;
+  ParticleBuffer splats_;
   MeshBuffer mesh_;
   GLuint marker_vbo_ = 0;  ///< one Vec4: the marker's centre
 };

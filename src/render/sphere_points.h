@@ -15,6 +15,16 @@
 
 namespace tp {
 
+// What the points are drawn from: a VBO of one Vec4 per particle (xyz its position), or of
+// ellipsoid splats, 3 Vec4 per particle (Simulation::build_splats(): the centre and its
+// bounding radius over h, then the quadratic form A' = h^2 A, the ellipsoid being
+// (x - c)^T A' (x - c) <= r^2 for the drawn radius r).
+struct PointSource {
+  GLuint vbo = 0;
+  size_t count = 0;  ///< particles
+  bool ellipsoids = false;
+};
+
 class SpherePoints {
  public:
   SpherePoints();
@@ -22,12 +32,13 @@ class SpherePoints {
   SpherePoints(const SpherePoints&) = delete;
   SpherePoints& operator=(const SpherePoints&) = delete;
 
-  // One point per Vec4 of `vbo`, a sphere of the given radius [m], seen by `camera` in a
-  // target of `width` x `height` pixels (the viewport, set by the caller). `program`
-  // (whose vertex stage is sphere_point.vert) is in use; this sets the uniforms of the
-  // vertex stage and u_viewport, the caller those of its fragment stage.
-  void draw(const GlProgram& program, const CameraView& camera, float radius, GLuint vbo,
-            size_t count, int width, int height) const;
+  // One point per particle of `points`, a sphere of the given radius [m] (or its ellipsoid
+  // of that radius), seen by `camera` in a target of `width` x `height` pixels (the
+  // viewport, set by the caller). `program` (whose vertex stage is sphere_point.vert) is
+  // in use; this sets the uniforms of the vertex stage and u_viewport, the caller those of
+  // its fragment stage.
+  void draw(const GlProgram& program, const CameraView& camera, float radius, const PointSource& points,
+            int width, int height) const;
 
  private:
   GLuint vao_ = 0;

@@ -37,14 +37,14 @@ void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
   const Passes& p = *passes_;
   const float radius = kSurfaceSphereScale * fluid.radius;
   probe.begin("surface thickness", true);
-  p.thickness.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius, fluid.clip_to_scene);
+  p.thickness.draw(camera, targets_, spheres_, fluid.points(), radius, fluid.clip_to_scene);
   probe.end();
   probe.begin("surface depth", true);
-  p.depth.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius, fluid.depth_test_scene);
+  p.depth.draw(camera, targets_, spheres_, fluid.points(), radius, fluid.depth_test_scene);
   probe.end();
   // Where the spheres are on screen: the passes below draw only there.
   probe.begin("surface bounds", true);
-  p.bounds.draw(camera, targets_, spheres_, fluid.vbo, fluid.count, radius);
+  p.bounds.draw(camera, targets_, spheres_, fluid.points(), radius);
   probe.end();
   // The filter reaches `filter_size` particle radii. Its depth term must let a slanted
   // surface through (seen at a grazing angle, its depth changes by more than the filter's

@@ -37,6 +37,9 @@ namespace tp {
 struct FluidDraw {
   GLuint vbo = 0;
   size_t count = 0;
+  /// vbo holds ellipsoid splats, 3 Vec4 per particle (Renderer::splats()), not positions
+  bool ellipsoids = false;
+  PointSource points() const { return PointSource{vbo, count, ellipsoids}; }
   float radius = 0.02f;   ///< [m] the spheres mode's radius (half a spacing at size 1)
   float spacing = 0.04f;  ///< [m] particle spacing
   /// [m] no particle is nearer the eye than this (the tank's nearest corner); 0 = unknown

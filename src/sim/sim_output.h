@@ -106,13 +106,24 @@ Snapshot SimulationImpl<B>::snapshot() {
 }
 
 template <class B>
-void SimulationImpl<B>::build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times) {
+MeshInput SimulationImpl<B>::mesh_input() {
   settle(false);
   if (!mesher_) mesher_ = std::make_unique<SurfaceMesher<B>>();
-  const MeshInput in{fluid.position.data(), fluid.velocity.data(), fluid.n, spacing_, 2.0f * spacing_,
-                     tank_lo_, tank_hi_, obstacles_.data(), int(obstacles_.size())};
+  return MeshInput{fluid.position.data(), fluid.velocity.data(), fluid.n, spacing_, 2.0f * spacing_,
+                   tank_lo_, tank_hi_, obstacles_.data(), int(obstacles_.size())};
+}
+
+template <class B>
+void SimulationImpl<B>::build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times) {
+  const MeshInput in = mesh_input();
   mesher_->build(in, settings, times);
   if (out) mesher_->download(out);
+}
+
+template <class B>
+void SimulationImpl<B>::build_splats(const MeshSettings& settings, std::vector<Vec4>* out) {
+  const MeshInput in = mesh_input();
+  mesher_->splats(in, settings, out);
 }
 
 template <class B>

@@ -213,10 +213,15 @@ void SimRunner::set_mesh(bool on, const MeshSettings& settings) {
   mesh_settings_ = settings;
 }
 
+void SimRunner::set_splats(bool on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  splats_on_ = on;
+}
+
 void SimRunner::publish(bool copy_particles, bool force_mesh) {
   ColorField field;
   int back = 0;
-  bool mesh = false;
+  bool mesh = false, splats = false;
   MeshSettings mesh_settings;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -226,6 +231,7 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     // steps a frame) costs its mesh for nothing. (Forced after a reset, a load or a
     // change of settings: the mesh of the state before is not this one's.)
     mesh = mesh_on_ && (!fresh_ || force_mesh);
+    splats = splats_on_ && (!fresh_ || force_mesh);
     mesh_settings = mesh_settings_;
     states_[back].input_serial = applied_serial_;
     states_[back].mouse_serial = felt_mouse_serial_;
@@ -244,15 +250,21 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
   } else {
     s.particles.clear();
   }
-  s.has_mesh = false;
+  s.has_mesh = s.has_splats = false;
   s.mesh_error.clear();
-  if (mesh) {
-    try {
+  try {  // settings it cannot use, or memory: said, not fatal
+    if (mesh) {
       sim_.build_mesh(mesh_settings, &s.mesh, &s.mesh_times);
       s.has_mesh = true;
-    } catch (const std::exception& e) {  // settings it cannot use, or memory: said, not fatal
-      s.mesh_error = e.what();
     }
+    if (splats) {
+      MeshSettings shaped = mesh_settings;
+      shaped.anisotropic = true;  // (isotropic splats would be the spheres)
+      sim_.build_splats(shaped, &s.splats);
+      s.has_splats = true;
+    }
+  } catch (const std::exception& e) {
+    s.mesh_error = e.what();
   }
   if (s.params.diffuse) {
     VectorTarget target(s.diffuse);
@@ -261,14 +273,18 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     s.diffuse.clear();
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  // The window has not taken the state before, nor its mesh or splats: they go on with
+  // this state (a step or a few older than its particles) rather than being dropped.
+  PublishedState& skipped = states_[ready_];
   if (!mesh && mesh_on_ && fresh_) {
-    // The window has not taken the state before, nor its mesh: that mesh goes on with this
-    // state (a step or a few older than its particles) rather than being dropped.
-    PublishedState& skipped = states_[ready_];
     std::swap(s.has_mesh, skipped.has_mesh);
     std::swap(s.mesh, skipped.mesh);
     std::swap(s.mesh_times, skipped.mesh_times);
     std::swap(s.mesh_error, skipped.mesh_error);
+  }
+  if (!splats && splats_on_ && fresh_) {
+    std::swap(s.has_splats, skipped.has_splats);
+    std::swap(s.splats, skipped.splats);
   }
   s.serial = ++published_;
   std::swap(back_, ready_);

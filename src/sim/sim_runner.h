@@ -51,6 +51,10 @@ struct PublishedState {
   TriangleMesh mesh;
   MeshTimes mesh_times;
   std::string mesh_error;  ///< why the mesh could not be built (bad settings, memory)
+  // The kernels as ellipsoid splats (set_splats; Simulation::build_splats), built and
+  // carried on as the mesh is.
+  bool has_splats = false;
+  std::vector<Vec4> splats;
 };
 
 // The first point where `ray` meets the particles of a published state (xyz of each),
@@ -88,6 +92,9 @@ class SimRunner {
   void set_color_field(ColorField field);
   // Whether states carry the water's mesh, and built how (the mesh render mode).
   void set_mesh(bool on, const MeshSettings& settings = MeshSettings{});
+  // Whether states carry the kernels as ellipsoid splats (the surface mode's anisotropic
+  // option), shaped by the settings given to set_mesh.
+  void set_splats(bool on);
   void set_paused(bool paused);
   // While paused: advance by `seconds` of simulated time once (the S key); while running,
   // ignored.
@@ -150,7 +157,7 @@ class SimRunner {
   std::condition_variable parked_cv_;  ///< the window: the thread parked
   Mailbox mailbox_;
   ColorField color_field_ = ColorField::Speed;
-  bool mesh_on_ = false;
+  bool mesh_on_ = false, splats_on_ = false;
   MeshSettings mesh_settings_;
   bool paused_ = false;
   double advance_request_ = 0.0;

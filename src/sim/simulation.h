@@ -249,6 +249,9 @@ class Simulation {
   // at most once per displayed or exported state. Throws std::invalid_argument for
   // settings it cannot use (the sentence says which), leaving the simulation as it was.
   virtual void build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times = nullptr) = 0;
+  // The same kernels without the mesh, for the surface mode's ellipsoid splats: 3 Vec4 per
+  // fluid particle, laid out as SurfaceMesher::splats() says (src/sim/surface_mesh.h).
+  virtual void build_splats(const MeshSettings& settings, std::vector<Vec4>* out) = 0;
 
   virtual uint particle_count() const = 0;
   virtual uint boundary_count() const = 0;

@@ -80,6 +80,7 @@ class SimulationImpl final : public Simulation {
   void add_diffuse(const std::vector<DiffuseParticle>& particles) override;
   Snapshot snapshot() override;
   void build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times) override;
+  void build_splats(const MeshSettings& settings, std::vector<Vec4>* out) override;
   RunStats stats() override;
   RunStats stats_as_stepped() override;
   double simulated_time() const override { return stats_.simulated_time; }
@@ -337,6 +338,7 @@ class SimulationImpl final : public Simulation {
   static constexpr size_t kMaxPendingPhases = 64;  ///< then the next step waits to read them
   std::vector<ObstacleShape> obstacles_;
   std::unique_ptr<SurfaceMesher<Backend>> mesher_;  ///< made at the first build_mesh()
+  MeshInput mesh_input();  ///< the fluid as the mesher reads it (settled; the mesher made)
   std::vector<Vec3> obstacle_target_;  ///< where move_obstacle() asked each to go
   static constexpr float kMaxObstacleSpeed = 20.0f;  ///< [m/s]
   std::vector<Emitter> emitters_;

@@ -72,45 +72,7 @@ class SurfaceMesher {
     // Kernels.
     const AnisotropyConstants k = constants(in, s);
     const Vec3 lo = in.tank_lo, hi = in.tank_hi;
-    const float pad_r = std::max(in.h, k.radius);
-    const Vec3 pad{pad_r, pad_r, pad_r};
-    position_.resize(n);
-    velocity_.resize(s.velocity ? n : 0);
-    {
-      Vec4* p = position_.data();
-      const Vec4* src = in.position;
-      B::for_each(n, [=] TP_HD(uint i) { p[i] = src[i]; });
-      if (s.velocity) {
-        Vec4* v = velocity_.data();
-        const Vec4* vs = in.velocity;
-        B::for_each(n, [=] TP_HD(uint i) { v[i] = vs[i]; });
-      }
-    }
-    // Cells of the covariance's radius (27 cells, about 730 candidates at 1.5 h, in rows of
-    // about 80 for the vector lanes; cells of half the radius visit 420 in rows of 17 and
-    // took 1.45 times as long).
-    grid_.configure(lo - pad, hi + pad, s.anisotropic ? k.radius : in.h);
-    grid_.build(position_.data(), n);
-    grid_.reorder(position_, scratch4_);
-    if (s.velocity) grid_.reorder(velocity_, scratch4_);
-    shapes_.resize(n);
-    centres_.resize(n);
-    coordinates_.grow(s.anisotropic ? 3 * size_t(n) : 1);
-    {
-      const GridView g = grid_.view();
-      const Vec4* p = position_.data();
-      float* px = coordinates_.data();
-      float* py = px + (s.anisotropic ? n : 0);
-      float* pz = py + (s.anisotropic ? n : 0);
-      if (s.anisotropic) B::for_each(n, [=] TP_HD(uint i) { px[i] = p[i].x, py[i] = p[i].y, pz[i] = p[i].z; });
-      KernelShape* out = shapes_.data();
-      Vec4* c = centres_.data();
-      B::for_each(n, [=] TP_HD(uint i) {
-        const KernelShape ks = kernel_shape(i, g, p, px, py, pz, k);
-        out[i] = ks;
-        c[i] = ks.centre;
-      });
-    }
+    shape_kernels(in, s, k);
     // The kernels' reach and the centres' bounds (measured from the walls: the
     // reductions start at 0).
     const KernelShape* sh = shapes_.data();
@@ -277,6 +239,81 @@ class SurfaceMesher {
 
   uint vertex_count() const { return vertices_; }
   uint triangle_count() const { return triangles_; }
+  // The kernels alone, for the surface mode's ellipsoid splats: 3 values per particle, in
+  // units of the isotropic kernel's support h, for a renderer to scale by its particle
+  // radius r: (centre xyz [m], bounding radius / h), (A'xx, A'yy, A'zz, A'xy),
+  // (A'xz, A'yz, 0, 0), the ellipsoid being {x : (x - c)^T A' (x - c) <= r^2} with
+  // A' = h^2 A (the identity for a particle inside water at rest). Throws as build().
+  void splats(const MeshInput& in, const MeshSettings& s, std::vector<Vec4>* out) {
+    if (!(s.cell > 0.0f) || !(s.iso > 0.0f) || !(in.spacing > 0.0f) || !(in.h > 0.0f))
+      throw std::invalid_argument("mesh: cell size, iso level and spacing must be positive numbers");
+    out->clear();
+    if (in.n == 0) return;
+    const AnisotropyConstants k = constants(in, s);
+    shape_kernels(in, s, k);
+    const uint n = in.n;
+    splats_.grow(3 * size_t(n));
+    const KernelShape* sh = shapes_.data();
+    Vec4* o = splats_.data();
+    const float h2 = k.h * k.h;
+    B::for_each(n, [=] TP_HD(uint i) {
+      const KernelShape ks = sh[i];
+      o[3 * i] = make_vec4(xyz(ks.centre), ks.a2.z);  // the longest semi-axis: a tight sphere
+      o[3 * i + 1] = Vec4{ks.a0.x * h2, ks.a0.y * h2, ks.a0.z * h2, ks.a0.w * h2};
+      o[3 * i + 2] = Vec4{ks.a1.x * h2, ks.a1.y * h2, 0.0f, 0.0f};
+    });
+    out->resize(3 * size_t(n));
+    B::copy_to_host(out->data(), splats_.data(), 3 * size_t(n));
+  }
+
+  // Copies the particles (and velocities) in, sorts them by the covariance's cells and
+  // shapes each one's kernel into shapes_ and centres_ (in that sorted order): the first
+  // step of build() and splats(). (Public: nvcc's device lambdas cannot live in a private
+  // member function.)
+  void shape_kernels(const MeshInput& in, const MeshSettings& s, const AnisotropyConstants& k) {
+    const uint n = in.n;
+    const Vec3 lo = in.tank_lo, hi = in.tank_hi;
+    const float pad_r = std::max(in.h, k.radius);
+    const Vec3 pad{pad_r, pad_r, pad_r};
+    position_.resize(n);
+    velocity_.resize(s.velocity ? n : 0);
+    {
+      Vec4* p = position_.data();
+      const Vec4* src = in.position;
+      B::for_each(n, [=] TP_HD(uint i) { p[i] = src[i]; });
+      if (s.velocity) {
+        Vec4* v = velocity_.data();
+        const Vec4* vs = in.velocity;
+        B::for_each(n, [=] TP_HD(uint i) { v[i] = vs[i]; });
+      }
+    }
+    // Cells of the covariance's radius (27 cells, about 730 candidates at 1.5 h, in rows of
+    // about 80 for the vector lanes; cells of half the radius visit 420 in rows of 17 and
+    // took 1.45 times as long).
+    grid_.configure(lo - pad, hi + pad, s.anisotropic ? k.radius : in.h);
+    grid_.build(position_.data(), n);
+    grid_.reorder(position_, scratch4_);
+    if (s.velocity) grid_.reorder(velocity_, scratch4_);
+    shapes_.resize(n);
+    centres_.resize(n);
+    coordinates_.grow(s.anisotropic ? 3 * size_t(n) : 1);
+    {
+      const GridView g = grid_.view();
+      const Vec4* p = position_.data();
+      float* px = coordinates_.data();
+      float* py = px + (s.anisotropic ? n : 0);
+      float* pz = py + (s.anisotropic ? n : 0);
+      if (s.anisotropic) B::for_each(n, [=] TP_HD(uint i) { px[i] = p[i].x, py[i] = p[i].y, pz[i] = p[i].z; });
+      KernelShape* out = shapes_.data();
+      Vec4* c = centres_.data();
+      B::for_each(n, [=] TP_HD(uint i) {
+        const KernelShape ks = kernel_shape(i, g, p, px, py, pz, k);
+        out[i] = ks;
+        c[i] = ks.centre;
+      });
+    }
+  }
+
   const MeshLatticeInfo& lattice() const { return lattice_; }
   // Backend memory: positions and normals (w = 0), 3 indices per triangle.
   const Vec4* positions() const { return out_position_.data(); }
@@ -333,6 +370,8 @@ class SurfaceMesher {
     k.lambda = s.smoothing;
     k.weight = float(1.0 / wsum);  // V sum W = 1 at a lattice node: weight = V / (V sum W)
     k.anisotropic = s.anisotropic ? 1 : 0;
+    k.wall_lo = in.tank_lo;
+    k.wall_hi = in.tank_hi;
     return k;
   }
 
@@ -350,7 +389,7 @@ class SurfaceMesher {
   Buffer<Vec4> node_velocity_;
   Buffer<unsigned char> bits_, cases_;
   Buffer<uint> vertex_base_, row_vertices_, row_triangles_;
-  Buffer<Vec4> out_position_, out_normal_, out_velocity_;
+  Buffer<Vec4> out_position_, out_normal_, out_velocity_, splats_;
   Buffer<uint> out_index_;
   uint vertices_ = 0, triangles_ = 0;
   bool has_velocity_ = false;

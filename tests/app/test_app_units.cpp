@@ -149,6 +149,7 @@ struct FakeSim : Simulation {
   void add_diffuse(const std::vector<DiffuseParticle>&) override {}
   Snapshot snapshot() override { return {}; }
   void build_mesh(const MeshSettings&, TriangleMesh*, MeshTimes*) override {}
+  void build_splats(const MeshSettings&, std::vector<Vec4>*) override {}
   RunStats stats() override { return {}; }
   double simulated_time() const override { return 0.0; }
   std::vector<ObstacleShape> obstacles() const override { return {}; }
