@@ -18,7 +18,9 @@ trap 'rm -rf "$out"' EXIT
 
 configs=("default|" "wcsph spheres|--solver wcsph" "pcisph spheres|--solver pcisph"
          "pbf spheres|--solver pbf" "wcsph surface|--solver wcsph --render surface"
-         "pcisph surface|--solver pcisph --render surface" "pbf surface|--solver pbf --render surface")
+         "pcisph surface|--solver pcisph --render surface" "pbf surface|--solver pbf --render surface"
+         "pbf surface, spheres|--solver pbf --render surface --surface-anisotropic off"
+         "pbf mesh|--solver pbf --render mesh")
 for run in 1 2 3; do  # interleaved, so that a slow spell of the machine spreads over all rows
   for k in "${!configs[@]}"; do
     args=${configs[$k]#*|}

@@ -51,6 +51,32 @@ TP_HD TP_INLINE void for_each_cell_row(const GridView& g, Vec3 x, float h, F&& r
       row(g.cell_start[g.linear(Int3{x0, y, z})], g.cell_start[g.linear(Int3{x1, y, z}) + 1]);
 }
 
+// The rows of the cells within [lo, hi] that hold points within r of x, each cut to the
+// cells its part of the sphere reaches: a row whose nearest point is r or more away is
+// skipped, and the others span x +- sqrt(r^2 - rho^2) (rho: the row's nearest distance
+// across it). For cells of r, about a quarter fewer candidates than the 3x3x3 block.
+template <class F>
+TP_HD TP_INLINE void for_each_cell_row_in_sphere(const GridView& g, Vec3 x, float r, Int3 lo, Int3 hi, F&& row) {
+  const float cell = 1.0f / g.inv_cell;
+  const Int3 c0 = g.cell_of(Vec3{x.x - r, x.y - r, x.z - r}), c1 = g.cell_of(Vec3{x.x + r, x.y + r, x.z + r});
+  const int y0 = maxi(c0.y, lo.y), y1 = mini(c1.y, hi.y), z0 = maxi(c0.z, lo.z), z1 = mini(c1.z, hi.z);
+  for (int z = z0; z <= z1; ++z) {
+    const float cz = g.origin.z + float(z) * cell;
+    const float dz = maxf(maxf(cz - x.z, x.z - (cz + cell)), 0.0f);
+    for (int y = y0; y <= y1; ++y) {
+      const float cy = g.origin.y + float(y) * cell;
+      const float dy = maxf(maxf(cy - x.y, x.y - (cy + cell)), 0.0f);
+      const float rest = r * r - dy * dy - dz * dz;
+      if (!(rest > 0.0f)) continue;
+      const float half = sqrtf(rest);
+      const int x0 = maxi(g.cell_of(Vec3{x.x - half, x.y, x.z}).x, lo.x);
+      const int x1 = mini(g.cell_of(Vec3{x.x + half, x.y, x.z}).x, hi.x);
+      if (x0 > x1) continue;
+      row(g.cell_start[g.linear(Int3{x0, y, z})], g.cell_start[g.linear(Int3{x1, y, z}) + 1]);
+    }
+  }
+}
+
 // Calls f(j, x_ij, r) for every particle j of `positions` (sorted by the grid `g`) with
 // r = |x_i - x_j| < h, including i itself when x_i is one of them. Order is fixed by the
 // grid (row by row, in cell order), so sums are deterministic.

@@ -443,7 +443,10 @@ void InteractiveApp::script_drag(double t) {
 void InteractiveApp::report_window_bench() {
   WindowBenchResult r = bench_->result();
   r.solver = solver_name(params_.solver);
-  r.render = render_.mode == RenderMode::Surface ? "surface" : "spheres";
+  r.render = render_.mode == RenderMode::Mesh      ? "mesh"
+             : render_.mode == RenderMode::Spheres ? "spheres"
+             : render_.surface.anisotropic         ? "surface"
+                                                   : "surface (spheres)";
   r.backend = device_;
   r.quality = quality_name(controls_.quality);
   for (const PassTime& t : renderer_.pass_times()) r.pass_ms.push_back({t.pass, t.gpu_ms, t.cpu_ms});
