@@ -41,6 +41,11 @@ struct AnisotropyConstants {
   int anisotropic;
   Vec3 wall_lo, wall_hi;  ///< [m] the tank's walls: mirrors for the covariance
   float full_cell;  ///< [1] particles in a cell of the covariance's grid that count it as full
+  // Obstacles (backend memory): a particle within the covariance's radius of one keeps the
+  // isotropic kernel (the splats only; count 0 otherwise). Its neighbourhood is cut by the
+  // solid, not by a free surface: flattened, it would draw back from the obstacle.
+  const ObstacleShape* obstacles;
+  int obstacle_count;
 };
 
 // Whether each of the 27 cells around x's cell (the covariance's grid: cells of its radius)
@@ -121,7 +126,9 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
   float s[3] = {1.0f, 1.0f, 1.0f};
   float v[3][3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
   Vec3 centre = xi;
-  if (a.anisotropic && !full_block(g, xi, a.full_cell)) {
+  bool by_solid = false;
+  for (int o = 0; o < a.obstacle_count; ++o) by_solid = by_solid || obstacle_distance(a.obstacles[o], xi) < a.radius;
+  if (a.anisotropic && !by_solid && !full_block(g, xi, a.full_cell)) {
     // Sums relative to x_i (no cancellation in float): mean, then the second moments, in
     // kLanes partial sums each, over each row of cells in runs of kLanes candidates (those
     // past the row's end weighted 0), added up at the end: the CPU's compiler makes each

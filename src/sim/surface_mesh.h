@@ -127,8 +127,6 @@ class SurfaceMesher {
     const uint N = l.node_count();
     field_.grow(N);
     node_velocity_.grow(s.velocity ? N : 0);
-    obstacles_.resize(size_t(std::max(in.obstacle_count, 1)));
-    if (in.obstacle_count > 0) B::copy_from_host(obstacles_.data(), in.obstacles, size_t(in.obstacle_count));
     FieldInputs f;
     f.lattice = l;
     f.grid = centre_grid_.view();
@@ -249,7 +247,7 @@ class SurfaceMesher {
       throw std::invalid_argument("mesh: cell size, iso level and spacing must be positive numbers");
     out->clear();
     if (in.n == 0) return;
-    const AnisotropyConstants k = constants(in, s, /*mirror_walls=*/true);
+    const AnisotropyConstants k = constants(in, s, /*for_splats=*/true);
     shape_kernels(in, s, k);
     const uint n = in.n;
     splats_.grow(3 * size_t(n));
@@ -270,8 +268,11 @@ class SurfaceMesher {
   // shapes each one's kernel into shapes_ and centres_ (in that sorted order): the first
   // step of build() and splats(). (Public: nvcc's device lambdas cannot live in a private
   // member function.)
-  void shape_kernels(const MeshInput& in, const MeshSettings& s, const AnisotropyConstants& k) {
+  void shape_kernels(const MeshInput& in, const MeshSettings& s, AnisotropyConstants k) {
     const uint n = in.n;
+    obstacles_.resize(size_t(std::max(in.obstacle_count, 1)));
+    if (in.obstacle_count > 0) B::copy_from_host(obstacles_.data(), in.obstacles, size_t(in.obstacle_count));
+    k.obstacles = obstacles_.data();
     const Vec3 lo = in.tank_lo, hi = in.tank_hi;
     const float pad_r = std::max(in.h, k.radius);
     const Vec3 pad{pad_r, pad_r, pad_r};
@@ -342,7 +343,7 @@ class SurfaceMesher {
   // The constants of the kernels for these settings: k_s from the rest lattice's
   // neighbourhood, the field's normalisation from its sum (host arithmetic, a few hundred
   // terms).
-  static AnisotropyConstants constants(const MeshInput& in, const MeshSettings& s, bool mirror_walls = false) {
+  static AnisotropyConstants constants(const MeshInput& in, const MeshSettings& s, bool for_splats = false) {
     const float h = in.h, sp = in.spacing, rad = s.radius * in.h;
     const int r = int(std::ceil(std::max(h, rad) / sp));
     double sw = 0.0, sxx = 0.0, wsum = 0.0;
@@ -371,10 +372,12 @@ class SurfaceMesher {
     k.weight = float(1.0 / wsum);  // V sum W = 1 at a lattice node: weight = V / (V sum W)
     k.anisotropic = s.anisotropic ? 1 : 0;
     // The walls mirror the covariance's neighbourhood for the splats, which would otherwise
-    // draw back from the walls. Not for the mesh: its field folds the kernels' mass back at
+    // draw back from the walls (and particles by an obstacle keep round kernels). Not for the mesh: its field folds the kernels' mass back at
     // the walls, so its surface meets them either way, and the mirrors cost a quarter of
     // the kernels' time in a dam break (19.5 -> 24.3 ms at 30,000 particles).
-    const float none = mirror_walls ? 0.0f : 1e30f;
+    const float none = for_splats ? 0.0f : 1e30f;
+    k.obstacles = nullptr;  // (shape_kernels points it at the backend's copy)
+    k.obstacle_count = for_splats ? in.obstacle_count : 0;
     k.wall_lo = in.tank_lo - Vec3{none, none, none};
     k.wall_hi = in.tank_hi + Vec3{none, none, none};
     // A cell of the covariance's grid (cells of its radius) is full at 80 % of the rest

@@ -115,9 +115,7 @@ TEST(Window, SurfaceModeIsSmoothShadedWater) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  const std::string args =
-      "--scene pool --particles 4000 --size 960x600 --steps-per-frame 3 --set dt_min=0.0005 "
-      "--set dt_max=0.0005 --frames 6 --gl-check";
+  const std::string& args = kSmallPoolFrames;
   const FinishedRun spheres = run_to_end(args, dir + "/spheres.png");
   ASSERT_RAN(spheres);
   const FinishedRun surface = run_to_end(args + " --render surface", dir + "/surface.png");
@@ -323,9 +321,7 @@ TEST(Window, SurfaceAtHalfResolutionIsTheSameWater) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  const std::string args =
-      "--scene pool --particles 4000 --size 960x600 --steps-per-frame 3 --set dt_min=0.0005 "
-      "--set dt_max=0.0005 --frames 6 --gl-check";
+  const std::string& args = kSmallPoolFrames;
   const FinishedRun spheres = run_to_end(args, dir + "/spheres.png");
   ASSERT_RAN(spheres);
   const FinishedRun full =

@@ -50,6 +50,12 @@ const std::string kDeterministicPool =
     "--scene pool --particles 4000 --size 1280x800 --steps-per-frame 3 "
     "--set dt_min=0.0005 --set dt_max=0.0005";
 
+// The same pool in a 960x600 window for six frames with OpenGL checks: the runs whose
+// screenshots the render-mode tests compare (spheres, surface, mesh).
+const std::string kSmallPoolFrames =
+    "--scene pool --particles 4000 --size 960x600 --steps-per-frame 3 --set dt_min=0.0005 "
+    "--set dt_max=0.0005 --frames 6 --gl-check";
+
 constexpr double kRunTimeout = 240.0;  // [s] for one app run; generous for a loaded machine
 
 inline std::string test_dir() {
