@@ -117,7 +117,8 @@ TP_HD TP_INLINE void jacobi_eigen3(float m[3][3], float v[3][3]) {
   }
 }
 
-// Particle i's kernel (positions sorted by g, whose cells hold the support h).
+// Particle i's kernel (positions sorted by g, whose cells are the covariance's radius when
+// anisotropic, the support h otherwise).
 // The positions also come as three arrays (px, py, pz: the same, structure of arrays), which
 // the covariance's vector lanes load whole (from Vec4s they gather: 1.4 times as long).
 TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* positions, const float* px,
@@ -153,7 +154,8 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
       const float x = axis == 0 ? xi.x : (axis == 1 ? xi.y : xi.z);
       const float lo = axis == 0 ? a.wall_lo.x : (axis == 1 ? a.wall_lo.y : a.wall_lo.z);
       const float hi = axis == 0 ? a.wall_hi.x : (axis == 1 ? a.wall_hi.y : a.wall_hi.z);
-      const float wall = x - lo < hi - x ? lo : hi, d = fabsf(wall - x);
+      // d: x_i's depth inside the nearer wall (negative past it: the layer grows to r - d).
+      const float wall = x - lo < hi - x ? lo : hi, d = wall == lo ? x - lo : hi - x;
       if (!(d < a.radius)) continue;
       mirrors |= 1 << axis, gap[axis] = 2.0f * (wall - x);
       const float reach = a.radius - d, from = wall == lo ? wall : wall - reach, to = wall == lo ? wall + reach : wall;

@@ -1,6 +1,6 @@
 #version 330 core
 // Surface mode, pass 1: the particles' sphere (or ellipsoid splat) depth. Same impostor as
-// sphere.frag, drawn as a point (the vertex stage is sphere_point.vert): the ray-sphere hit's true depth goes
+// sphere.frag, drawn as a point (the vertex stage is sphere_point.vert): the ray's hit's true depth goes
 // to the depth buffer, and its linear eye depth [m] (positive, 0 = no fluid) to the colour
 // target.
 #extension GL_ARB_conservative_depth : enable

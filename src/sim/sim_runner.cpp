@@ -252,19 +252,31 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
   }
   s.has_mesh = s.has_splats = false;
   s.mesh_error.clear();
-  try {  // settings it cannot use, or memory: said, not fatal
-    if (mesh) {
+  s.splats_error.clear();
+  const double now = sim_.simulated_time();
+  if (!force_mesh) {  // nothing stepped since the last ones: the window keeps those
+    mesh = mesh && now != mesh_built_at_;
+    splats = splats && now != splats_built_at_;
+  }
+  if (mesh) {
+    try {  // settings it cannot use, or memory: said, not fatal
       sim_.build_mesh(mesh_settings, &s.mesh, &s.mesh_times);
       s.has_mesh = true;
+      mesh_built_at_ = now;
+    } catch (const std::exception& e) {
+      s.mesh_error = e.what();
     }
-    if (splats) {
+  }
+  if (splats) {
+    try {
       MeshSettings shaped = mesh_settings;
       shaped.anisotropic = true;  // (isotropic splats would be the spheres)
       sim_.build_splats(shaped, &s.splats);
       s.has_splats = true;
+      splats_built_at_ = now;
+    } catch (const std::exception& e) {
+      s.splats_error = e.what();
     }
-  } catch (const std::exception& e) {
-    s.mesh_error = e.what();
   }
   if (s.params.diffuse) {
     VectorTarget target(s.diffuse);
@@ -285,6 +297,7 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
   if (!splats && splats_on_ && fresh_) {
     std::swap(s.has_splats, skipped.has_splats);
     std::swap(s.splats, skipped.splats);
+    std::swap(s.splats_error, skipped.splats_error);
   }
   s.serial = ++published_;
   std::swap(back_, ready_);

@@ -55,6 +55,7 @@ struct PublishedState {
   // carried on as the mesh is.
   bool has_splats = false;
   std::vector<Vec4> splats;
+  std::string splats_error;  ///< why they could not be built: the window draws spheres
 };
 
 // The first point where `ray` meets the particles of a published state (xyz of each),
@@ -158,6 +159,9 @@ class SimRunner {
   Mailbox mailbox_;
   ColorField color_field_ = ColorField::Speed;
   bool mesh_on_ = false, splats_on_ = false;
+  // The simulated time of the last mesh and splats built: a publish with no step since
+  // (the inline path while paused) builds none again; the window keeps the last ones.
+  double mesh_built_at_ = -1.0, splats_built_at_ = -1.0;
   MeshSettings mesh_settings_;
   bool paused_ = false;
   double advance_request_ = 0.0;
