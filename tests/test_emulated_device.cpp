@@ -460,5 +460,90 @@ TEST_F(EmulatedDevice, TheSplatsMatchTheCpuBackend) {
   EXPECT_GT(flattened, 10) << "some particles are not spheres (the free surface)";
 }
 
+
+// The window's path on CUDA: the mesh and the splats kept on the device (build with no
+// host output) and written by publish_mesh / publish_splats into device memory, as into
+// GL buffers mapped through the interop, and through the host when the interop is
+// refused: both give what the host download gives, in the renderer's layout (positions,
+// then normals; 3 indices per triangle).
+class DeviceMeshTarget final : public MeshTarget {
+ public:
+  explicit DeviceMeshTarget(bool device) : device_(device) {}
+  ~DeviceMeshTarget() override { EmulatedMemory::release(vertices_), EmulatedMemory::release(indices_); }
+  bool map_device(size_t vertices, size_t triangles, Vec4** vertex_out, uint32_t** index_out) override {
+    ++maps;
+    if (!device_) return false;
+    vertex_count_ = vertices, triangle_count_ = triangles;
+    vertices_ = EmulatedMemory::allocate(2 * vertices * sizeof(Vec4));
+    indices_ = EmulatedMemory::allocate(3 * triangles * sizeof(uint32_t));
+    *vertex_out = static_cast<Vec4*>(vertices_);
+    *index_out = static_cast<uint32_t*>(indices_);
+    return true;
+  }
+  void unmap() override {
+    ++unmaps;
+    std::vector<Vec4> v(2 * vertex_count_);
+    EmulatedMemory::copy_to_host(v.data(), vertices_, v.size() * sizeof(Vec4));
+    mesh.position.resize(vertex_count_);
+    mesh.normal.resize(vertex_count_);
+    for (size_t i = 0; i < vertex_count_; ++i) mesh.position[i] = xyz(v[i]), mesh.normal[i] = xyz(v[vertex_count_ + i]);
+    mesh.index.resize(3 * triangle_count_);
+    EmulatedMemory::copy_to_host(mesh.index.data(), indices_, mesh.index.size() * sizeof(uint32_t));
+  }
+  void upload(const TriangleMesh& m) override {
+    ++uploads;
+    mesh = m;
+  }
+  TriangleMesh mesh;
+  int maps = 0, unmaps = 0, uploads = 0;
+
+ private:
+  bool device_;
+  void* vertices_ = nullptr;
+  void* indices_ = nullptr;
+  size_t vertex_count_ = 0, triangle_count_ = 0;
+};
+
+TEST_F(EmulatedDevice, TheMeshAndSplatsPublishFromTheDeviceWithAndWithoutInterop) {
+  const Scene scene = find_scene("obstacles", kSceneDir);
+  auto gpu = make_sim(BackendKind::Cuda, scene, 3000, 2);
+  {
+    DeviceMeshTarget before(true);
+    gpu->publish_mesh(before);
+    EXPECT_EQ(before.uploads, 1) << "no mesh built yet: an empty one, through the host";
+    EXPECT_EQ(before.mesh.triangle_count(), 0u);
+  }
+  TriangleMesh expected;
+  gpu->build_mesh(MeshSettings{}, &expected);
+  ASSERT_GT(expected.triangle_count(), 1000u);
+  gpu->build_mesh(MeshSettings{}, nullptr);  // kept on the device
+  for (const bool interop : {true, false}) {
+    SCOPED_TRACE(interop ? "device path" : "host path");
+    DeviceMeshTarget target(interop);
+    gpu->publish_mesh(target);
+    EXPECT_EQ(target.maps, 1);
+    EXPECT_EQ(target.unmaps, interop ? 1 : 0);
+    EXPECT_EQ(target.uploads, interop ? 0 : 1);
+    EXPECT_EQ(target.mesh.index, expected.index);
+    ASSERT_EQ(target.mesh.position.size(), expected.position.size());
+    float most = 0.0f;
+    for (size_t i = 0; i < expected.position.size(); ++i)
+      most = std::max({most, length(target.mesh.position[i] - expected.position[i]),
+                       length(target.mesh.normal[i] - expected.normal[i])});
+    EXPECT_EQ(most, 0.0f);
+  }
+  std::vector<Vec4> splats;
+  gpu->build_splats(MeshSettings{}, &splats);
+  ASSERT_EQ(splats.size(), 3 * size_t(gpu->particle_count()));
+  gpu->build_splats(MeshSettings{}, nullptr);
+  for (const bool interop : {true, false}) {
+    SCOPED_TRACE(interop ? "splats, device path" : "splats, host path");
+    test::DeviceTarget<EmulatedMemory> target(interop);
+    gpu->publish_splats(target);
+    ASSERT_EQ(target.values().size(), splats.size());
+    EXPECT_EQ(std::memcmp(target.values().data(), splats.data(), splats.size() * sizeof(Vec4)), 0);
+  }
+}
+
 }  // namespace
 }  // namespace tp

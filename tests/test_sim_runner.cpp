@@ -214,6 +214,41 @@ TEST(SimRunner, InlineStepsAreBitForBitThoseOfThePlainSimulation) {
   EXPECT_EQ(std::memcmp(sa.velocity.data(), sb.velocity.data(), sa.velocity.size() * sizeof(Vec4)), 0);
 }
 
+// Inline (the CUDA window, --steps-per-frame, recording): a state publishes its mesh kept
+// on the backend when the window writes the particles itself (no copy), and an exclusive()
+// with nothing stepped (new settings or a reset while paused) still brings a new mesh.
+TEST(SimRunner, InlineMeshesStayOnTheDeviceAndComeAfterAPausedChange) {
+  auto sim = resting_block();
+  SimRunner runner(*sim);
+  runner.set_mesh(true);
+  runner.step_inline([](Simulation& s) { s.step(); }, /*copy_particles=*/false);
+  const PublishedState& first = runner.latest();
+  ASSERT_TRUE(first.has_mesh) << first.mesh_error;
+  EXPECT_TRUE(first.mesh_on_device);
+  EXPECT_EQ(first.mesh.triangle_count(), 0u) << "not downloaded: the window publishes it";
+  struct Count final : MeshTarget {
+    size_t triangles = 0;
+    void upload(const TriangleMesh& m) override { triangles = m.triangle_count(); }
+  } target;
+  sim->publish_mesh(target);
+  EXPECT_GT(target.triangles, 100u) << "the mesh the state announced is the backend's";
+
+  // Paused: nothing stepped, so no new mesh...
+  runner.step_inline([](Simulation&) {}, true);
+  EXPECT_FALSE(runner.latest().has_mesh);
+  // ...until the settings change (the window asks through exclusive()).
+  MeshSettings coarse;
+  coarse.cell = 1.0f;
+  runner.set_mesh(true, coarse);
+  runner.exclusive([](Simulation&) {});
+  runner.step_inline([](Simulation&) {}, true);
+  const PublishedState& after = runner.latest();
+  ASSERT_TRUE(after.has_mesh);
+  EXPECT_FALSE(after.mesh_on_device);
+  EXPECT_GT(after.mesh.triangle_count(), 10u);
+  EXPECT_LT(after.mesh.triangle_count(), target.triangles) << "built with the coarser cells";
+}
+
 TEST(SimRunner, PicksThePublishedParticlesAsTheSimulationDoes) {
   auto sim = resting_block();
   SimRunner runner(*sim);

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "app/interop_publisher.h"
+#include "render/mesh_buffer.h"
 #include "render/particle_buffer.h"
 #include "render/render_types.h"
 #include "sim/simulation.h"
@@ -44,6 +46,67 @@ class GlPublishTarget : public PublishTarget {
   PublishBuffer& buffer_;
   std::unique_ptr<InteropPublisher> interop_;  ///< CUDA backend only
   Mapped mapped_ = Mapped::None;
+};
+
+// The mesh's two GL buffers as the publishers see them, and the host path: GL-free, so
+// that tests drive GlMeshTarget with fakes.
+class MeshPublishBuffers {
+ public:
+  virtual ~MeshPublishBuffers() = default;
+  virtual InteropBuffer& vertices() = 0;   ///< elements: a vertex (position, normal Vec4)
+  virtual InteropBuffer& triangles() = 0;  ///< elements: a triangle (3 uint32)
+  virtual void upload(const TriangleMesh& mesh) = 0;  ///< through the host
+};
+
+// The renderer's MeshBuffer as the publishers see it.
+class GlMeshBuffers final : public MeshPublishBuffers {
+ public:
+  explicit GlMeshBuffers(MeshBuffer& mesh) : vertices_(mesh), triangles_(mesh), mesh_(mesh) {}
+  InteropBuffer& vertices() override { return vertices_; }
+  InteropBuffer& triangles() override { return triangles_; }
+  void upload(const TriangleMesh& mesh) override;
+
+ private:
+  struct Vertices final : InteropBuffer {
+    explicit Vertices(MeshBuffer& m) : mesh(m) {}
+    unsigned gl_name() const override { return mesh.vertex_buffer(); }
+    size_t capacity() const override { return mesh.vertex_capacity(); }
+    void reserve(size_t count) override { mesh.reserve_vertices(count); }
+    void set_count(size_t count) override { mesh.set_vertex_count(count); }
+    size_t element_bytes() const override { return MeshBuffer::kVertexBytes; }
+    MeshBuffer& mesh;
+  };
+  struct Triangles final : InteropBuffer {
+    explicit Triangles(MeshBuffer& m) : mesh(m) {}
+    unsigned gl_name() const override { return mesh.index_buffer(); }
+    size_t capacity() const override { return mesh.triangle_capacity(); }
+    void reserve(size_t count) override { mesh.reserve_triangles(count); }
+    void set_count(size_t count) override { mesh.set_triangle_count(count); }
+    size_t element_bytes() const override { return MeshBuffer::kTriangleBytes; }
+    MeshBuffer& mesh;
+  };
+  Vertices vertices_;
+  Triangles triangles_;
+  MeshBuffer& mesh_;
+  std::vector<Vec4> staging_;  ///< positions then normals, kept between uploads
+};
+
+// The simulation's MeshTarget over the mesh's buffers. CUDA backend: map_device maps both
+// GL buffers (interop, as GlPublishTarget does for particles); when either is refused,
+// both give up for good with one line on stderr and the mesh comes through upload().
+class GlMeshTarget final : public MeshTarget {
+ public:
+  GlMeshTarget(MeshPublishBuffers& buffers, BackendKind backend, CudaRuntime& runtime);
+  ~GlMeshTarget() override;  ///< unmaps and unregisters (GL context current)
+
+  bool map_device(size_t vertices, size_t triangles, Vec4** vertex_out, uint32_t** index_out) override;
+  void unmap() override;
+  void upload(const TriangleMesh& mesh) override;
+  bool interop_unavailable() const { return !vertices_ || vertices_->unavailable(); }
+
+ private:
+  MeshPublishBuffers& buffers_;
+  std::unique_ptr<InteropPublisher> vertices_, triangles_;  ///< CUDA backend only
 };
 
 // The published per-particle value each colour mode needs.

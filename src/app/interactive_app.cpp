@@ -489,7 +489,7 @@ void InteractiveApp::request_mesh() {
   if ((on && changed) || (splats && splats_changed)) runner_.exclusive([](Simulation&) {});
 }
 
-void InteractiveApp::upload_mesh(const PublishedState& state) {
+void InteractiveApp::upload_mesh(const PublishedState& state, const GlTargets& targets) {
   if (!state.splats_error.empty() && splats_requested_ && renderer_.splats().count() > 0) {
     // Spheres rather than ellipsoids of an older state; said once.
     std::fprintf(stderr, "tidepool: anisotropic particles: %s; drawing spheres\n", state.splats_error.c_str());
@@ -497,9 +497,13 @@ void InteractiveApp::upload_mesh(const PublishedState& state) {
   }
   if (state.has_splats && state.serial != splats_serial_ && splats_requested_) {
     splats_serial_ = state.serial;
-    if (Vec4* out = renderer_.splats().map_for_write(state.splats.size())) {
+    if (state.particle_count == 0) {
+      renderer_.splats().set_count(0);  // (nothing to map: no stale ellipsoids either)
+    } else if (state.splats_on_device) {  // (inline on CUDA) straight from the device, interop or not
+      runner_.exclusive([&](Simulation& sim) { sim.publish_splats(targets.splats); });
+    } else if (Vec4* out = targets.splats.map_host(state.splats.size())) {
       std::copy(state.splats.begin(), state.splats.end(), out);
-      renderer_.splats().unmap();
+      targets.splats.unmap();
     }
   }
   if (!state.mesh_error.empty()) {
@@ -508,29 +512,25 @@ void InteractiveApp::upload_mesh(const PublishedState& state) {
   }
   if (!state.has_mesh || state.serial == mesh_serial_ || render_.mode != RenderMode::Mesh) return;
   mesh_serial_ = state.serial;
-  const TriangleMesh& m = state.mesh;
-  mesh_vertices_.resize(m.position.size() * 6);
-  for (size_t i = 0; i < m.position.size(); ++i) {
-    float* v = &mesh_vertices_[6 * i];
-    v[0] = m.position[i].x, v[1] = m.position[i].y, v[2] = m.position[i].z;
-    v[3] = m.normal[i].x, v[4] = m.normal[i].y, v[5] = m.normal[i].z;
-  }
-  renderer_.mesh().upload(mesh_vertices_.data(), m.position.size(), m.index.data(), m.triangle_count());
+  if (state.mesh_on_device)
+    runner_.exclusive([&](Simulation& sim) { sim.publish_mesh(targets.mesh); });
+  else
+    targets.mesh.upload(state.mesh);
   char text[96];
-  std::snprintf(text, sizeof(text), "%zu triangles in %.1f ms", m.triangle_count(), state.mesh_times.total());
+  std::snprintf(text, sizeof(text), "%zu triangles in %.1f ms", renderer_.mesh().triangle_count(),
+                state.mesh_times.total());
   controls_.mesh_status = text;
   controls_.mesh_failed = false;
 }
 
-void InteractiveApp::upload_state(const PublishedState& state, PublishTarget& target,
-                                  PublishTarget& diffuse_target) {
-  upload_mesh(state);
+void InteractiveApp::upload_state(const PublishedState& state, const GlTargets& targets) {
+  upload_mesh(state, targets);
   if (state.particles.empty() && state.particle_count > 0) {
     // Inline on CUDA: the simulation writes into the GL buffers itself (interop), this
     // thread being the only one that steps it.
     runner_.exclusive([&](Simulation& sim) {
-      sim.publish(target, color_field_for(render_.color_mode));
-      if (params_.diffuse) sim.publish_diffuse(diffuse_target);
+      sim.publish(targets.particles, color_field_for(render_.color_mode));
+      if (params_.diffuse) sim.publish_diffuse(targets.diffuse);
     });
     if (!params_.diffuse) renderer_.diffuse_particles().set_count(0);
     return;
@@ -543,9 +543,9 @@ void InteractiveApp::upload_state(const PublishedState& state, PublishTarget& ta
       to.unmap();
     }
   };
-  copy(target, state.particles);
+  copy(targets.particles, state.particles);
   if (state.params.diffuse)
-    copy(diffuse_target, state.diffuse);
+    copy(targets.diffuse, state.diffuse);
   else
     renderer_.diffuse_particles().set_count(0);  // switched off: none drawn
 }
@@ -558,6 +558,12 @@ int InteractiveApp::run() {
   // Spray, foam and bubbles, into their own buffer the same way (interop on CUDA).
   GlParticleBuffer diffuse_particles(renderer_.diffuse_particles());
   GlPublishTarget diffuse_target(diffuse_particles, backend_kind_, cuda_runtime());
+  // The surface mode's ellipsoid splats and the mesh mode's triangles, the same way.
+  GlParticleBuffer splat_buffer(renderer_.splats());
+  GlPublishTarget splat_target(splat_buffer, backend_kind_, cuda_runtime());
+  GlMeshBuffers mesh_buffers(renderer_.mesh());
+  GlMeshTarget mesh_target(mesh_buffers, backend_kind_, cuda_runtime());
+  const GlTargets targets{target, diffuse_target, splat_target, mesh_target};
   // The state as it starts, then the thread (when this backend and mode want one).
   runner_.step_inline([](Simulation&) {}, backend_kind_ == BackendKind::Cpu);
   update_threading();
@@ -616,7 +622,7 @@ int InteractiveApp::run() {
     last_simulated_seconds_ = std::max(stats.simulated_time - previous_simulated_time_, 0.0);
     previous_simulated_time_ = stats.simulated_time;
     frame_stats_.add(now, stats);
-    upload_state(state, target, diffuse_target);
+    upload_state(state, targets);
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

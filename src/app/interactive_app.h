@@ -65,9 +65,15 @@ class InteractiveApp {
   // The mesh mode: tells the simulation whether (and how) to build meshes, publishing at
   // once when that changed; uploads a state's new mesh and says what it cost.
   void request_mesh();
-  void upload_mesh(const PublishedState& state);
-  void upload_state(const PublishedState& state, PublishTarget& target,
-                    PublishTarget& diffuse_target);
+  // The window's GL targets, made in run() with the GL context (the interop's on CUDA).
+  struct GlTargets {
+    PublishTarget& particles;
+    PublishTarget& diffuse;
+    PublishTarget& splats;
+    MeshTarget& mesh;
+  };
+  void upload_mesh(const PublishedState& state, const GlTargets& targets);
+  void upload_state(const PublishedState& state, const GlTargets& targets);
   // The Record toggle: starts or stops writing PLY frames; stop_recording says `why` in the
   // panel when the app stops it (a reset).
   void toggle_recording();
@@ -110,7 +116,6 @@ class InteractiveApp {
   bool mesh_requested_ = false, splats_requested_ = false;
   MeshSettings mesh_asked_;
   uint64_t mesh_serial_ = 0, splats_serial_ = 0;
-  std::vector<float> mesh_vertices_;  ///< interleaved for the upload, kept to reuse
   uint64_t press_serial_ = 0;              ///< --bench-drag: the press's input serial
   Quality quality_applied_ = Quality::Realtime;  ///< the quality params_ were set to
   int quality_solver_ = -1;                      ///< for this solver

@@ -1,11 +1,12 @@
 #include "app/interop_publisher.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace tp {
 
-InteropPublisher::InteropPublisher(CudaRuntime& runtime, PublishBuffer& buffer)
-    : runtime_(runtime), buffer_(buffer) {}
+InteropPublisher::InteropPublisher(CudaRuntime& runtime, InteropBuffer& buffer, std::string what)
+    : runtime_(runtime), buffer_(buffer), what_(std::move(what)) {}
 
 InteropPublisher::~InteropPublisher() {
   if (mapped_) runtime_.unmap_gl_buffer(handle_);
@@ -22,9 +23,9 @@ void InteropPublisher::give_up(const std::string& reason) {
   unregister();  // the host path may reallocate the store, which a registration forbids
   unavailable_ = true;
   std::fprintf(stderr,
-               "tidepool: CUDA-GL interop unavailable (%s); copying particles through the host "
+               "tidepool: CUDA-GL interop unavailable (%s); copying %s through the host "
                "each frame\n",
-               reason.empty() ? "the CUDA runtime gave no reason" : reason.c_str());
+               reason.empty() ? "the CUDA runtime gave no reason" : reason.c_str(), what_.c_str());
 }
 
 void* InteropPublisher::map(size_t count) {
@@ -51,15 +52,22 @@ void* InteropPublisher::map(size_t count) {
     give_up(error);
     return nullptr;
   }
-  if (bytes < count * sizeof(Vec4)) {
+  if (bytes < count * buffer_.element_bytes()) {
     runtime_.unmap_gl_buffer(handle_);
     give_up("the mapped GL buffer holds " + std::to_string(bytes) + " bytes, " +
-            std::to_string(count * sizeof(Vec4)) + " needed");
+            std::to_string(count * buffer_.element_bytes()) + " needed");
     return nullptr;
   }
   mapped_ = true;
   pending_ = count;
   return pointer;
+}
+
+void InteropPublisher::abandon() {
+  if (mapped_) runtime_.unmap_gl_buffer(handle_);
+  mapped_ = false;
+  unregister();
+  unavailable_ = true;
 }
 
 void InteropPublisher::unmap() {

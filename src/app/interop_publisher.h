@@ -13,16 +13,23 @@
 
 namespace tp {
 
-// The GL vertex buffer particles are published into (one Vec4 per particle).
-class PublishBuffer {
+// A GL buffer that CUDA may write into: elements of element_bytes() each (a particle's
+// Vec4; the mesh's vertex Vec4 pairs and index triples).
+class InteropBuffer {
  public:
-  virtual ~PublishBuffer() = default;
+  virtual ~InteropBuffer() = default;
   virtual unsigned gl_name() const = 0;      ///< the GL buffer object
-  virtual size_t capacity() const = 0;       ///< particles the GL store holds
+  virtual size_t capacity() const = 0;       ///< elements the GL store holds
   virtual void reserve(size_t count) = 0;    ///< grows the store to `count` without mapping
+  virtual void set_count(size_t count) = 0;  ///< elements to draw after a device write
+  virtual size_t element_bytes() const { return sizeof(Vec4); }
+};
+
+// The GL vertex buffer particles are published into (one Vec4 per particle).
+class PublishBuffer : public InteropBuffer {
+ public:
   virtual Vec4* map_host(size_t count) = 0;  ///< host path; nullptr on failure
   virtual void unmap_host() = 0;             ///< after a non-null map_host
-  virtual void set_count(size_t count) = 0;  ///< particles to draw after a device write
 };
 
 // The interop half of the publish target. The first map registers the buffer with CUDA
@@ -33,16 +40,20 @@ class PublishBuffer {
 // nullptr without asking again: the caller copies through the host instead.
 class InteropPublisher {
  public:
-  InteropPublisher(CudaRuntime& runtime, PublishBuffer& buffer);
+  // `what` names the data in the one line said on giving up ("particles", "the mesh").
+  InteropPublisher(CudaRuntime& runtime, InteropBuffer& buffer, std::string what = "particles");
   ~InteropPublisher();  ///< unmaps and unregisters (needs the GL context still current)
   InteropPublisher(const InteropPublisher&) = delete;
   InteropPublisher& operator=(const InteropPublisher&) = delete;
 
-  // A device pointer to room for `count` Vec4 in the buffer, or nullptr (count 0, or
+  // A device pointer to room for `count` elements in the buffer, or nullptr (count 0, or
   // interop unavailable): then publish through the host. A non-null map needs unmap().
   void* map(size_t count);
-  // Gives the buffer back to GL; it then draws the `count` particles of the last map.
+  // Gives the buffer back to GL; it then draws the `count` elements of the last map.
   void unmap();
+  // Gives up for good without a word (a partner buffer's interop was refused), as if
+  // refused: unmapped and unregistered.
+  void abandon();
 
   bool unavailable() const { return unavailable_; }  ///< interop was refused; never retried
   bool mapped() const { return mapped_; }
@@ -52,7 +63,8 @@ class InteropPublisher {
   void unregister();
 
   CudaRuntime& runtime_;
-  PublishBuffer& buffer_;
+  InteropBuffer& buffer_;
+  std::string what_;
   void* handle_ = nullptr;       ///< the CUDA registration, or null
   unsigned registered_name_ = 0;  ///< the GL buffer registered
   size_t pending_ = 0;           ///< count of the map in progress

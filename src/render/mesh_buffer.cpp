@@ -7,15 +7,10 @@ MeshBuffer::MeshBuffer() {
   glGenBuffers(1, &vbo_);
   glGenBuffers(1, &ibo_);
   glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
   glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
   glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float),
-                        reinterpret_cast<const void*>(3 * sizeof(float)));
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ibo_);  // (recorded by the vertex array)
   glBindVertexArray(0);
-  glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
 MeshBuffer::~MeshBuffer() {
@@ -24,31 +19,50 @@ MeshBuffer::~MeshBuffer() {
   glDeleteBuffers(1, &ibo_);
 }
 
-void MeshBuffer::upload(const float* vertices, size_t vertex_count, const uint32_t* indices,
-                        size_t triangle_count) {
-  glBindVertexArray(vao_);
+void MeshBuffer::reserve_vertices(size_t count) {
+  if (count <= vertex_capacity_) return;
+  vertex_capacity_ = count + count / 4;
   glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  const size_t vertex_bytes = vertex_count * 6 * sizeof(float);
-  if (vertex_count > vertex_capacity_) {  // a quarter more: a growing mesh rarely reallocates
-    vertex_capacity_ = vertex_count + vertex_count / 4;
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(vertex_capacity_ * 6 * sizeof(float)), nullptr, GL_STREAM_DRAW);
-  }
-  if (vertex_bytes) glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(vertex_bytes), vertices);
-  const size_t index_count = triangle_count * 3;
-  if (index_count > index_capacity_) {
-    index_capacity_ = index_count + index_count / 4;
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(index_capacity_ * sizeof(uint32_t)), nullptr, GL_STREAM_DRAW);
-  }
-  if (index_count)
-    glBufferSubData(GL_ELEMENT_ARRAY_BUFFER, 0, GLsizeiptr(index_count * sizeof(uint32_t)), indices);
-  glBindVertexArray(0);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(vertex_capacity_ * kVertexBytes), nullptr, GL_STREAM_DRAW);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+void MeshBuffer::reserve_triangles(size_t count) {
+  if (count <= triangle_capacity_) return;
+  triangle_capacity_ = count + count / 4;
+  // The element binding is the vertex array's: bound through it, not left on another.
+  glBindVertexArray(vao_);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(triangle_capacity_ * kTriangleBytes), nullptr, GL_STREAM_DRAW);
+  glBindVertexArray(0);
+}
+
+void MeshBuffer::upload(const Vec4* vertices, size_t vertex_count, const uint32_t* indices,
+                        size_t triangle_count) {
+  reserve_vertices(vertex_count);
+  reserve_triangles(triangle_count);
+  if (vertex_count) {
+    glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(vertex_count * kVertexBytes), vertices);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+  }
+  if (triangle_count) {
+    glBindVertexArray(vao_);
+    glBufferSubData(GL_ELEMENT_ARRAY_BUFFER, 0, GLsizeiptr(triangle_count * kTriangleBytes), indices);
+    glBindVertexArray(0);
+  }
+  vertices_ = vertex_count;
   triangles_ = triangle_count;
 }
 
 void MeshBuffer::draw() const {
-  if (triangles_ == 0) return;
+  if (triangles_ == 0 || vertices_ == 0) return;
   glBindVertexArray(vao_);
+  // The normals start after this mesh's positions: pointed at for each draw.
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(Vec4), nullptr);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(Vec4),
+                        reinterpret_cast<const void*>(vertices_ * sizeof(Vec4)));
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
   glDrawElements(GL_TRIANGLES, GLsizei(triangles_ * 3), GL_UNSIGNED_INT, nullptr);
   glBindVertexArray(0);
 }

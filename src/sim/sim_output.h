@@ -121,9 +121,41 @@ void SimulationImpl<B>::build_mesh(const MeshSettings& settings, TriangleMesh* o
 }
 
 template <class B>
+void SimulationImpl<B>::publish_mesh(MeshTarget& target) {
+  const uint vertices = mesher_ ? mesher_->vertex_count() : 0;
+  const uint triangles = mesher_ ? mesher_->triangle_count() : 0;
+  Vec4* vout = nullptr;
+  uint32_t* iout = nullptr;
+  if (B::kIsDevice && triangles > 0 && target.map_device(vertices, triangles, &vout, &iout)) {
+    // Into the GL buffers on the device (interop): positions, then normals, then indices.
+    const Vec4* p = mesher_->positions();
+    const Vec4* nrm = mesher_->normals();
+    const uint* index = mesher_->indices();
+    B::for_each(vertices, [=] TP_HD(uint i) {
+      vout[i] = p[i];
+      vout[vertices + i] = nrm[i];
+    });
+    B::for_each(3 * triangles, [=] TP_HD(uint i) { iout[i] = index[i]; });
+    B::synchronize();
+    target.unmap();
+    return;
+  }
+  TriangleMesh m;
+  if (mesher_) mesher_->download(&m);
+  target.upload(m);
+}
+
+template <class B>
 void SimulationImpl<B>::build_splats(const MeshSettings& settings, std::vector<Vec4>* out) {
   const MeshInput in = mesh_input();
   mesher_->splats(in, settings, out);
+}
+
+template <class B>
+void SimulationImpl<B>::publish_splats(PublishTarget& target) {
+  const uint n = mesher_ ? mesher_->splat_count() : 0;
+  const Vec4* values = n ? mesher_->splat_values() : nullptr;
+  publish_values(target, n, staging_, [=] TP_HD(uint i) { return values[i]; });
 }
 
 template <class B>

@@ -154,7 +154,11 @@ const PublishedState& SimRunner::latest() {
 }
 
 SimRunner::Park::Park(SimRunner& runner) : runner_(runner) {
-  if (!runner_.thread_.joinable()) return;
+  if (!runner_.thread_.joinable()) {
+    std::lock_guard<std::mutex> lock(runner_.mutex_);
+    runner_.force_next_mesh_ = true;  // published by the next step_inline
+    return;
+  }
   std::unique_lock<std::mutex> lock(runner_.mutex_);
   ++runner_.park_requests_;
   runner_.wake_.notify_all();
@@ -230,6 +234,8 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     // A mesh only when the window has taken the state before: one it would skip (several
     // steps a frame) costs its mesh for nothing. (Forced after a reset, a load or a
     // change of settings: the mesh of the state before is not this one's.)
+    force_mesh = force_mesh || force_next_mesh_;
+    force_next_mesh_ = false;
     mesh = mesh_on_ && (!fresh_ || force_mesh);
     splats = splats_on_ && (!fresh_ || force_mesh);
     mesh_settings = mesh_settings_;
@@ -251,6 +257,7 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     s.particles.clear();
   }
   s.has_mesh = s.has_splats = false;
+  s.mesh_on_device = s.splats_on_device = false;
   s.mesh_error.clear();
   s.splats_error.clear();
   const double now = sim_.simulated_time();
@@ -260,8 +267,11 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
   }
   if (mesh) {
     try {  // settings it cannot use, or memory: said, not fatal
-      sim_.build_mesh(mesh_settings, &s.mesh, &s.mesh_times);
+      // Without a particle copy the window publishes from the device (interop): so the mesh.
+      sim_.build_mesh(mesh_settings, copy_particles ? &s.mesh : nullptr, &s.mesh_times);
+      if (!copy_particles) s.mesh = TriangleMesh{};
       s.has_mesh = true;
+      s.mesh_on_device = !copy_particles;
       mesh_built_at_ = now;
     } catch (const std::exception& e) {
       s.mesh_error = e.what();
@@ -271,8 +281,10 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     try {
       MeshSettings shaped = mesh_settings;
       shaped.anisotropic = true;  // (isotropic splats would be the spheres)
-      sim_.build_splats(shaped, &s.splats);
+      sim_.build_splats(shaped, copy_particles ? &s.splats : nullptr);
+      if (!copy_particles) s.splats.clear();
       s.has_splats = true;
+      s.splats_on_device = !copy_particles;
       splats_built_at_ = now;
     } catch (const std::exception& e) {
       s.splats_error = e.what();
@@ -290,12 +302,14 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
   PublishedState& skipped = states_[ready_];
   if (!mesh && mesh_on_ && fresh_) {
     std::swap(s.has_mesh, skipped.has_mesh);
+    std::swap(s.mesh_on_device, skipped.mesh_on_device);
     std::swap(s.mesh, skipped.mesh);
     std::swap(s.mesh_times, skipped.mesh_times);
     std::swap(s.mesh_error, skipped.mesh_error);
   }
   if (!splats && splats_on_ && fresh_) {
     std::swap(s.has_splats, skipped.has_splats);
+    std::swap(s.splats_on_device, skipped.splats_on_device);
     std::swap(s.splats, skipped.splats);
     std::swap(s.splats_error, skipped.splats_error);
   }

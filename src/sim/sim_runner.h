@@ -48,6 +48,9 @@ struct PublishedState {
   // the state before (at most once per displayed state) and carried on to the newer states
   // until the window takes one; has_mesh false: none new (keep drawing the last one).
   bool has_mesh = false;
+  // Inline without a particle copy (CUDA): the mesh and splats stay on the device, and the
+  // window writes them into its buffers itself (Simulation::publish_mesh, publish_splats).
+  bool mesh_on_device = false, splats_on_device = false;
   TriangleMesh mesh;
   MeshTimes mesh_times;
   std::string mesh_error;  ///< why the mesh could not be built (bad settings, memory)
@@ -162,6 +165,9 @@ class SimRunner {
   // The simulated time of the last mesh and splats built: a publish with no step since
   // (the inline path while paused) builds none again; the window keeps the last ones.
   double mesh_built_at_ = -1.0, splats_built_at_ = -1.0;
+  // exclusive() inline (no thread to park): the next publish builds the mesh and splats
+  // even with nothing stepped (a reset, a load, new settings while paused).
+  bool force_next_mesh_ = false;
   MeshSettings mesh_settings_;
   bool paused_ = false;
   double advance_request_ = 0.0;

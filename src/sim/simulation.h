@@ -82,6 +82,21 @@ class PublishTarget {
   virtual void unmap() = 0;
 };
 
+// Where publish_mesh() writes the mesh last built: the renderer's vertex buffer holds the
+// positions then the normals (2 x vertices Vec4, w = 0), its index buffer 3 indices per
+// triangle. On the CUDA path map_device may give device pointers into both GL buffers
+// (interop) and the mesh is copied on the device; otherwise the host copy goes to upload().
+class MeshTarget {
+ public:
+  virtual ~MeshTarget() = default;
+  virtual bool map_device(size_t vertices, size_t triangles, Vec4** vertex_out, uint32_t** index_out) {
+    (void)vertices, (void)triangles, (void)vertex_out, (void)index_out;
+    return false;
+  }
+  virtual void unmap() {}  ///< after a map_device that returned true
+  virtual void upload(const TriangleMesh& mesh) = 0;
+};
+
 // A host copy of the particles in id order (ids are the initial particles' indices, then
 // the emitted ones' in order of birth; outflows leave gaps).
 struct Snapshot {
@@ -248,10 +263,18 @@ class Simulation {
   // this simulation's backend from the particles as they are now: its own phase, called
   // at most once per displayed or exported state. Throws std::invalid_argument for
   // settings it cannot use (the sentence says which), leaving the simulation as it was.
+  // `out` nullptr: the mesh stays on the backend for publish_mesh() (the window on CUDA).
   virtual void build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times = nullptr) = 0;
+  // The mesh of the last build_mesh() into the renderer's buffers: on the device through
+  // the target's interop when it gives one, else through the host. (No build yet: empty.)
+  virtual void publish_mesh(MeshTarget& target) = 0;
   // The same kernels without the mesh, for the surface mode's ellipsoid splats: 3 Vec4 per
   // fluid particle, laid out as SurfaceMesher::splats() says (src/sim/surface_mesh.h).
+  // `out` nullptr: they stay on the backend for publish_splats().
   virtual void build_splats(const MeshSettings& settings, std::vector<Vec4>* out) = 0;
+  // The splats of the last build_splats() as 3 Vec4 per particle, as publish() writes
+  // particles (interop on CUDA when the target gives it).
+  virtual void publish_splats(PublishTarget& target) = 0;
 
   virtual uint particle_count() const = 0;
   virtual uint boundary_count() const = 0;

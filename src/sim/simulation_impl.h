@@ -80,7 +80,9 @@ class SimulationImpl final : public Simulation {
   void add_diffuse(const std::vector<DiffuseParticle>& particles) override;
   Snapshot snapshot() override;
   void build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times) override;
+  void publish_mesh(MeshTarget& target) override;
   void build_splats(const MeshSettings& settings, std::vector<Vec4>* out) override;
+  void publish_splats(PublishTarget& target) override;
   RunStats stats() override;
   RunStats stats_as_stepped() override;
   double simulated_time() const override { return stats_.simulated_time; }

@@ -53,8 +53,7 @@ class SurfaceMesher {
   // it cannot use, with the reason). Afterwards vertex_count(), triangle_count() and the
   // views below hold it, until the next build.
   void build(const MeshInput& in, const MeshSettings& s, MeshTimes* times = nullptr) {
-    if (!(s.cell > 0.0f) || !(s.iso > 0.0f) || !(in.spacing > 0.0f) || !(in.h > 0.0f))
-      throw std::invalid_argument("mesh: cell size, iso level and spacing must be positive numbers");
+    check_settings(in, s);
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
     auto lap = [&](double* into) {
@@ -242,10 +241,11 @@ class SurfaceMesher {
   // radius r: (centre xyz [m], bounding radius / h), (A'xx, A'yy, A'zz, A'xy),
   // (A'xz, A'yz, 0, 0), the ellipsoid being {x : (x - c)^T A' (x - c) <= r^2} with
   // A' = h^2 A (the identity for a particle inside water at rest). Throws as build().
+  // `out` nullptr: kept on the backend (splat_values()).
   void splats(const MeshInput& in, const MeshSettings& s, std::vector<Vec4>* out) {
-    if (!(s.cell > 0.0f) || !(s.iso > 0.0f) || !(in.spacing > 0.0f) || !(in.h > 0.0f))
-      throw std::invalid_argument("mesh: cell size, iso level and spacing must be positive numbers");
-    out->clear();
+    check_settings(in, s);
+    if (out) out->clear();
+    splat_count_ = 0;
     if (in.n == 0) return;
     const AnisotropyConstants k = constants(in, s, /*for_splats=*/true);
     shape_kernels(in, s, k);
@@ -260,9 +260,14 @@ class SurfaceMesher {
       o[3 * i + 1] = Vec4{ks.a0.x * h2, ks.a0.y * h2, ks.a0.z * h2, ks.a0.w * h2};
       o[3 * i + 2] = Vec4{ks.a1.x * h2, ks.a1.y * h2, 0.0f, 0.0f};
     });
+    splat_count_ = 3 * n;
+    if (!out) return;  // kept on the backend (splat_values)
     out->resize(3 * size_t(n));
     B::copy_to_host(out->data(), splats_.data(), 3 * size_t(n));
   }
+  // Backend memory: the Vec4 of the last splats() (3 per particle), and how many.
+  const Vec4* splat_values() const { return splats_.data(); }
+  uint splat_count() const { return splat_count_; }
 
   // Copies the particles (and velocities) in, sorts them by the covariance's cells and
   // shapes each one's kernel into shapes_ and centres_ (in that sorted order): the first
@@ -388,6 +393,10 @@ class SurfaceMesher {
   }
 
  private:
+  static void check_settings(const MeshInput& in, const MeshSettings& s) {
+    if (!(s.cell > 0.0f) || !(s.iso > 0.0f) || !(in.spacing > 0.0f) || !(in.h > 0.0f))
+      throw std::invalid_argument("mesh: cell size, iso level and spacing must be positive numbers");
+  }
   static std::string too_large() {
     return "mesh: the lattice would be too large for this tank; raise the mesh cell size";
   }
@@ -403,7 +412,7 @@ class SurfaceMesher {
   Buffer<uint> vertex_base_, row_vertices_, row_triangles_;
   Buffer<Vec4> out_position_, out_normal_, out_velocity_, splats_;
   Buffer<uint> out_index_;
-  uint vertices_ = 0, triangles_ = 0;
+  uint vertices_ = 0, triangles_ = 0, splat_count_ = 0;
   bool has_velocity_ = false;
   MeshLatticeInfo lattice_;
 };

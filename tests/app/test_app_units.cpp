@@ -150,6 +150,8 @@ struct FakeSim : Simulation {
   Snapshot snapshot() override { return {}; }
   void build_mesh(const MeshSettings&, TriangleMesh*, MeshTimes*) override {}
   void build_splats(const MeshSettings&, std::vector<Vec4>*) override {}
+  void publish_mesh(MeshTarget&) override {}
+  void publish_splats(PublishTarget&) override {}
   RunStats stats() override { return {}; }
   double simulated_time() const override { return 0.0; }
   std::vector<ObstacleShape> obstacles() const override { return {}; }

@@ -12,6 +12,7 @@
 #include <GLFW/glfw3.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <iostream>
@@ -23,6 +24,7 @@
 #include "../sim_helpers.h"
 #include "app/gl_publish_target.h"
 #include "gpu/cuda_runtime.h"
+#include "render/mesh_buffer.h"
 #include "render/particle_buffer.h"
 #include "sim/backend_select.h"
 
@@ -295,5 +297,73 @@ TEST(Gpu, InteropPublishesIntoTheGlBufferOrFallsBackOnce) {
         << "after the first frame the fallback never asks CUDA again: " << after_first_frame
         << " then " << before_teardown;
     EXPECT_EQ(end.unregisters, end.registered) << "nothing is left registered: " << end;
+  }
+}
+
+// The mesh mode on CUDA: the mesh built and kept on the device, written into the
+// MeshBuffer's two GL buffers through the interop (NVIDIA's OpenGL) or uploaded through the
+// host with one line (any other), and read back equal to the host download.
+TEST(Gpu, MeshInteropWritesTheGlBuffersOrFallsBackOnce) {
+  std::string no_device;
+  if (cuda_runtime().device_count(&no_device) <= 0)
+    GTEST_SKIP() << "no CUDA device (" << no_device << "): skipped";
+  const BackendChoice choice = choose_backend(BackendRequest::Cuda, cuda_runtime());
+  if (!choice.ok) GTEST_SKIP() << "no usable CUDA device (" << choice.message << "): skipped";
+  HiddenGlContext gl;
+  if (!gl.ok())
+    GTEST_SKIP() << "no OpenGL context (" << gl.error() << "; try xvfb-run -a): skipped";
+  const bool nvidia_gl = gl_string(GL_VENDOR).find("NVIDIA") != std::string::npos;
+
+  const float s = 0.02f;
+  const Scene scene = test::box_scene(Vec3{0, 0, 0}, Vec3{0.6f, 0.5f, 0.2f}, Vec3{0, 0, 0},
+                                      Vec3{0.2f, 0.3f, 0.2f}, s);
+  auto sim = make_simulation(BackendKind::Cuda);
+  apply_scene_params(scene, sim->params());
+  sim->reset(build_initial_state(scene, s));
+  CountingRuntime runtime(cuda_runtime());
+  MeshBuffer mesh;
+  GlMeshBuffers buffers(mesh);
+  std::vector<TriangleMesh> expected;
+  std::vector<std::vector<Vec4>> vertices;
+  std::vector<std::vector<uint32_t>> indices;
+  testing::internal::CaptureStderr();
+  {
+    GlMeshTarget target(buffers, BackendKind::Cuda, runtime);
+    for (int frame = 0; frame < 3; ++frame) {
+      for (int i = 0; i < 10; ++i) sim->step();
+      expected.emplace_back();
+      sim->build_mesh(MeshSettings{}, &expected.back());
+      sim->build_mesh(MeshSettings{}, nullptr);
+      sim->publish_mesh(target);
+      vertices.push_back(read_back(mesh.vertex_buffer(), 2 * mesh.vertex_count()));
+      std::vector<uint32_t> idx(3 * mesh.triangle_count());
+      glBindBuffer(GL_ARRAY_BUFFER, mesh.index_buffer());
+      if (!idx.empty())
+        glGetBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(idx.size() * sizeof(uint32_t)), idx.data());
+      glBindBuffer(GL_ARRAY_BUFFER, 0);
+      indices.push_back(idx);
+    }
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  std::cout << "CUDA interop calls: " << runtime.counts << "\n";
+  EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+  for (size_t f = 0; f < expected.size(); ++f) {
+    SCOPED_TRACE(testing::Message() << "frame " << f);
+    const TriangleMesh& m = expected[f];
+    ASSERT_GT(m.triangle_count(), 100u);
+    EXPECT_EQ(indices[f], m.index);
+    ASSERT_EQ(vertices[f].size(), 2 * m.position.size());
+    float most = 0.0f;
+    for (size_t i = 0; i < m.position.size(); ++i)
+      most = std::max({most, length(xyz(vertices[f][i]) - m.position[i]),
+                       length(xyz(vertices[f][m.position.size() + i]) - m.normal[i])});
+    EXPECT_EQ(most, 0.0f);
+  }
+  if (nvidia_gl) {
+    EXPECT_EQ(occurrences(err, "CUDA-GL interop unavailable"), 0) << err;
+    EXPECT_EQ(runtime.counts.registered, 2) << "both buffers registered once: " << runtime.counts;
+    EXPECT_EQ(runtime.counts.mapped, 6) << runtime.counts;
+  } else {
+    EXPECT_EQ(occurrences(err, "copying the mesh through the host"), 1) << err;
   }
 }

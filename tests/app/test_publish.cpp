@@ -1,8 +1,10 @@
 // Publishing particles into the GL buffer, without GL or a GPU: a fake CUDA runtime and a
 // fake GL buffer drive CUDA-GL interop through every path (refused, accepted, growing) and
-// check that the CPU backend never touches the CUDA runtime.
+// check that the CPU backend never touches the CUDA runtime; the mesh's two buffers the same.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -263,4 +265,179 @@ TEST(Interop, CpuBackendNeverTouchesTheCudaRuntime) {
   }
   EXPECT_EQ(runtime.calls(), 0) << "the CPU backend called the CUDA runtime";
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// The mesh's two GL buffers (vertices, triangles) behind GlMeshTarget, with a runtime that
+// keeps a registration per buffer.
+namespace {
+
+struct FakeStore final : InteropBuffer {
+  FakeStore(unsigned name, size_t bytes) : name(name), bytes(bytes) {}
+  unsigned name;
+  size_t bytes, store = 0, drawn = 0;
+  int reserves = 0;
+  unsigned gl_name() const override { return name; }
+  size_t capacity() const override { return store; }
+  void reserve(size_t count) override { ++reserves, store = std::max(store, count); }
+  void set_count(size_t count) override { drawn = count; }
+  size_t element_bytes() const override { return bytes; }
+};
+
+struct FakeMeshBuffers final : MeshPublishBuffers {
+  FakeStore vertex{11, 32}, triangle{12, 12};
+  int uploads = 0;
+  size_t uploaded_triangles = 0;
+  InteropBuffer& vertices() override { return vertex; }
+  InteropBuffer& triangles() override { return triangle; }
+  void upload(const TriangleMesh& mesh) override { ++uploads, uploaded_triangles = mesh.triangle_count(); }
+};
+
+class TwoBufferRuntime final : public CudaRuntime {
+ public:
+  explicit TwoBufferRuntime(FakeMeshBuffers& buffers) : buffers_(buffers) {}
+  unsigned refuse_register = 0, refuse_map = 0;  ///< the GL name refused, or 0
+  std::map<unsigned, int> registered, mapped;    ///< live, by GL name
+  int registers = 0, unregisters = 0, maps = 0, calls_other = 0;
+  char memory[2][16];
+
+  bool compiled() const override { return true; }
+  int device_count(std::string*) override { return ++calls_other, 1; }
+  bool device_info(int, CudaDeviceInfo*, std::string*) override { return ++calls_other, true; }
+  bool probe_kernels(int, std::string*) override { return ++calls_other, true; }
+  bool register_gl_buffer(unsigned name, void** handle, std::string* error) override {
+    ++registers;
+    if (name == refuse_register) return *error = "not supported", false;
+    EXPECT_EQ(registered[name], 0) << "registered twice";
+    registered[name] = 1;
+    bytes_[name] = store(name).capacity() * store(name).element_bytes();
+    *handle = &names_[name == 11 ? 0 : 1];
+    return true;
+  }
+  void unregister_gl_buffer(void* handle) override {
+    ++unregisters;
+    const unsigned name = name_of(handle);
+    EXPECT_EQ(mapped[name], 0) << "unregistered while mapped";
+    registered[name] = 0;
+  }
+  void* map_gl_buffer(void* handle, size_t* bytes, std::string* error) override {
+    ++maps;
+    const unsigned name = name_of(handle);
+    EXPECT_EQ(registered[name], 1);
+    if (name == refuse_map) return *error = "map refused", nullptr;
+    mapped[name] = 1;
+    *bytes = bytes_[name];
+    return memory[name == 11 ? 0 : 1];
+  }
+  void unmap_gl_buffer(void* handle) override {
+    const unsigned name = name_of(handle);
+    EXPECT_EQ(mapped[name], 1) << "unmapped without a map";
+    mapped[name] = 0;
+  }
+  int live() { return registered[11] + registered[12]; }
+
+ private:
+  FakeStore& store(unsigned name) { return name == 11 ? buffers_.vertex : buffers_.triangle; }
+  unsigned name_of(void* handle) { return handle == &names_[0] ? 11u : 12u; }
+  FakeMeshBuffers& buffers_;
+  std::map<unsigned, size_t> bytes_;
+  int names_[2] = {0, 0};
+};
+
+TriangleMesh tetrahedron() {
+  TriangleMesh m;
+  m.position = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  m.normal = m.position;
+  m.index = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+  return m;
+}
+
+}  // namespace
+
+TEST(MeshInterop, BothBuffersMappedOnTheDeviceAndRegisteredAgainWhenTheyGrow) {
+  FakeMeshBuffers buffers;
+  TwoBufferRuntime runtime(buffers);
+  testing::internal::CaptureStderr();
+  {
+    GlMeshTarget target(buffers, BackendKind::Cuda, runtime);
+    Vec4* v = nullptr;
+    uint32_t* t = nullptr;
+    ASSERT_TRUE(target.map_device(1000, 1900, &v, &t));
+    EXPECT_EQ(static_cast<void*>(v), runtime.memory[0]);
+    EXPECT_EQ(static_cast<void*>(t), runtime.memory[1]);
+    EXPECT_GE(buffers.vertex.capacity(), 1000u);
+    EXPECT_GE(buffers.triangle.capacity(), 1900u);
+    target.unmap();
+    EXPECT_EQ(buffers.vertex.drawn, 1000u);
+    EXPECT_EQ(buffers.triangle.drawn, 1900u) << "the renderer draws what the device wrote";
+    EXPECT_EQ(runtime.live(), 2);
+    // A smaller mesh keeps the registrations; a larger one registers the grown store.
+    ASSERT_TRUE(target.map_device(900, 1800, &v, &t));
+    target.unmap();
+    EXPECT_EQ(runtime.registers, 2);
+    ASSERT_TRUE(target.map_device(4000, 1800, &v, &t));
+    target.unmap();
+    EXPECT_EQ(runtime.registers, 3);
+    EXPECT_EQ(runtime.unregisters, 1);
+    EXPECT_GE(buffers.vertex.capacity(), 4000u);
+    EXPECT_EQ(buffers.uploads, 0) << "no host copy";
+    EXPECT_FALSE(target.interop_unavailable());
+  }
+  EXPECT_EQ(runtime.live(), 0) << "the target unregisters both when it goes";
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(MeshInterop, EitherBufferRefusedFallsBackToTheHostWithOneLine) {
+  for (const bool index_buffer : {false, true}) {
+    for (const bool at_map : {false, true}) {
+      SCOPED_TRACE(testing::Message() << (index_buffer ? "index buffer" : "vertex buffer")
+                                      << (at_map ? " refused at map" : " refused at registration"));
+      FakeMeshBuffers buffers;
+      TwoBufferRuntime runtime(buffers);
+      const unsigned refused = index_buffer ? 12u : 11u;
+      (at_map ? runtime.refuse_map : runtime.refuse_register) = refused;
+      testing::internal::CaptureStderr();
+      {
+        GlMeshTarget target(buffers, BackendKind::Cuda, runtime);
+        for (int frame = 0; frame < 3; ++frame) {
+          Vec4* v = nullptr;
+          uint32_t* t = nullptr;
+          EXPECT_FALSE(target.map_device(1000, 1900, &v, &t));
+          target.upload(tetrahedron());
+        }
+        EXPECT_TRUE(target.interop_unavailable());
+        EXPECT_EQ(runtime.live(), 0) << "the other buffer is not left registered";
+        EXPECT_EQ(runtime.mapped[11] + runtime.mapped[12], 0) << "nor mapped";
+        EXPECT_EQ(buffers.uploads, 3);
+        EXPECT_EQ(buffers.uploaded_triangles, 4u);
+      }
+      const std::string err = testing::internal::GetCapturedStderr();
+      EXPECT_EQ(occurrences(err, "\n"), 1) << err;
+      EXPECT_EQ(occurrences(err, "copying the mesh through the host"), 1) << err;
+      EXPECT_LE(runtime.registers, 2) << "not retried each frame";
+    }
+  }
+}
+
+TEST(MeshInterop, CpuBackendAndEmptyMeshesNeverTouchTheCudaRuntime) {
+  FakeMeshBuffers buffers;
+  TwoBufferRuntime runtime(buffers);
+  Vec4* v = nullptr;
+  uint32_t* t = nullptr;
+  {
+    GlMeshTarget cuda(buffers, BackendKind::Cuda, runtime);
+    EXPECT_FALSE(cuda.map_device(0, 0, &v, &t)) << "nothing to map";
+    GlMeshTarget cpu(buffers, BackendKind::Cpu, runtime);
+    EXPECT_FALSE(cpu.map_device(1000, 1900, &v, &t));
+    // A real CPU simulation's mesh through the target: the host path.
+    auto sim = test::cpu_sim(test::box_scene({0, 0, 0}, {0.4f, 0.4f, 0.4f}, {0, 0, 0},
+                                             {0.2f, 0.2f, 0.2f}, 0.05f),
+                             0.05f);
+    TriangleMesh m;
+    sim->build_mesh(MeshSettings{}, &m);
+    ASSERT_GT(m.triangle_count(), 0u);
+    sim->publish_mesh(cpu);
+    EXPECT_EQ(buffers.uploads, 1);
+    EXPECT_EQ(buffers.uploaded_triangles, m.triangle_count());
+  }
+  EXPECT_EQ(runtime.registers + runtime.maps + runtime.calls_other, 0);
 }
