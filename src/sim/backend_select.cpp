@@ -1,18 +1,33 @@
 #include "sim/backend_select.h"
 
+#include "sim/gas_sim.h"
+
 #include <stdexcept>
 
 namespace tp {
 
 std::unique_ptr<Simulation> make_cpu_simulation();
+std::unique_ptr<GasSimulation> make_cpu_gas_simulation();
 #ifdef TP_HAVE_CUDA
 std::unique_ptr<Simulation> make_cuda_simulation();
+std::unique_ptr<GasSimulation> make_cuda_gas_simulation();
 #endif
 
 std::unique_ptr<Simulation> make_simulation(BackendKind kind) {
   if (kind == BackendKind::Cpu) return make_cpu_simulation();
 #ifdef TP_HAVE_CUDA
   return make_cuda_simulation();
+#else
+  throw std::runtime_error(
+      "this binary was built without the CUDA backend; install the CUDA toolkit (nvcc) and "
+      "rebuild with -DTIDEPOOL_CUDA=ON");
+#endif
+}
+
+std::unique_ptr<GasSimulation> make_gas_simulation(BackendKind kind) {
+  if (kind == BackendKind::Cpu) return make_cpu_gas_simulation();
+#ifdef TP_HAVE_CUDA
+  return make_cuda_gas_simulation();
 #else
   throw std::runtime_error(
       "this binary was built without the CUDA backend; install the CUDA toolkit (nvcc) and "

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "sim/backend_cuda.cuh"
+#include "sim/gas_solver.h"
 #include "sim/solvers.h"
 
 namespace tp {
@@ -14,6 +15,12 @@ template class SimulationImpl<CudaBackend>;
 #define TP_INSTANTIATE_SOLVER(type, name, label) template struct type<CudaBackend>;
 TP_SOLVERS(TP_INSTANTIATE_SOLVER)
 #undef TP_INSTANTIATE_SOLVER
+
+template class GasSolver<CudaBackend>;
+
+std::unique_ptr<GasSimulation> make_emulated_cuda_gas_simulation() {
+  return std::make_unique<GasSolver<CudaBackend>>();
+}
 
 std::unique_ptr<Simulation> make_emulated_cuda_simulation() {
   return std::make_unique<SimulationImpl<CudaBackend>>();

@@ -1,0 +1,94 @@
+// The gas simulation (smoke, ink) as the app, the headless tools and the tests see it: a
+// MAC grid in 2D or 3D on either backend (src/sim/gas_solver.h drives kernels/gas.h).
+// No GL, no windows.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/gas.h"
+#include "sim/simulation.h"  // BackendKind
+
+namespace tp {
+
+enum class GasAdvection : int { SemiLagrangian = 0, MacCormack = 1 };
+enum class GasPressureSolver : int { Mgpcg = 0, Jacobi = 1 };
+
+// Every parameter, editable between steps (units in brackets).
+struct GasParams {
+  float dt_max = 1.0f / 60.0f;  ///< [s] longest step
+  float cfl = 2.0f;             ///< [cells] farthest the fastest gas moves in a step
+  int advection = int(GasAdvection::MacCormack);
+  int pressure_solver = int(GasPressureSolver::Mgpcg);
+  float pressure_tolerance = 1e-4f;  ///< max residual / max right-hand side (MGPCG)
+  int pressure_max_iterations = 60;  ///< MGPCG's bound
+  int jacobi_iterations = 40;        ///< the Jacobi option's fixed count
+  float buoyancy = 1.0f;             ///< [m/s^2 per K] lift of hot gas
+  float weight = 0.1f;               ///< [m/s^2 per unit density] smoke's fall
+  float vorticity = 1.0f;            ///< [1] confinement epsilon (Fedkiw et al. 2001; x dx)
+  float viscosity = 0.0f;            ///< [m^2/s] kinematic, implicit (0: none)
+  int viscosity_iterations = 40;     ///< Jacobi sweeps of the implicit viscosity
+  float density_decay = 0.0f;        ///< [1/s] smoke fading
+  float temperature_decay = 0.5f;    ///< [1/s] cooling toward the ambient
+};
+
+// A box of cells: its size, the open sides and the walls' motion, the obstacles (solid
+// cells: the cells whose centres they hold) and the sources.
+struct GasSetup {
+  GasGrid grid;
+  GasWalls walls;
+  std::vector<ObstacleShape> obstacles;
+  std::vector<GasSource> sources;
+};
+
+struct GasPhaseTime {
+  std::string name;
+  double ms = 0.0;
+};
+
+struct GasStats {
+  uint64_t steps = 0;
+  double simulated_time = 0.0;  ///< [s]
+  float dt = 0.0f;              ///< [s] of the last step
+  int pressure_iterations = 0;  ///< of the last projection
+  float pressure_residual = 0.0f;  ///< max residual / max right-hand side, last projection
+  float divergence_before = 0.0f;  ///< [1/s] max |div u| before the last projection
+  float divergence_after = 0.0f;   ///< [1/s] and after it (fluid cells)
+  double smoke_mass = 0.0;         ///< sum of density x cell volume [m^3] (m^2 in 2D)
+  float max_speed = 0.0f;          ///< [m/s]
+  std::vector<GasPhaseTime> phases;  ///< ms of the last step's phases
+};
+
+class GasSimulation {
+ public:
+  virtual ~GasSimulation() = default;
+  // Throws std::invalid_argument for a grid it cannot hold (the sentence says why),
+  // leaving the simulation as it was.
+  virtual void reset(const GasSetup& setup) = 0;
+  virtual void step() = 0;
+  virtual GasParams& params() = 0;
+  virtual const GasSetup& setup() const = 0;
+  virtual GasStats stats() const = 0;
+  // The sources of the next steps (the scene's and the mouse's).
+  virtual void set_sources(const std::vector<GasSource>& sources) = 0;
+  // Moves obstacle `index` to `centre` at the next step (it pushes the gas).
+  virtual void move_obstacle(int index, Vec3 centre) = 0;
+
+  // Host copies (tests, export, the renderer's upload): a face component (axis 0-2) or a
+  // cell channel (GasChannel), in the kernels' layout.
+  virtual void read_velocity(int axis, std::vector<float>* out) const = 0;
+  virtual void read_channel(int channel, std::vector<float>* out) const = 0;
+  virtual void write_velocity(int axis, const std::vector<float>& values) = 0;
+  virtual void write_channel(int channel, const std::vector<float>& values) = 0;
+  virtual void read_solid(std::vector<unsigned char>* out) const = 0;
+  // Max |div u| [1/s] over the fluid cells of the velocity as it is now.
+  virtual float max_divergence() const = 0;
+  // Makes the velocity as it is divergence-free (as a step's projection does).
+  virtual void project() = 0;
+};
+
+std::unique_ptr<GasSimulation> make_gas_simulation(BackendKind kind);
+
+}  // namespace tp
