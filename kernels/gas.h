@@ -118,22 +118,31 @@ TP_HD TP_INLINE bool gas_face_fixed(const GasGrid& g, const unsigned char* solid
 // p = k), clamped to the field's nodes. With `lo_hi`, also the least and greatest of the
 // nodes used (the MacCormack clamp).
 TP_HD TP_INLINE float gas_sample(const float* f, Int3 d, Vec3 p, float* lo = nullptr, float* hi = nullptr) {
-  const float px = fminf(fmaxf(p.x, 0.0f), float(d.x - 1));
-  const float py = fminf(fmaxf(p.y, 0.0f), float(d.y - 1));
-  const float pz = fminf(fmaxf(p.z, 0.0f), float(d.z - 1));
+  const float px = minf(maxf(p.x, 0.0f), float(d.x - 1));
+  const float py = minf(maxf(p.y, 0.0f), float(d.y - 1));
+  const float pz = minf(maxf(p.z, 0.0f), float(d.z - 1));
   const int i0 = int(px) < d.x - 1 ? int(px) : (d.x > 1 ? d.x - 2 : 0);
   const int j0 = int(py) < d.y - 1 ? int(py) : (d.y > 1 ? d.y - 2 : 0);
   const int k0 = int(pz) < d.z - 1 ? int(pz) : (d.z > 1 ? d.z - 2 : 0);
   const int i1 = d.x > 1 ? i0 + 1 : i0, j1 = d.y > 1 ? j0 + 1 : j0, k1 = d.z > 1 ? k0 + 1 : k0;
   const float tx = px - float(i0), ty = py - float(j0), tz = pz - float(k0);
   const int sy = d.x, sz = d.x * d.y;
+  if (d.z == 1) {  // the plane: four nodes
+    const float c00 = f[i0 + sy * j0], c10 = f[i1 + sy * j0], c01 = f[i0 + sy * j1], c11 = f[i1 + sy * j1];
+    if (lo) {
+      *lo = minf(minf(c00, c10), minf(c01, c11));
+      *hi = maxf(maxf(c00, c10), maxf(c01, c11));
+    }
+    const float x0 = c00 + (c10 - c00) * tx, x1 = c01 + (c11 - c01) * tx;
+    return x0 + (x1 - x0) * ty;
+  }
   const float c000 = f[i0 + sy * j0 + sz * k0], c100 = f[i1 + sy * j0 + sz * k0];
   const float c010 = f[i0 + sy * j1 + sz * k0], c110 = f[i1 + sy * j1 + sz * k0];
   const float c001 = f[i0 + sy * j0 + sz * k1], c101 = f[i1 + sy * j0 + sz * k1];
   const float c011 = f[i0 + sy * j1 + sz * k1], c111 = f[i1 + sy * j1 + sz * k1];
   if (lo) {
-    *lo = fminf(fminf(fminf(c000, c100), fminf(c010, c110)), fminf(fminf(c001, c101), fminf(c011, c111)));
-    *hi = fmaxf(fmaxf(fmaxf(c000, c100), fmaxf(c010, c110)), fmaxf(fmaxf(c001, c101), fmaxf(c011, c111)));
+    *lo = minf(minf(minf(c000, c100), minf(c010, c110)), minf(minf(c001, c101), minf(c011, c111)));
+    *hi = maxf(maxf(maxf(c000, c100), maxf(c010, c110)), maxf(maxf(c001, c101), maxf(c011, c111)));
   }
   const float x00 = c000 + (c100 - c000) * tx, x10 = c010 + (c110 - c010) * tx;
   const float x01 = c001 + (c101 - c001) * tx, x11 = c011 + (c111 - c011) * tx;
@@ -180,51 +189,63 @@ TP_HD TP_INLINE Vec3 gas_index_of(const GasGrid& g, int axis, Vec3 x) {
 
 // ---------------------------------------------------------------------------------------
 // The pressure operator and its smoother (any level of the multigrid: a level is a GasGrid
-// and its own solid mask)
+// and its own solid mask and links)
 
-// Sum of the neighbours' q over cell c's free faces, and how many free faces it has.
-TP_HD TP_INLINE float gas_neighbours(const GasGrid& g, const unsigned char* solid, const float* q, Int3 c,
-                                     int* diagonal) {
-  float sum = 0.0f;
-  int count = 0;
+// Cell c's links, computed once per change of the solids: bit s (0 -x, 1 +x, 2 -y, 3 +y,
+// 4 -z, 5 +z) set when the neighbour that way is a fluid cell, and in bits 8-11 the
+// diagonal (free faces: those links and the open sides); 0 for a solid cell. The
+// operator and the smoother then need no bounds or solid tests.
+TP_HD TP_INLINE unsigned short gas_links(const GasGrid& g, const unsigned char* solid, uint c) {
+  if (solid[c]) return 0;
+  const Int3 c3 = g.cell_of(c);
+  unsigned bits = 0, diagonal = 0;
   for (int axis = 0; axis < 3; ++axis) {
-    for (int s = -1; s <= 1; s += 2) {
-      const Int3 nb = gas_step(c, axis, s);
+    for (int s = 0; s < 2; ++s) {
+      const Int3 nb = gas_step(c3, axis, s ? 1 : -1);
       if (!gas_inside(g, nb)) {
-        if (g.side_open(2 * axis + (s > 0))) ++count;  // q = 0 beyond
+        diagonal += g.side_open(2 * axis + s) ? 1u : 0u;
         continue;
       }
-      const uint k = g.cell(nb.x, nb.y, nb.z);
-      if (solid[k]) continue;
-      sum += q[k];
-      ++count;
+      if (solid[g.cell(nb.x, nb.y, nb.z)]) continue;
+      bits |= 1u << (2 * axis + s);
+      ++diagonal;
     }
   }
-  *diagonal = count;
+  return (unsigned short)(bits | (diagonal << 8));
+}
+
+// Sum of the linked neighbours' q of cell c (strides 1, sy, sz).
+TP_HD TP_INLINE float gas_linked_sum(unsigned links, const float* q, uint c, uint sy, uint sz) {
+  float sum = 0.0f;
+  if (links & 1u) sum += q[c - 1];
+  if (links & 2u) sum += q[c + 1];
+  if (links & 4u) sum += q[c - sy];
+  if (links & 8u) sum += q[c + sy];
+  if (links & 16u) sum += q[c - sz];
+  if (links & 32u) sum += q[c + sz];
   return sum;
 }
 
-// (A q)_c; 0 for a solid cell.
-TP_HD TP_INLINE float gas_apply(const GasGrid& g, const unsigned char* solid, const float* q, uint c) {
-  if (solid[c]) return 0.0f;
-  int diagonal = 0;
-  const float sum = gas_neighbours(g, solid, q, g.cell_of(c), &diagonal);
-  return float(diagonal) * q[c] - sum;
+// (A q)_c from the links; 0 for a solid cell.
+TP_HD TP_INLINE float gas_apply_linked(const unsigned short* links, const float* q, uint c, uint sy, uint sz) {
+  const unsigned l = links[c];
+  return float(l >> 8) * q[c] - gas_linked_sum(l, q, c, sy, sz);
 }
 
-// One Gauss-Seidel update of cell c in place (cells of one colour at a time: their
-// neighbours are of the other colour, so the order inside a colour does not matter).
-TP_HD TP_INLINE void gas_relax(const GasGrid& g, const unsigned char* solid, const float* b, float* q, uint c,
-                               int colour) {
-  const Int3 c3 = g.cell_of(c);
-  if (((c3.x + c3.y + c3.z) & 1) != colour) return;
-  if (solid[c]) {
-    q[c] = 0.0f;
-    return;
+// Gauss-Seidel over the cells of one colour ((i + j + k) & 1 == colour) in row r (j, k):
+// their neighbours are of the other colour, so the rows and the cells in them may go in
+// any order.
+TP_HD TP_INLINE void gas_relax_row(const GasGrid& g, const unsigned short* links, const float* b, float* q, uint r,
+                                   int colour) {
+  const int j = int(r % uint(g.n.y)), k = int(r / uint(g.n.y));
+  const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
+  const uint row = r * sy;
+  for (int i = (colour ^ j ^ k) & 1; i < g.n.x; i += 2) {
+    const uint c = row + uint(i);
+    const unsigned l = links[c];
+    const unsigned diagonal = l >> 8;
+    q[c] = diagonal ? (b[c] + gas_linked_sum(l, q, c, sy, sz)) / float(diagonal) : 0.0f;
   }
-  int diagonal = 0;
-  const float sum = gas_neighbours(g, solid, q, c3, &diagonal);
-  q[c] = diagonal > 0 ? (b[c] + sum) / float(diagonal) : 0.0f;
 }
 
 // The divergence's right-hand side b_c = -(outflow of cell c) [m/s]; 0 for a solid cell.
@@ -290,33 +311,33 @@ TP_HD TP_INLINE float gas_restrict(const GasGrid& fine, const unsigned char* fin
                                    const unsigned char* coarse_solid, const float* rf, uint C, float scale) {
   if (coarse_solid[C]) return 0.0f;
   const Int3 c = coarse.cell_of(C);
-  int lo[3], hi[3];
+  // Along each axis the (at most 4) fine indices feeding C and their weights.
+  int first[3], count[3];
+  float w[3][4];
   float norm = 1.0f;
   for (int axis = 0; axis < 3; ++axis) {
     const int nf = gas_get(fine.n, axis), nc = gas_get(coarse.n, axis), ci = gas_get(c, axis);
     if (nf == nc) {
-      lo[axis] = hi[axis] = ci;
+      first[axis] = ci, count[axis] = 1, w[axis][0] = 1.0f;
       continue;
     }
     norm *= 0.5f;
-    lo[axis] = 2 * ci - 1 < 0 ? 0 : 2 * ci - 1;
-    hi[axis] = 2 * ci + 2 > nf - 1 ? nf - 1 : 2 * ci + 2;
+    const int lo = 2 * ci - 1 < 0 ? 0 : 2 * ci - 1;
+    const int hi = 2 * ci + 2 > nf - 1 ? nf - 1 : 2 * ci + 2;
+    first[axis] = lo, count[axis] = hi - lo + 1;
+    for (int f = lo; f <= hi; ++f) w[axis][f - lo] = gas_restrict_weight_1d(f, ci, nf, nc);
   }
   float sum = 0.0f;
-  for (int z = lo[2]; z <= hi[2]; ++z) {
-    const float wz = gas_restrict_weight_1d(z, c.z, fine.n.z, coarse.n.z);
-    if (wz == 0.0f) continue;
-    for (int y = lo[1]; y <= hi[1]; ++y) {
-      const float wy = gas_restrict_weight_1d(y, c.y, fine.n.y, coarse.n.y);
-      if (wy == 0.0f) continue;
-      for (int x = lo[0]; x <= hi[0]; ++x) {
-        const float wx = gas_restrict_weight_1d(x, c.x, fine.n.x, coarse.n.x);
-        if (wx == 0.0f) continue;
-        const uint k = fine.cell(x, y, z);
-        if (!fine_solid[k]) sum += wx * wy * wz * rf[k];
+  for (int z = 0; z < count[2]; ++z)
+    for (int y = 0; y < count[1]; ++y) {
+      const float wyz = w[1][y] * w[2][z];
+      if (wyz == 0.0f) continue;
+      const uint row = fine.cell(first[0], first[1] + y, first[2] + z);
+      for (int x = 0; x < count[0]; ++x) {
+        const uint k = row + uint(x);
+        if (!fine_solid[k]) sum += w[0][x] * wyz * rf[k];
       }
     }
-  }
   return scale * norm * sum;
 }
 

@@ -53,6 +53,8 @@ class GasSolver final : public GasSimulation {
       scratch2_[a].resize(grid.faces(a));
       fill(velocity_[a], grid.faces(a), 0.0f);
       trace_[a].resize(grid.faces(a));
+      fixed_[a].resize(grid.faces(a));
+      fixed_value_[a].resize(grid.faces(a));
     }
     const uint n = grid.cells();
     scalars_.resize(size_t(kGasChannels) * n);
@@ -61,6 +63,7 @@ class GasSolver final : public GasSimulation {
     fill(scalars_, uint(kGasChannels) * n, 0.0f);
     trace_[3].resize(n);
     solid_.resize(n);
+    links_.resize(n);
     solid_velocity_.resize(n);
     cell_vectors_.resize(n);
     cell_vectors2_.resize(n);
@@ -162,13 +165,12 @@ class GasSolver final : public GasSimulation {
       solve_mgpcg();
     // Each free face loses q's difference across it.
     const float* q = q_.data();
-    const Vec4* sv = solid_velocity_.data();
     for (int axis = 0; axis < 3; ++axis) {
       float* ua = velocity_[axis].data();
+      const unsigned char* fixed = fixed_[axis].data();
       B::for_each(g.faces(axis), [=] TP_HD(uint f) {
+        if (fixed[f]) return;
         const Int3 f3 = g.face_of(axis, f);
-        float fixed;
-        if (gas_face_fixed(g, solid, sv, axis, f3, &fixed)) return;
         const Int3 below = gas_step(f3, axis, -1);
         const float qa = gas_inside(g, below) ? q[g.cell(below.x, below.y, below.z)] : 0.0f;
         const float qb = gas_inside(g, f3) ? q[g.cell(f3.x, f3.y, f3.z)] : 0.0f;
@@ -225,9 +227,10 @@ class GasSolver final : public GasSimulation {
     // error added back, within the nodes the first sample read.
     B::for_each(count, [=] TP_HD(uint e) {
       const Int3 k3{int(e % uint(d.x)), int((e / uint(d.x)) % uint(d.y)), int(e / (uint(d.x) * uint(d.y)))};
-      const Vec3 x = gas_node_position(g, axis, k3);
-      const Vec3 ahead = gas_index_of(g, axis, gas_trace(g, u, x, -dt));
+      // Where the node's gas goes in dt: the backtrace reflected through the node (the
+      // same to second order as a forward trace, for half the samples).
       const Vec3 back = xyz(trace[e]);
+      const Vec3 ahead{2.0f * float(k3.x) - back.x, 2.0f * float(k3.y) - back.y, 2.0f * float(k3.z) - back.z};
       for (int ch = 0; ch < channels; ++ch) {
         const float* s = src + size_t(ch) * count;
         const float* f = first + size_t(ch) * count;
@@ -249,10 +252,13 @@ class GasSolver final : public GasSimulation {
     const unsigned char* solid = solid_.data();
     float* s = scalars_.data();
     const uint n = g.cells();
+    // In the plane a source is its section through the plane's centre, as an obstacle is.
+    const bool plane = g.n.z == 1;
     B::for_each(n, [=] TP_HD(uint c) {
       if (solid[c]) return;
-      const Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
+      Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
       for (int k = 0; k < count; ++k) {
+        if (plane) x.z = src[k].centre.z;
         const float w = gas_source_weight(src[k], x);
         if (w <= 0.0f) continue;
         const float added = dt * src[k].density * w;
@@ -263,16 +269,15 @@ class GasSolver final : public GasSimulation {
         s[size_t(kGasBlue) * n + c] += added * src[k].colour.z;
       }
     });
-    const Vec4* sv = solid_velocity_.data();
     for (int axis = 0; axis < 3; ++axis) {
       float* ua = velocity_[axis].data();
+      const unsigned char* fixed = fixed_[axis].data();
       B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        const Int3 f3 = g.face_of(axis, f);
-        float fixed;
-        if (gas_face_fixed(g, solid, sv, axis, f3, &fixed)) return;
-        const Vec3 x = gas_node_position(g, axis, f3);
+        if (fixed[f]) return;
+        Vec3 x = gas_node_position(g, axis, g.face_of(axis, f));
         for (int k = 0; k < count; ++k) {
           if (!(src[k].pull > 0.0f)) continue;
+          if (plane) x.z = src[k].centre.z;
           const float w = gas_source_weight(src[k], x);
           if (w <= 0.0f) continue;
           const float blend = (1.0f - expf(-src[k].pull * dt)) * w;
@@ -289,13 +294,11 @@ class GasSolver final : public GasSimulation {
     const float* rho = scalars_.data() + size_t(kGasDensity) * n;
     const float* temp = scalars_.data() + size_t(kGasTemperature) * n;
     const float lift = params_.buoyancy, weight = params_.weight;
-    const unsigned char* solid = solid_.data();
-    const Vec4* sv = solid_velocity_.data();
+    const unsigned char* fixed = fixed_[1].data();
     float* v = velocity_[1].data();
     B::for_each(g.faces(1), [=] TP_HD(uint f) {
+      if (fixed[f]) return;
       const Int3 f3 = g.face_of(1, f);
-      float fixed;
-      if (gas_face_fixed(g, solid, sv, 1, f3, &fixed)) return;
       const Int3 below = gas_step(f3, 1, -1);
       float r = 0.0f, t = 0.0f, k = 0.0f;
       if (gas_inside(g, below)) {
@@ -332,14 +335,12 @@ class GasSolver final : public GasSimulation {
   // Faces += dt x the mean of their two cells' forces (free faces only).
   void add_cell_force(const Vec4* force, float dt) {
     const GasGrid g = setup_.grid;
-    const unsigned char* solid = solid_.data();
-    const Vec4* sv = solid_velocity_.data();
     for (int axis = 0; axis < (g.n.z > 1 ? 3 : 2); ++axis) {
       float* ua = velocity_[axis].data();
+      const unsigned char* fixed = fixed_[axis].data();
       B::for_each(g.faces(axis), [=] TP_HD(uint f) {
+        if (fixed[f]) return;
         const Int3 f3 = g.face_of(axis, f);
-        float fixed;
-        if (gas_face_fixed(g, solid, sv, axis, f3, &fixed)) return;
         const Int3 below = gas_step(f3, axis, -1);
         float sum = 0.0f, k = 0.0f;
         if (gas_inside(g, below)) sum += gas_get(xyz(force[g.cell(below.x, below.y, below.z)]), axis), k += 1.0f;
@@ -352,8 +353,6 @@ class GasSolver final : public GasSimulation {
   void viscosity(float dt) {
     const GasGrid g = setup_.grid;
     const float alpha = params_.viscosity * dt / (g.dx * g.dx);
-    const unsigned char* solid = solid_.data();
-    const Vec4* sv = solid_velocity_.data();
     const GasWalls walls = setup_.walls;
     for (int axis = 0; axis < (g.n.z > 1 ? 3 : 2); ++axis) {
       const Int3 d = g.face_dims(axis);
@@ -362,14 +361,14 @@ class GasSolver final : public GasSimulation {
       copy(scratch_[axis], velocity_[axis], count);
       float* cur = scratch_[axis].data();
       float* next = scratch2_[axis].data();
+      const unsigned char* fixed = fixed_[axis].data();
       for (int it = 0; it < params_.viscosity_iterations; ++it) {
         B::for_each(count, [=] TP_HD(uint f) {
-          const Int3 f3 = g.face_of(axis, f);
-          float fixed;
-          if (gas_face_fixed(g, solid, sv, axis, f3, &fixed)) {
+          if (fixed[f]) {
             next[f] = cur[f];
             return;
           }
+          const Int3 f3 = g.face_of(axis, f);
           float sum = 0.0f, k = 0.0f;
           for (int b = 0; b < 3; ++b) {
             if (b == 2 && g.n.z == 1) continue;
@@ -418,6 +417,7 @@ class GasSolver final : public GasSimulation {
   struct Level {
     GasGrid grid;
     Buffer<unsigned char> solid;
+    Buffer<unsigned short> links;
     Buffer<float> x, b, r;
   };
 
@@ -431,6 +431,7 @@ class GasSolver final : public GasSimulation {
       Level level;
       level.grid = c;
       level.solid.resize(c.cells());
+      level.links.resize(c.cells());
       level.x.resize(c.cells());
       level.b.resize(c.cells());
       level.r.resize(c.cells());
@@ -439,40 +440,48 @@ class GasSolver final : public GasSimulation {
     }
   }
 
+  // Every level's solids and links from the grid's solids.
   void coarsen_solids() {
+    link(setup_.grid, solid_.data(), links_.data());
     const GasGrid* fine = &setup_.grid;
     const unsigned char* fs = solid_.data();
     for (Level& level : levels_) {
       const GasGrid f = *fine, c = level.grid;
       unsigned char* cs = level.solid.data();
       B::for_each(c.cells(), [=] TP_HD(uint C) { cs[C] = gas_coarse_solid(f, fs, c, C); });
+      link(c, cs, level.links.data());
       fine = &level.grid;
       fs = level.solid.data();
     }
+  }
+  void link(const GasGrid& grid, const unsigned char* solid, unsigned short* links) {
+    const GasGrid g = grid;
+    B::for_each(g.cells(), [=] TP_HD(uint c) { links[c] = gas_links(g, solid, c); });
   }
 
   static constexpr int kSmooth = 2;         ///< red-black sweeps before and after
   static constexpr int kCoarseSweeps = 24;  ///< on the coarsest level, each way
 
-  void relax(const GasGrid& g, const unsigned char* solid, const float* b, float* x, int colour) {
+  void relax(const GasGrid& g, const unsigned short* links, const float* b, float* x, int colour) {
     const GasGrid gg = g;
-    B::for_each(g.cells(), [=] TP_HD(uint c) { gas_relax(gg, solid, b, x, c, colour); });
+    B::for_each(uint(g.n.y) * uint(g.n.z), [=] TP_HD(uint r) { gas_relax_row(gg, links, b, x, r, colour); });
   }
 
   // x = V-cycle(b) on level l (0: the grid itself).
   void vcycle(int l, const float* b, float* x) {
     const GasGrid g = l == 0 ? setup_.grid : levels_[size_t(l - 1)].grid;
     const unsigned char* solid = l == 0 ? solid_.data() : levels_[size_t(l - 1)].solid.data();
-    const uint n = g.cells();
+    const unsigned short* links = l == 0 ? links_.data() : levels_[size_t(l - 1)].links.data();
+    const uint n = g.cells(), sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
     B::for_each(n, [=] TP_HD(uint c) { x[c] = 0.0f; });
     if (l == int(levels_.size())) {
-      for (int s = 0; s < kCoarseSweeps; ++s) relax(g, solid, b, x, 0), relax(g, solid, b, x, 1);
-      for (int s = 0; s < kCoarseSweeps; ++s) relax(g, solid, b, x, 1), relax(g, solid, b, x, 0);
+      for (int s = 0; s < kCoarseSweeps; ++s) relax(g, links, b, x, 0), relax(g, links, b, x, 1);
+      for (int s = 0; s < kCoarseSweeps; ++s) relax(g, links, b, x, 1), relax(g, links, b, x, 0);
       return;
     }
-    for (int s = 0; s < kSmooth; ++s) relax(g, solid, b, x, 0), relax(g, solid, b, x, 1);
+    for (int s = 0; s < kSmooth; ++s) relax(g, links, b, x, 0), relax(g, links, b, x, 1);
     float* r = l == 0 ? r_scratch_.data() : levels_[size_t(l - 1)].r.data();
-    B::for_each(n, [=] TP_HD(uint c) { r[c] = solid[c] ? 0.0f : b[c] - gas_apply(g, solid, x, c); });
+    B::for_each(n, [=] TP_HD(uint c) { r[c] = b[c] - gas_apply_linked(links, x, c, sy, sz); });
     Level& next = levels_[size_t(l)];
     const GasGrid cg = next.grid;
     const unsigned char* cs = next.solid.data();
@@ -482,7 +491,7 @@ class GasSolver final : public GasSimulation {
     vcycle(l + 1, next.b.data(), next.x.data());
     const float* cx = next.x.data();
     B::for_each(n, [=] TP_HD(uint c) { gas_prolong(g, solid, cg, cs, cx, x, c); });
-    for (int s = 0; s < kSmooth; ++s) relax(g, solid, b, x, 1), relax(g, solid, b, x, 0);
+    for (int s = 0; s < kSmooth; ++s) relax(g, links, b, x, 1), relax(g, links, b, x, 0);
   }
 
   double dot(const Buffer<float>& a, const Buffer<float>& b, uint n) const {
@@ -522,13 +531,14 @@ class GasSolver final : public GasSimulation {
     remove_mean(z_);
     copy(p_, z_, n);
     double rz = dot(r_, z_, n);
-    const unsigned char* solid = solid_.data();
+    const unsigned short* links = links_.data();
+    const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
     float residual = 1.0f;
     int it = 0;
     for (; it < params_.pressure_max_iterations; ++it) {
       const float* p = p_.data();
       float* ap = ap_.data();
-      B::for_each(n, [=] TP_HD(uint c) { ap[c] = gas_apply(g, solid, p, c); });
+      B::for_each(n, [=] TP_HD(uint c) { ap[c] = gas_apply_linked(links, p, c, sy, sz); });
       const double pap = dot(p_, ap_, n);
       if (!(pap > 0.0)) break;
       const float alpha = float(rz / pap);
@@ -558,43 +568,46 @@ class GasSolver final : public GasSimulation {
   void solve_jacobi() {
     const GasGrid g = setup_.grid;
     const uint n = g.cells();
-    const unsigned char* solid = solid_.data();
+    const unsigned short* links = links_.data();
+    const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
     const float* b = b_.data();
     float* x = q_.data();
     float* y = z_.data();
     B::for_each(n, [=] TP_HD(uint c) { x[c] = 0.0f; });
     for (int it = 0; it < params_.jacobi_iterations; ++it) {
       B::for_each(n, [=] TP_HD(uint c) {
-        if (solid[c]) {
-          y[c] = 0.0f;
-          return;
-        }
-        int diagonal = 0;
-        const float sum = gas_neighbours(g, solid, x, g.cell_of(c), &diagonal);
-        y[c] = diagonal > 0 ? (b[c] + sum) / float(diagonal) : 0.0f;
+        const unsigned l = links[c], diagonal = l >> 8;
+        y[c] = diagonal ? (b[c] + gas_linked_sum(l, x, c, sy, sz)) / float(diagonal) : 0.0f;
       });
       B::for_each(n, [=] TP_HD(uint c) { x[c] = y[c]; });
     }
     const float bnorm = max_abs(b_, n);
     float* r = r_.data();
-    B::for_each(n, [=] TP_HD(uint c) { r[c] = solid[c] ? 0.0f : b[c] - gas_apply(g, solid, x, c); });
+    B::for_each(n, [=] TP_HD(uint c) { r[c] = b[c] - gas_apply_linked(links, x, c, sy, sz); });
     stats_.pressure_iterations = params_.jacobi_iterations;
     stats_.pressure_residual = bnorm > 0.0f ? max_abs(r_, n) / bnorm : 0.0f;
   }
 
   // --- solids, fixed faces, helpers ---------------------------------------------------
 
+  // The solid cells, their velocities, the fixed faces and the multigrid's levels, when
+  // an obstacle moved (or stopped) since the last step, or at a reset (dt 0).
   void update_solids(float dt) {
+    bool changed = dt == 0.0f;
     for (size_t i = 0; i < setup_.obstacles.size(); ++i) {
       ObstacleShape& o = setup_.obstacles[i];
+      const bool was_moving = o.velocity.x != 0.0f || o.velocity.y != 0.0f || o.velocity.z != 0.0f;
       if (pending_moves_[i] && dt > 0.0f) {
         o.velocity = (pending_centres_[i] - o.center) * (1.0f / dt);
         o.center = pending_centres_[i];
+        changed = true;
       } else {
         o.velocity = Vec3{0, 0, 0};
+        changed = changed || was_moving;
       }
       pending_moves_[i] = false;
     }
+    if (!changed) return;
     const GasGrid g = setup_.grid;
     const uint n = g.cells();
     const int count = int(setup_.obstacles.size());
@@ -619,17 +632,25 @@ class GasSolver final : public GasSimulation {
     });
     fluid_cells_ = uint(B::reduce_sum(n, [=] TP_HD(uint c) { return solid[c] ? 0.0 : 1.0; }));
     coarsen_solids();
+    for (int axis = 0; axis < 3; ++axis) {
+      unsigned char* fixed = fixed_[axis].data();
+      float* value = fixed_value_[axis].data();
+      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
+        float v = 0.0f;
+        fixed[f] = gas_face_fixed(g, solid, sv, axis, g.face_of(axis, f), &v) ? 1 : 0;
+        value[f] = v;
+      });
+    }
   }
 
   void enforce_fixed_faces() {
     const GasGrid g = setup_.grid;
-    const unsigned char* solid = solid_.data();
-    const Vec4* sv = solid_velocity_.data();
     for (int axis = 0; axis < 3; ++axis) {
       float* ua = velocity_[axis].data();
+      const unsigned char* fixed = fixed_[axis].data();
+      const float* value = fixed_value_[axis].data();
       B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        float fixed;
-        if (gas_face_fixed(g, solid, sv, axis, g.face_of(axis, f), &fixed)) ua[f] = fixed;
+        if (fixed[f]) ua[f] = value[f];
       });
     }
   }
@@ -699,6 +720,9 @@ class GasSolver final : public GasSimulation {
   Buffer<Vec4> trace_[4];  ///< the backtraced index positions: faces of each axis, cells
   Buffer<float> scalars_, scalar_scratch_, scalar_scratch2_;
   Buffer<unsigned char> solid_;
+  Buffer<unsigned short> links_;  ///< gas_links of each cell
+  Buffer<unsigned char> fixed_[3];  ///< 1: the face is a wall's or a solid's (gas_face_fixed)
+  Buffer<float> fixed_value_[3];    ///< and its velocity
   Buffer<Vec4> solid_velocity_, cell_vectors_, cell_vectors2_;
   Buffer<ObstacleShape> obstacles_;
   Buffer<GasSource> sources_buffer_;
