@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/memory_need.h"
+#include "sim/gas_scene.h"
 #include "sim/scene.h"
 
 namespace tp::test {
@@ -109,6 +110,28 @@ inline std::string check_scene_mutant(const std::string& text, MutantOutcome* ou
     return "";
   } catch (const std::exception& e) {
     return std::string("parse_scene threw something else than SceneError: ") + e.what();
+  }
+  if (scene.is_gas) {
+    // A gas scene: its grid at a few cells (the scene's own count may be a gigabyte) runs a
+    // step without NaN, its obstacles and sources as given.
+    try {
+      GasSetup setup = gas_setup(scene, 12);
+      if (!(setup.grid.dx > 0.0f) || setup.grid.cells() == 0) return "a gas grid without cells";
+      auto gas = make_gas_simulation(BackendKind::Cpu);
+      start_gas(*gas, scene, 12);
+      gas->step();
+      if (!std::isfinite(gas->stats().smoke_mass) || !std::isfinite(gas->stats().max_speed))
+        return "a gas step gave NaN";
+    } catch (const SceneError& e) {
+      const std::string what = e.what();
+      if (what.find_first_of("\n\r") != std::string::npos) return "the message is not one line: " + what;
+      *outcome = MutantOutcome::ValidationError;
+      return "";
+    } catch (const std::exception& e) {
+      return std::string("the gas scene threw something else than SceneError: ") + e.what();
+    }
+    *outcome = MutantOutcome::Built;
+    return "";
   }
   const std::string why = invalid(scene);
   if (!why.empty()) return "accepted an invalid scene (" + why + ")";

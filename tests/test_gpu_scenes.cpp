@@ -36,5 +36,12 @@ TEST_P(GpuScene, MatchesTheCpuBackend) {
 INSTANTIATE_TEST_SUITE_P(Scenes, GpuScene, testing::ValuesIn(test::every_scene_and_solver()),
                          test::scene_solver_name);
 
+// The gas on the real device against the CPU backend (the emulated device's test, on a GPU).
+TEST(GpuGas, MatchesTheCpuBackend) {
+  const BackendChoice choice = choose_backend(BackendRequest::Cuda, cuda_runtime());
+  if (!choice.ok) GTEST_SKIP() << "no usable CUDA device here: " << choice.message;
+  test::compare_gas_with_cpu([] { return make_gas_simulation(BackendKind::Cuda); });
+}
+
 }  // namespace
 }  // namespace tp

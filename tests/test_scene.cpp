@@ -128,7 +128,7 @@ TEST(Scene, ImpossibleParticleCountsAreRefusedWithTheMemoryNeeded) {
 namespace {
 
 std::vector<std::string> shipped_scenes() {
-  return list_scenes(TIDEPOOL_SOURCE_DIR "/assets/scenes");
+  return list_scenes(TIDEPOOL_SOURCE_DIR "/assets/scenes", SceneKind::Water);
 }
 
 bool inside_box(Vec3 p, Vec3 lo, Vec3 hi) {

@@ -183,7 +183,7 @@ TEST(SceneErrors, FluidParticleLimitAndWater) {
 TEST(SceneErrors, UnknownKeysListTheKnownOnes) {
   expect_refused({scene_with(R"("emiters": [])"),
                   "emiters is not a known key (expected one of: camera, description, emitters, "
-                  "fluid_blocks, fluid_spheres, max_particles, name, obstacles, outflows, params, "
+                  "fluid_blocks, fluid_spheres, gas, max_particles, name, obstacles, outflows, params, "
                   "particle_spacing, tank)"});
   expect_refused(
       {scene_with(
@@ -245,4 +245,36 @@ TEST(SceneErrors, DeepNestingAndHugeFilesAreRefusedBeforeParsing) {
                 "scene file 'bad.json' is 17.9 MB, more than the 16 MB a scene file may be"),
             std::string::npos)
       << error_of(huge).substr(0, 200);
+}
+
+namespace {
+std::string gas_scene(const std::string& gas) {
+  return R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "gas": {)" + gas + "}}";
+}
+}  // namespace
+
+TEST(SceneErrors, GasScenesNameTheirKeys) {
+  const Case cases[] = {
+      {gas_scene(R"("dimensions": 4)"), "gas.dimensions must be a whole number in [2, 3], not 4"},
+      {gas_scene(R"("cells": 2)"), "gas.cells must be a whole number in [4, 1024], not 2"},
+      {gas_scene(R"("open_sides": ["up"])"),
+       R"(gas.open_sides[0] must be one of "left", "right", "bottom", "top", "back", "front", not the string "up")"},
+      {gas_scene(R"("dimensions": 2, "open_sides": ["front"])"), "gas.open_sides[0] cannot be \"back\" or \"front\" in 2D"},
+      {gas_scene(R"("walls": "sticky")"), R"(gas.walls must be one of "free-slip", "no-slip", not the string "sticky")"},
+      {gas_scene(R"("wall_velocity": {"lid": [1,0,0]})"), "gas.wall_velocity.lid is not a side"},
+      {gas_scene(R"("sources": [{"center": [0.5,2,0.5], "radius": 0.1}])"), "gas.sources[0].center must be inside the tank"},
+      {gas_scene(R"("sources": [{"center": [0.5,0.5,0.5]}])"), "gas.sources[0].radius is missing"},
+      {gas_scene(R"("sources": [{"center": [0.5,0.5,0.5], "radius": 0.1, "color": [2,0,0]}])"),
+       "gas.sources[0].color[0] must be a number in [-1, 1], not 2"},
+      {gas_scene(R"("smoke_blocks": [{"min": [0,0,0], "max": [0,1,1]}])"), "gas.smoke_blocks[0].max must be greater than min"},
+      {gas_scene(R"("params": {"vorticity": 50})"), "gas.params.vorticity is invalid: vorticity: 50 is outside its valid range [0, 10]"},
+      {gas_scene(R"("params": {"stiffness": 1})"), "gas.params.stiffness is invalid: unknown parameter 'stiffness'; valid keys: dt_max"},
+      {R"({"tank": {"min": [0,0,0], "max": [1,1,1]}, "gas": {}, "fluid_blocks": [{"min": [0,0,0], "max": [1,1,1]}]})",
+       "fluid_blocks is for water; a gas scene (with \"gas\") has smoke_blocks and sources in \"gas\""},
+  };
+  for (const Case& c : cases) expect_refused(c);
+  const Scene ok = parse_scene(gas_scene(R"("dimensions": 2, "open_sides": ["top", "left"], "wall_velocity": {"top": [1,0,0]})"), "ok.json");
+  EXPECT_TRUE(ok.is_gas);
+  EXPECT_EQ(ok.gas.open, (1u << 3) | (1u << 0));
+  EXPECT_EQ(ok.gas.wall_velocity[3].x, 1.0f);
 }

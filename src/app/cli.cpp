@@ -20,6 +20,8 @@ Scene and solver
   --particles N            about N particles for the scene's water (changes the spacing)
   --spacing S              particle spacing in metres, instead of the scene's (not with
                            --particles)
+  --cells N                gas scenes: N grid cells along the tank's longest side, instead
+                           of the scene's (e.g. 64; the grid is cubic cells)
   --load-state FILE        continue a simulation saved with the panel's Save state (particles,
                            obstacles, emitters, time, parameters; --set still applies after it)
   --save-state FILE        headless: save the simulation state at the end of the run (for
@@ -144,6 +146,13 @@ bool parse_count(const std::string& text, uint64_t* out) {
   return true;
 }
 
+bool parse_cells(const std::string& text, int* out) {
+  long long n = 0;
+  if (!parse_int(text, 4, 1024, &n)) return false;
+  *out = int(n);
+  return true;
+}
+
 bool parse_spacing(const std::string& text, double* out) {
   return parse_real(text, 0.0, 1e6, out) && *out > 0.0;
 }
@@ -169,7 +178,8 @@ bool parse_items(const std::vector<std::string>& items, bool (*parse)(const std:
 size_t bench_configurations(const Options& o) {
   size_t n = 1;
   for (size_t size : {o.scene_list.size(), o.solver_list.size(), o.backend_list.size(),
-                      o.particles_list.size() + o.spacing_list.size(), o.threads_list.size()})
+                      o.particles_list.size() + o.spacing_list.size(), o.threads_list.size(),
+                      o.cells_list.size()})
     n *= std::max<size_t>(size, 1);
   return n;
 }
@@ -259,6 +269,11 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
                        &o->particles_list, error))
         return false;
       o->particles = o->particles_list.front();
+    } else if (arg == "--cells") {
+      if (!need(&v) || !split_list(arg, v, &items, error) ||
+          !parse_items(items, parse_cells, "--cells must be a whole number from 4 to 1024", &o->cells_list, error))
+        return false;
+      o->cells = o->cells_list.front();
     } else if (arg == "--spacing") {
       if (!need(&v) || !split_list(arg, v, &items, error) ||
           !parse_items(items, parse_spacing,
@@ -410,7 +425,8 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   const std::pair<const char*, size_t> lists[] = {
       {"--scene", o->scene_list.size()},         {"--solver", o->solver_list.size()},
       {"--backend", o->backend_list.size()},     {"--threads", o->threads_list.size()},
-      {"--particles", o->particles_list.size()}, {"--spacing", o->spacing_list.size()}};
+      {"--particles", o->particles_list.size()}, {"--spacing", o->spacing_list.size()},
+      {"--cells", o->cells_list.size()}};
   for (const auto& [option, size] : lists)
     if (size > 1 && !o->bench)
       return fail(std::string(option) + " takes a comma-separated list only with --bench (one "

@@ -20,6 +20,7 @@ struct Options {
   std::string backend = "auto";     ///< auto | cpu | cuda
   uint64_t particles = 0;           ///< 0 = the scene's own spacing
   double spacing = 0.0;             ///< [m] --spacing; 0 = the scene's (or --particles')
+  int cells = 0;                    ///< gas scenes: cells along the longest side; 0 = the scene's
   std::vector<std::pair<std::string, std::string>> sets;  ///< --set key=value, in order
   int threads = 0;                  ///< 0 = all cores
   // Window
@@ -64,6 +65,7 @@ struct Options {
   std::vector<uint64_t> particles_list;
   std::vector<double> spacing_list;
   std::vector<int> threads_list;
+  std::vector<int> cells_list;
   bool version = false;
   bool help = false;
   std::set<std::string> given;  ///< the options that appeared on the command line

@@ -12,8 +12,12 @@
 namespace tp {
 
 namespace {
-const char* prefix_of(RecordKind kind) { return kind == RecordKind::Points ? "frame_" : "mesh_"; }
-const char* extension_of(RecordKind kind) { return kind == RecordKind::MeshObj ? ".obj" : ".ply"; }
+const char* prefix_of(RecordKind kind) {
+  return kind == RecordKind::Points ? "frame_" : kind == RecordKind::GasVtk ? "gas_" : "mesh_";
+}
+const char* extension_of(RecordKind kind) {
+  return kind == RecordKind::MeshObj ? ".obj" : kind == RecordKind::GasVtk ? ".vtk" : ".ply";
+}
 }  // namespace
 
 std::string frame_file_name(const std::string& dir, int frame, RecordKind kind) {

@@ -15,7 +15,8 @@ namespace tp {
 
 // What a recording writes: the particles (binary PLY points), or the surface mesh built
 // by Simulation::build_mesh (binary PLY with normals and velocities, or OBJ).
-enum class RecordKind { Points, MeshPly, MeshObj };
+// (GasVtk: a gas scene's fields, written by the gas runner, src/app/gas_headless.cpp.)
+enum class RecordKind { Points, MeshPly, MeshObj, GasVtk };
 
 // "DIR/frame_00042.ply" (points), "DIR/mesh_00042.ply" or ".obj" (meshes).
 std::string frame_file_name(const std::string& dir, int frame, RecordKind kind = RecordKind::Points);

@@ -8,6 +8,8 @@
 
 #include "app/bench.h"
 #include "app/frame_recorder.h"
+#include "app/gas_headless.h"
+#include "app/paths.h"
 #include "app/setup.h"
 #include "app/stop_signals.h"
 #include "sim/io.h"
@@ -15,7 +17,37 @@
 
 namespace tp {
 
+namespace {
+
+// Gas scenes run on their own path (src/app/gas_headless.cpp): 1 when all are gas, 0 when
+// none is (or a name is wrong: the water path says so), -1 when they are mixed.
+int gas_scenes(const Options& o, std::vector<Scene>* scenes) {
+  const std::vector<std::string> names = o.scene_list.empty() ? std::vector<std::string>{o.scene} : o.scene_list;
+  int gas = 0;
+  for (const std::string& name : names) {
+    try {
+      scenes->push_back(find_scene(name, scene_dir()));
+    } catch (const SceneError&) {
+      return 0;
+    }
+    gas += scenes->back().is_gas ? 1 : 0;
+  }
+  return gas == 0 ? 0 : gas == int(names.size()) ? 1 : -1;
+}
+
+}  // namespace
+
 int run_headless(const Options& o) {
+  std::vector<Scene> scenes;
+  switch (gas_scenes(o, &scenes)) {
+    case 1:
+      return o.bench ? run_gas_bench(o, scenes) : run_gas_headless(o, scenes.front());
+    case -1:
+      std::fprintf(stderr, "tidepool: --bench runs gas scenes and water scenes separately; list one kind\n");
+      return 2;
+    default:
+      break;
+  }
   if (o.bench) return run_bench(o);
   SimSetup setup;
   try {

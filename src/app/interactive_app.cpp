@@ -74,7 +74,7 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   controls_.start_params = setup_.sim->params();
   FileControls& files = controls_.files;
   files.scene_dir = scene_dir();
-  files.scene_names = list_scenes(files.scene_dir);
+  files.scene_names = list_scenes(files.scene_dir, SceneKind::Water);  // (gas: headless for now)
   files.record_dir = default_export_dir(std::time(nullptr));
   files.record_fps = float(options.export_fps);
   if (options.bench_window > 0.0) {

@@ -56,7 +56,7 @@ void apply_overrides(const Options& options, SimParams& params) {
   if (!notes.empty()) throw SetupError("--set " + notes.front().substr(0, notes.front().find(';')));
 }
 
-SimSetup make_setup(const Options& options) {
+BackendChoice start_backend(const Options& options) {
   if (options.threads > 0) {
     const int cores = omp_get_num_procs();
     if (options.threads > cores)
@@ -69,14 +69,28 @@ SimSetup make_setup(const Options& options) {
     throw SetupError("--backend must be auto, cpu or cuda, not '" + options.backend + "'");
   const BackendChoice choice = choose_backend(request, cuda_runtime());
   if (!choice.ok) throw SetupError(choice.message);
+  return choice;
+}
 
-  SimSetup setup;
-  setup.backend_message = choice.message;
+// The particle window's scenes; a gas scene is refused with what to do instead.
+Scene find_water_scene(const std::string& name_or_path) {
+  Scene scene;
   try {
-    setup.scene = find_scene(options.scene, scene_dir());
+    scene = find_scene(name_or_path, scene_dir());
   } catch (const SceneError& e) {
     throw SetupError(e.what());
   }
+  if (scene.is_gas)
+    throw SetupError("'" + scene.name + "' is a gas scene: run it with --headless (--report, --export DIR for VTK "
+                     "images) or --bench; this version's window draws water scenes only");
+  return scene;
+}
+
+SimSetup make_setup(const Options& options) {
+  const BackendChoice choice = start_backend(options);
+  SimSetup setup;
+  setup.backend_message = choice.message;
+  setup.scene = find_water_scene(options.scene);
   if (!options.preset.empty()) {
     try {
       setup.preset = load_preset_file(options.preset);
@@ -181,12 +195,7 @@ uint64_t start_particle_count(const Scene& scene, const Options& options, Backen
 
 void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path,
                   std::optional<Quality> quality) {
-  Scene scene;
-  try {
-    scene = find_scene(name_or_path, scene_dir());
-  } catch (const SceneError& e) {
-    throw SetupError(e.what());
-  }
+  const Scene scene = find_water_scene(name_or_path);
   Simulation& sim = *setup.sim;
   // The running solver is the user's choice, not the scene's; so is the quality.
   SimParams params = start_params(scene, options, setup.preset ? &*setup.preset : nullptr,

@@ -9,6 +9,7 @@
 
 #include "app/cli.h"
 #include "app/preset.h"
+#include "sim/backend_select.h"
 #include "sim/quality.h"
 #include "sim/scene.h"
 #include "sim/simulation.h"
@@ -35,6 +36,9 @@ struct SimSetup {
 // OpenMP threads for the window's simulation thread: --threads, else all cores but one,
 // which the window and the GL driver need (llvmpipe renders on the CPU).
 int window_sim_threads(const Options& options);
+
+// The backend the options ask for (and --threads applied). Throws SetupError.
+BackendChoice start_backend(const Options& options);
 
 // Throws SetupError with a sentence for the user.
 SimSetup make_setup(const Options& options);

@@ -16,22 +16,23 @@ namespace tp {
 enum class GasAdvection : int { SemiLagrangian = 0, MacCormack = 1 };
 enum class GasPressureSolver : int { Mgpcg = 0, Jacobi = 1 };
 
-// Every parameter, editable between steps (units in brackets).
+// Every parameter, editable between steps: the table in sim/gas_params.cpp gives each
+// one's unit, range, default and description (default_gas_params()).
 struct GasParams {
-  float dt_max = 1.0f / 60.0f;  ///< [s] longest step
-  float cfl = 2.0f;             ///< [cells] farthest the fastest gas moves in a step
-  int advection = int(GasAdvection::MacCormack);
-  int pressure_solver = int(GasPressureSolver::Mgpcg);
-  float pressure_tolerance = 1e-4f;  ///< max residual / max right-hand side (MGPCG)
-  int pressure_max_iterations = 60;  ///< MGPCG's bound
-  int jacobi_iterations = 40;        ///< the Jacobi option's fixed count
-  float buoyancy = 1.0f;             ///< [m/s^2 per K] lift of hot gas
-  float weight = 0.1f;               ///< [m/s^2 per unit density] smoke's fall
-  float vorticity = 1.0f;            ///< [1] confinement epsilon (Fedkiw et al. 2001; x dx)
-  float viscosity = 0.0f;            ///< [m^2/s] kinematic, implicit (0: none)
-  int viscosity_iterations = 40;     ///< Jacobi sweeps of the implicit viscosity
-  float density_decay = 0.0f;        ///< [1/s] smoke fading
-  float temperature_decay = 0.5f;    ///< [1/s] cooling toward the ambient
+  float dt_max;              ///< [s] longest step
+  float cfl;                 ///< [cells] farthest the fastest gas moves in a step
+  int advection;             ///< GasAdvection
+  int pressure_solver;       ///< GasPressureSolver
+  float pressure_tolerance;  ///< max residual / max right-hand side (MGPCG)
+  int pressure_max_iterations;
+  int jacobi_iterations;
+  float buoyancy;            ///< [m/s^2 per K]
+  float weight;              ///< [m/s^2 per unit density]
+  float vorticity;           ///< [1] confinement epsilon
+  float viscosity;           ///< [m^2/s]
+  int viscosity_iterations;
+  float density_decay;       ///< [1/s]
+  float temperature_decay;   ///< [1/s]
 };
 
 // A box of cells: its size, the open sides and the walls' motion, the obstacles (solid
@@ -90,5 +91,19 @@ class GasSimulation {
 };
 
 std::unique_ptr<GasSimulation> make_gas_simulation(BackendKind kind);
+
+// The memory GasSolver::reset allocates for this grid [bytes] (host memory on the CPU
+// backend, device memory on CUDA): per face of each axis its velocity, two scratch copies,
+// the backtrace (16 B), the fixed mask and value; per cell the five scalars three times,
+// the backtrace, the solid mask, links and velocity, two vectors, seven solver vectors; the
+// multigrid's levels (an eighth of a cell's 15 B each, and so on).
+inline uint64_t gas_memory_bytes(const GasGrid& g) {
+  uint64_t faces = 0;
+  for (int axis = 0; axis < 3; ++axis) faces += g.faces(axis);
+  const uint64_t cells = g.cells();
+  const uint64_t per_face = 3 * 4 + 16 + 1 + 4;
+  const uint64_t per_cell = 3 * 5 * 4 + 16 + 1 + 2 + 16 + 2 * 16 + 7 * 4;
+  return faces * per_face + cells * per_cell + cells * 15 / 7 + (1u << 20);
+}
 
 }  // namespace tp

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kernels/gas.h"
+#include "sim/gas_params.h"
 #include "sim/gas_sim.h"
 
 namespace tp {
@@ -669,23 +670,10 @@ class GasSolver final : public GasSimulation {
     return volume * B::reduce_sum(n, [=] TP_HD(uint c) { return double(rho[c]); });
   }
 
+  // Every field into its range (a NaN keeps the last valid value); then the enums.
   void clamp_params() {
-    GasParams& p = params_;
-    auto finite_or = [](float v, float fallback) { return std::isfinite(v) ? v : fallback; };
-    p.dt_max = std::clamp(finite_or(p.dt_max, 1.0f / 60.0f), 1e-5f, 0.1f);
-    p.cfl = std::clamp(finite_or(p.cfl, 2.0f), 0.1f, 10.0f);
-    p.pressure_tolerance = std::clamp(finite_or(p.pressure_tolerance, 1e-4f), 1e-7f, 0.1f);
-    p.pressure_max_iterations = std::clamp(p.pressure_max_iterations, 1, 1000);
-    p.jacobi_iterations = std::clamp(p.jacobi_iterations, 1, 1000);
-    p.viscosity_iterations = std::clamp(p.viscosity_iterations, 1, 500);
-    p.buoyancy = std::clamp(finite_or(p.buoyancy, 0.0f), -100.0f, 100.0f);
-    p.weight = std::clamp(finite_or(p.weight, 0.0f), -100.0f, 100.0f);
-    p.vorticity = std::clamp(finite_or(p.vorticity, 0.0f), 0.0f, 10.0f);
-    p.viscosity = std::clamp(finite_or(p.viscosity, 0.0f), 0.0f, 10.0f);
-    p.density_decay = std::clamp(finite_or(p.density_decay, 0.0f), 0.0f, 100.0f);
-    p.temperature_decay = std::clamp(finite_or(p.temperature_decay, 0.0f), 0.0f, 100.0f);
-    if (p.advection != int(GasAdvection::SemiLagrangian)) p.advection = int(GasAdvection::MacCormack);
-    if (p.pressure_solver != int(GasPressureSolver::Jacobi)) p.pressure_solver = int(GasPressureSolver::Mgpcg);
+    clamp_gas_params(params_, valid_params_);
+    valid_params_ = params_;
   }
 
   template <class F>
@@ -711,7 +699,7 @@ class GasSolver final : public GasSimulation {
 
  private:
   GasSetup setup_;
-  GasParams params_;
+  GasParams params_ = default_gas_params(), valid_params_ = default_gas_params();
   GasStats stats_;
   std::vector<GasSource> sources_;
   std::vector<bool> pending_moves_;

@@ -1,34 +1,18 @@
 #include "sim/params.h"
 
-#include <climits>
-#include <cmath>
-#include <cstdlib>
-#include <sstream>
 
 namespace tp {
 
 namespace {
 
-ParamInfo real(const char* name, const char* label, const char* unit, RealField field,
-               double min, double max, double fallback, bool log, const char* help) {
-  return ParamInfo{name, label, unit, help, field, nullptr, min, max, fallback, log, {}};
-}
-
-ParamInfo whole(const char* name, const char* label, IntField field, double min, double max,
-                double fallback, const char* help) {
-  return ParamInfo{name, label, "", help, nullptr, field, min, max, fallback, false, {}};
-}
+constexpr auto real = &real_field<SimParams>;
+constexpr auto whole = &whole_field<SimParams>;
+constexpr auto choice = &choice_field<SimParams>;
 
 // Marks a parameter as belonging to one solver (the panel shows it only for that one).
 ParamInfo only(SolverKind solver, ParamInfo info) {
   info.solver = int(solver);
   return info;
-}
-
-ParamInfo choice(const char* name, const char* label, IntField field, double fallback,
-                 std::vector<const char*> choices, const char* help) {
-  const double max = double(choices.size()) - 1.0;
-  return ParamInfo{name, label, "", help, nullptr, field, 0.0, max, fallback, false, choices};
 }
 
 std::vector<ParamInfo> make_table() {
@@ -178,12 +162,6 @@ std::vector<ParamInfo> make_table() {
   };
 }
 
-std::string format_number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 }  // namespace
 
 const std::vector<ParamInfo>& param_table() {
@@ -191,80 +169,17 @@ const std::vector<ParamInfo>& param_table() {
   return table;
 }
 
-const ParamInfo* find_param(const std::string& name) {
-  for (const ParamInfo& info : param_table())
-    if (name == info.name) return &info;
-  return nullptr;
-}
+const ParamInfo* find_param(const std::string& name) { return find_field(param_table(), name); }
 
-SimParams default_params() {
-  SimParams p{};
-  for (const ParamInfo& info : param_table()) info.set(p, info.fallback);
-  return p;
-}
+SimParams default_params() { return default_fields(param_table()); }
 
-void ParamInfo::set(SimParams& p, double v) const {
-  if (real) {
-    p.*real = float(v);
-  } else {
-    p.*integer = std::isnan(v) || v <= double(INT_MIN) ? INT_MIN
-                 : v >= double(INT_MAX)              ? INT_MAX
-                                                     : int(v);
-  }
-}
-
-namespace {
-
-std::string bounds_text(const ParamInfo& info) {
-  return "[" + format_number(info.min) + ", " + format_number(info.max) + "]";
-}
-
-// Whether v (as the field stores it) is a valid value of the field. Floats compare with the
-// bounds as floats, or a value set to exactly the maximum (0.001 stored as 0.0010000000475)
-// would count as above it.
-bool in_range(const ParamInfo& info, double v) {
-  if (!(std::fabs(v) < 1e38)) return false;  // NaN, infinite, or beyond a float
-  if (info.real) return float(v) >= float(info.min) && float(v) <= float(info.max);
-  return v >= info.min && v <= info.max;
-}
-
-}  // namespace
-
-std::string param_range_text(const ParamInfo& info) {
-  if (!info.choices.empty()) {
-    std::string names;
-    for (const char* c : info.choices) names += (names.empty() ? "" : " ") + std::string(c);
-    return "one of " + names + " (or 0 to " + format_number(info.max) + ")";
-  }
-  if (info.integer) return bounds_text(info) + ", whole";
-  return bounds_text(info) + (info.unit[0] ? std::string(" ") + info.unit : std::string());
-}
+std::string param_range_text(const ParamInfo& info) { return field_range_text(info); }
 
 std::vector<std::string> clamp_params(SimParams& p, const SimParams& previous) {
-  std::vector<std::string> notes;
-  for (const ParamInfo& info : param_table()) {
-    const double v = info.get(p);
-    if (in_range(info, v)) continue;
-    double fixed;
-    std::string why;
-    if (!std::isfinite(v) || !info.choices.empty()) {
-      const double before = info.get(previous);
-      fixed = in_range(info, before) ? before : info.fallback;
-      why = std::string(std::isnan(v) ? "is not a number" : !std::isfinite(v) ? "is infinite"
-                                                                              : "names no choice") +
-            "; kept " + format_number(fixed);
-    } else {
-      fixed = v < info.min ? info.min : info.max;
-      why = std::string(v < info.min ? "is below the minimum" : "is above the maximum") +
-            "; clamped to " + format_number(fixed);
-    }
-    info.set(p, fixed);
-    notes.push_back(std::string(info.name) + ": " + format_number(v) + " " + why + " (valid " +
-                    param_range_text(info) + ")");
-  }
+  std::vector<std::string> notes = clamp_fields(param_table(), p, previous);
   if (p.dt_min > p.dt_max) {
-    notes.push_back("dt_min: " + format_number(p.dt_min) + " is above dt_max " +
-                    format_number(p.dt_max) + "; clamped to it (dt_min may not exceed dt_max)");
+    notes.push_back("dt_min: " + param_text::number(p.dt_min) + " is above dt_max " + param_text::number(p.dt_max) +
+                    "; clamped to it (dt_min may not exceed dt_max)");
     p.dt_min = p.dt_max;
   }
   return notes;
@@ -302,53 +217,11 @@ std::string solver_names_list() {
   return list;
 }
 
-std::string param_keys_list() {
-  std::string keys;
-  for (const ParamInfo& info : param_table()) {
-    if (!keys.empty()) keys += ", ";
-    keys += info.name;
-  }
-  return keys;
-}
+std::string param_keys_list() { return field_keys_list(param_table()); }
 
 bool set_param_from_text(SimParams& p, const std::string& key, const std::string& value,
                          std::string* error) {
-  const ParamInfo* info = find_param(key);
-  if (!info) {
-    *error = "unknown parameter '" + key + "'; valid keys: " + param_keys_list();
-    return false;
-  }
-  for (size_t k = 0; k < info->choices.size(); ++k) {
-    if (value == info->choices[k]) {
-      info->set(p, double(k));
-      return true;
-    }
-  }
-  const char* begin = value.c_str();
-  char* end = nullptr;
-  const double v = std::strtod(begin, &end);
-  const std::string range = param_range_text(*info);
-  const bool number = !value.empty() && end != begin && *end == '\0';
-  if (!info->choices.empty() && (!number || !in_range(*info, v) || v != std::floor(v))) {
-    *error = std::string(info->name) + ": '" + value + "' is not valid; expected " + range;
-    return false;
-  }
-  if (!number || !std::isfinite(v)) {
-    *error = std::string(info->name) + ": '" + value + "' is not valid; expected a number in " +
-             range;
-    return false;
-  }
-  if (info->integer && in_range(*info, v) && v != std::floor(v)) {
-    *error = std::string(info->name) + ": " + value + " must be a whole number in " +
-             bounds_text(*info);
-    return false;
-  }
-  if (!in_range(*info, v)) {
-    *error = std::string(info->name) + ": " + value + " is outside its valid range " + range;
-    return false;
-  }
-  info->set(p, v);
-  return true;
+  return set_field_from_text(param_table(), p, key, value, error);
 }
 
 }  // namespace tp

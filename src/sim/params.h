@@ -7,29 +7,13 @@
 #include <vector>
 
 #include "kernels/sim_params.h"
+#include "sim/param_table.h"
 
 namespace tp {
 
-using RealField = float SimParams::*;
-using IntField = int SimParams::*;
-
-struct ParamInfo {
-  const char* name;     ///< key for --set and scene files, e.g. "viscosity"
-  const char* label;    ///< panel label
-  const char* unit;     ///< e.g. "m^2/s"; "" for dimensionless
-  const char* help;     ///< tooltip: what it does, in one or two sentences
-  RealField real;       ///< the field, when it is a float
-  IntField integer;     ///< the field, when it is an int (an enum)
-  double min, max, fallback;  ///< valid range and default
-  bool logarithmic;           ///< panel slider scale
-  std::vector<const char*> choices;  ///< enum names for int fields, in value order
-  int solver = -1;  ///< the SolverKind this parameter belongs to; -1: shared by all
-
-  double get(const SimParams& p) const { return real ? double(p.*real) : double(p.*integer); }
-  // Stores v as the field's type. An int field saturates at the ends of int (NaN, which it
-  // cannot hold, stores the lowest int): either way clamp_params then sees an invalid value.
-  void set(SimParams& p, double v) const;
-};
+using ParamInfo = FieldInfo<SimParams>;
+using RealField = ParamInfo::RealField;
+using IntField = ParamInfo::IntField;
 
 const std::vector<ParamInfo>& param_table();
 const ParamInfo* find_param(const std::string& name);

@@ -1,5 +1,7 @@
 #include "sim/scene.h"
 
+#include "sim/gas_params.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -355,29 +357,113 @@ void read_camera(const Reader& r, const json& c, CameraSetup& camera) {
     camera.pitch = float(r.number(*v, "camera.pitch", -89, 89));
 }
 
-void read_params(const Reader& r, const json& p, Scene& s) {
-  if (!p.is_object()) r.fail("params", "must be an object of parameter: value, not " + describe(p));
+// Parameter overrides at `path` ("params", "gas.params"): each value as text, checked by
+// `set` (a parameter table's setter on a copy of the defaults), kept in order.
+template <class Set>
+std::vector<std::pair<std::string, std::string>> read_overrides(const Reader& r, const json& p, const std::string& path,
+                                                                Set set) {
+  if (!p.is_object()) r.fail(path, "must be an object of parameter: value, not " + describe(p));
+  std::vector<std::pair<std::string, std::string>> out;
   for (auto it = p.begin(); it != p.end(); ++it) {
-    const std::string path = "params." + printable(it.key(), 60);
+    const std::string key_path = path + "." + printable(it.key(), 60);
     std::string value;
     if (it->is_number())
       value = fmt(it->get<double>());
     else if (it->is_string())
       value = it->get<std::string>();
     else
-      r.fail(path, "must be a number (or a name, for choices), not " + describe(*it));
-    SimParams probe = default_params();
+      r.fail(key_path, "must be a number (or a name, for choices), not " + describe(*it));
     std::string error;
-    if (!set_param_from_text(probe, it.key(), value, &error)) r.fail(path, "is invalid: " + error);
-    s.params.emplace_back(it.key(), value);
+    if (!set(it.key(), value, &error)) r.fail(key_path, "is invalid: " + error);
+    out.emplace_back(it.key(), value);
   }
+  return out;
+}
+
+void read_params(const Reader& r, const json& p, Scene& s) {
+  s.params = read_overrides(r, p, "params", [](const std::string& key, const std::string& value, std::string* error) {
+    SimParams probe = default_params();
+    return set_param_from_text(probe, key, value, error);
+  });
+}
+
+// The sides by name, in GasGrid order.
+const std::vector<std::string>& side_names() {
+  static const std::vector<std::string> names = {"left", "right", "bottom", "top", "back", "front"};
+  return names;
+}
+
+GasSource read_gas_source(const Reader& r, const json& o, const std::string& path, const Scene& s) {
+  r.only_keys(o, path, {"center", "radius", "density", "temperature", "color", "velocity", "pull"});
+  GasSource src;
+  src.centre = r.point_in_tank(r.need(o, path, "center"), path + ".center", s);
+  src.radius = float(r.positive(r.need(o, path, "radius"), path + ".radius", largest_side(s), "the tank's largest side"));
+  if (const json* v = Reader::find(o, "density")) src.density = float(r.number(*v, path + ".density", 0, 1e4));
+  if (const json* v = Reader::find(o, "temperature"))
+    src.temperature = float(r.number(*v, path + ".temperature", -1e4, 1e4));
+  if (const json* v = Reader::find(o, "color")) src.colour = r.vec3(*v, path + ".color", 1.0);
+  if (const json* v = Reader::find(o, "velocity")) src.velocity = r.vec3(*v, path + ".velocity", 100.0);
+  if (const json* v = Reader::find(o, "pull")) src.pull = float(r.number(*v, path + ".pull", 0, 1e4));
+  return src;
+}
+
+void read_gas(const Reader& r, const json& g, Scene& s) {
+  r.only_keys(g, "gas", {"dimensions", "cells", "open_sides", "walls", "wall_velocity", "sources", "smoke_blocks", "params"});
+  GasScene& gas = s.gas;
+  s.is_gas = true;
+  if (const json* v = Reader::find(g, "dimensions")) gas.dimensions = int(r.whole(*v, "gas.dimensions", 2, 3));
+  if (const json* v = Reader::find(g, "cells")) gas.cells = int(r.whole(*v, "gas.cells", 4, 1024));
+  if (const json* v = Reader::find(g, "open_sides")) {
+    r.array(*v, "gas.open_sides", "side names", 6);
+    for (size_t k = 0; k < v->size(); ++k) {
+      const int side = r.choice((*v)[k], item("gas.open_sides", k), side_names());
+      if (gas.dimensions == 2 && side >= 4)
+        r.fail(item("gas.open_sides", k), "cannot be \"back\" or \"front\" in 2D (the plane has no depth)");
+      gas.open |= 1u << side;
+    }
+  }
+  if (const json* v = Reader::find(g, "walls")) gas.no_slip = r.choice(*v, "gas.walls", {"free-slip", "no-slip"});
+  if (const json* v = Reader::find(g, "wall_velocity")) {
+    if (!v->is_object()) r.fail("gas.wall_velocity", "must be an object of side: [x, y, z], not " + describe(*v));
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      const std::string path = "gas.wall_velocity." + printable(it.key(), 60);
+      int side = -1;
+      for (size_t k = 0; k < side_names().size(); ++k)
+        if (it.key() == side_names()[k]) side = int(k);
+      if (side < 0) r.fail(path, "is not a side (expected one of: left, right, bottom, top, back, front)");
+      gas.wall_velocity[side] = r.vec3(*it, path, 100.0);
+    }
+  }
+  if (const json* v = Reader::find(g, "sources")) {
+    r.array(*v, "gas.sources", "sources", 16);
+    for (size_t k = 0; k < v->size(); ++k) gas.sources.push_back(read_gas_source(r, (*v)[k], item("gas.sources", k), s));
+  }
+  if (const json* v = Reader::find(g, "smoke_blocks")) {
+    r.array(*v, "gas.smoke_blocks", "boxes", 64);
+    for (size_t k = 0; k < v->size(); ++k) {
+      const std::string path = item("gas.smoke_blocks", k);
+      const json& o = (*v)[k];
+      r.only_keys(o, path, {"min", "max", "density", "temperature", "color"});
+      SmokeBlock b;
+      r.box(o, path, &b.lo, &b.hi);
+      if (const json* d = Reader::find(o, "density")) b.density = float(r.number(*d, path + ".density", 0, 1e4));
+      if (const json* d = Reader::find(o, "temperature")) b.temperature = float(r.number(*d, path + ".temperature", -1e4, 1e4));
+      if (const json* d = Reader::find(o, "color")) b.colour = r.vec3(*d, path + ".color", 1.0);
+      gas.blocks.push_back(b);
+    }
+  }
+  if (const json* p = Reader::find(g, "params"))
+    gas.params = read_overrides(r, *p, "gas.params", [](const std::string& key, const std::string& value, std::string* error) {
+      GasParams probe = default_gas_params();
+      return set_gas_param_from_text(probe, key, value, error);
+    });
 }
 
 Scene read_scene(const json& doc, const std::string& source) {
   Reader r(source);
   r.only_keys(doc, "",
               {"name", "description", "tank", "particle_spacing", "fluid_blocks", "fluid_spheres",
-               "emitters", "outflows", "obstacles", "max_particles", "camera", "params"});
+               "emitters", "outflows", "obstacles", "max_particles", "camera", "params", "gas"});
   Scene s;
   s.source = source;
   if (const json* v = Reader::find(doc, "name")) s.name = r.text(*v, "name");
@@ -393,6 +479,14 @@ Scene read_scene(const json& doc, const std::string& source) {
   read_flow(r, doc, s);
   if (const json* v = Reader::find(doc, "camera")) read_camera(r, *v, s.camera);
   if (const json* v = Reader::find(doc, "params")) read_params(r, *v, s);
+  if (const json* v = Reader::find(doc, "gas")) {
+    read_gas(r, *v, s);
+    for (const char* water : {"fluid_blocks", "fluid_spheres", "emitters", "outflows", "params"})
+      if (Reader::find(doc, water))
+        r.fail(water, "is for water; a gas scene (with \"gas\") has smoke_blocks and sources in \"gas\" "
+                      "and its parameters in gas.params");
+    return s;
+  }
 
   if (s.emitters.empty() && fluid_volume(s) <= 0.0) {
     if (s.blocks.empty() && s.spheres.empty())
@@ -457,7 +551,7 @@ Scene load_scene_file(const std::string& path) {
   return parse_scene(buffer.str(), path);
 }
 
-std::vector<std::string> list_scenes(const std::string& dir) {
+std::vector<std::string> list_scenes(const std::string& dir, SceneKind kind) {
   std::vector<std::string> names;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {
@@ -468,7 +562,18 @@ std::vector<std::string> list_scenes(const std::string& dir) {
     closedir(d);
   }
   std::sort(names.begin(), names.end());
-  return names;
+  if (kind == SceneKind::Any) return names;
+  std::vector<std::string> kept;
+  for (const std::string& name : names) {
+    bool gas = false;
+    try {
+      gas = load_scene_file(dir + "/" + name + ".json").is_gas;
+    } catch (const SceneError&) {
+      continue;  // (a broken file is no scene of either kind)
+    }
+    if (gas == (kind == SceneKind::Gas)) kept.push_back(name);
+  }
+  return kept;
 }
 
 Scene find_scene(const std::string& name_or_path, const std::string& dir) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/gas.h"
 #include "sim/simulation.h"
 
 namespace tp {
@@ -36,6 +37,25 @@ struct CameraSetup {
   float pitch = 20.0f;      ///< [deg] above the horizon
 };
 
+// A gas scene's grid and what is in it (the "gas" object of a scene file; docs/scenes.md).
+struct SmokeBlock {
+  Vec3 lo, hi;               ///< [m]
+  float density = 1.0f;      ///< [1]
+  float temperature = 0.0f;  ///< [K] above the ambient
+  Vec3 colour{1, 1, 1};      ///< dye
+};
+
+struct GasScene {
+  int dimensions = 3;  ///< 2: one layer of cells through the tank's middle in z
+  int cells = 64;      ///< along the tank's longest side (in the plane for 2D)
+  unsigned open = 0;   ///< GasGrid::open: sides where the gas flows out
+  int no_slip = 0;     ///< the walls hold the gas (viscosity); else it slides
+  Vec3 wall_velocity[6] = {};       ///< [m/s] a side's own motion (a lid)
+  std::vector<GasSource> sources;   ///< colour as given (0-1)
+  std::vector<SmokeBlock> blocks;   ///< smoke at the start
+  std::vector<std::pair<std::string, std::string>> params;  ///< GasParams overrides, as text
+};
+
 struct Scene {
   std::string name;
   std::string description;
@@ -50,6 +70,8 @@ struct Scene {
   uint64_t max_particles = 0;            ///< see InitialState::max_particles
   CameraSetup camera;
   std::vector<std::pair<std::string, std::string>> params;  ///< SimParams overrides, as text
+  bool is_gas = false;  ///< a gas scene (smoke, ink on a grid): no particles; see `gas`
+  GasScene gas;
 };
 
 // Limits of a scene file. Larger or deeper files are refused before they are parsed.
@@ -70,7 +92,9 @@ Scene load_scene_file(const std::string& path);
 // `scene_dir` ("dam_break" -> scene_dir/dam_break.json). Throws SceneError listing the
 // available names when there is no such scene.
 Scene find_scene(const std::string& name_or_path, const std::string& scene_dir);
-std::vector<std::string> list_scenes(const std::string& scene_dir);
+enum class SceneKind { Any, Water, Gas };
+// The scenes in `scene_dir` by name, sorted; of one kind (the files read to tell).
+std::vector<std::string> list_scenes(const std::string& scene_dir, SceneKind kind = SceneKind::Any);
 
 // Applies the scene's parameter overrides. Throws SceneError naming params.<key>.
 void apply_scene_params(const Scene& scene, SimParams& params);

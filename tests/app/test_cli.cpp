@@ -250,8 +250,21 @@ TEST(Cli, EveryShippedSceneRunsHeadless) {
   for (const char* name : {"dam_break", "double_dam_break", "drop_into_pool", "fountain",
                            "obstacles", "pool", "water_channel"})
     EXPECT_NE(std::find(scenes.begin(), scenes.end(), name), scenes.end()) << name << " is missing";
+  for (const char* name : {"plume", "smoke_obstacles", "ink_box", "cavity"})
+    EXPECT_NE(std::find(scenes.begin(), scenes.end(), name), scenes.end()) << name << " is missing";
   for (const std::string& scene : scenes) {
     SCOPED_TRACE(scene);
+    const bool gas = scene == "plume" || scene == "smoke_obstacles" || scene == "ink_box" || scene == "cavity";
+    if (gas) {  // (tests/app/test_cli_gas.cpp runs them in depth)
+      const ProcessResult r = run_command(tidepool() + " --headless --scene " + scene + " --cells 16 --time 0.2 --report -");
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      const nlohmann::json j = report_of(r);
+      ASSERT_TRUE(j.is_object()) << r.output;
+      EXPECT_EQ(j["kind"], "gas");
+      EXPECT_GE(j["simulated_time"].get<double>(), 0.2);
+      EXPECT_LE(j["run"]["worst_pressure_residual"].get<double>(), 1e-4);
+      continue;
+    }
     const ProcessResult r = run_command(tidepool() + " --headless --scene " + scene +
                                         " --particles 2000 --time 0.2 --report -");
     ASSERT_EQ(r.exit_code, 0) << r.output;
