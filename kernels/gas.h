@@ -176,9 +176,46 @@ TP_HD TP_INLINE Vec3 gas_velocity_at(const GasGrid& g, const GasVelocity& u, Vec
   return r;
 }
 
-// Where the gas at x was dt ago (second-order Runge-Kutta); dt < 0 traces forward.
-TP_HD TP_INLINE Vec3 gas_trace(const GasGrid& g, const GasVelocity& u, Vec3 x, float dt) {
-  const Vec3 mid = x - gas_velocity_at(g, u, x) * (0.5f * dt);
+// The velocity at cell c's centre (the mean of its two faces along each axis).
+TP_HD TP_INLINE Vec3 gas_cell_velocity(const GasGrid& g, const GasVelocity& u, Int3 c) {
+  return Vec3{0.5f * (u.c[0][g.face(0, c.x, c.y, c.z)] + u.c[0][g.face(0, c.x + 1, c.y, c.z)]),
+              0.5f * (u.c[1][g.face(1, c.x, c.y, c.z)] + u.c[1][g.face(1, c.x, c.y + 1, c.z)]),
+              0.5f * (u.c[2][g.face(2, c.x, c.y, c.z)] + u.c[2][g.face(2, c.x, c.y, c.z + 1)])};
+}
+
+// The velocity at node k3 of a field (a face axis, or kGasCells) without interpolating
+// across cells: a face's own component as it is and the others the mean of the four faces
+// of the two cells it separates (of the one inside, at the box's edge); a cell's centre
+// the mean of its two faces along each axis. The first stage of a trace from a node.
+TP_HD TP_INLINE Vec3 gas_node_velocity(const GasGrid& g, const GasVelocity& u, int axis, Int3 k3) {
+  if (axis == kGasCells) return gas_cell_velocity(g, u, k3);
+  float v[3];
+  for (int b = 0; b < 3; ++b) {
+    if (b == axis) {
+      v[b] = u.c[axis][g.face(axis, k3.x, k3.y, k3.z)];
+      continue;
+    }
+    if (b == 2 && g.n.z == 1) {
+      v[b] = 0.0f;
+      continue;
+    }
+    float sum = 0.0f, count = 0.0f;
+    for (int side = -1; side <= 0; ++side) {
+      const Int3 c = gas_step(k3, axis, side);  // the cells below and above the face
+      if (!gas_inside(g, c)) continue;
+      const Int3 c1 = gas_step(c, b, 1);
+      sum += u.c[b][g.face(b, c.x, c.y, c.z)] + u.c[b][g.face(b, c1.x, c1.y, c1.z)];
+      count += 2.0f;
+    }
+    v[b] = count > 0.0f ? sum / count : 0.0f;
+  }
+  return Vec3{v[0], v[1], v[2]};
+}
+
+// Where the gas at node k3 (at x) was dt ago: second-order Runge-Kutta, the first
+// stage's velocity read at the node itself.
+TP_HD TP_INLINE Vec3 gas_trace_node(const GasGrid& g, const GasVelocity& u, int axis, Int3 k3, Vec3 x, float dt) {
+  const Vec3 mid = x - gas_node_velocity(g, u, axis, k3) * (0.5f * dt);
   return x - gas_velocity_at(g, u, mid) * dt;
 }
 
@@ -357,13 +394,6 @@ TP_HD TP_INLINE unsigned char gas_coarse_solid(const GasGrid& fine, const unsign
 
 // ---------------------------------------------------------------------------------------
 // Forces
-
-// The velocity at cell c's centre (the mean of its two faces along each axis).
-TP_HD TP_INLINE Vec3 gas_cell_velocity(const GasGrid& g, const GasVelocity& u, Int3 c) {
-  return Vec3{0.5f * (u.c[0][g.face(0, c.x, c.y, c.z)] + u.c[0][g.face(0, c.x + 1, c.y, c.z)]),
-              0.5f * (u.c[1][g.face(1, c.x, c.y, c.z)] + u.c[1][g.face(1, c.x, c.y + 1, c.z)]),
-              0.5f * (u.c[2][g.face(2, c.x, c.y, c.z)] + u.c[2][g.face(2, c.x, c.y, c.z + 1)])};
-}
 
 // The curl of the cell-centred velocities `cv` at cell c (central differences, one-sided
 // at the box's edge and next to solids; none along z in the plane).

@@ -219,7 +219,7 @@ class GasSolver final : public GasSimulation {
     B::for_each(count, [=] TP_HD(uint e) {
       const Int3 k3{int(e % uint(d.x)), int((e / uint(d.x)) % uint(d.y)), int(e / (uint(d.x) * uint(d.y)))};
       const Vec3 x = gas_node_position(g, axis, k3);
-      const Vec3 back = gas_index_of(g, axis, gas_trace(g, u, x, dt));
+      const Vec3 back = gas_index_of(g, axis, gas_trace_node(g, u, axis, k3, x, dt));
       trace[e] = make_vec4(back, 0.0f);
       for (int ch = 0; ch < channels; ++ch) first[size_t(ch) * count + e] = gas_sample(src + size_t(ch) * count, d, back);
     });
