@@ -11,6 +11,15 @@ std::unique_ptr<GasSimulation> make_cpu_gas_simulation();
 #ifdef TP_HAVE_CUDA
 std::unique_ptr<Simulation> make_cuda_simulation();
 std::unique_ptr<GasSimulation> make_cuda_gas_simulation();
+#else
+namespace {
+// Either simulation asked for on CUDA in a build without it.
+[[noreturn]] void no_cuda_backend() {
+  throw std::runtime_error(
+      "this binary was built without the CUDA backend; install the CUDA toolkit (nvcc) and "
+      "rebuild with -DTIDEPOOL_CUDA=ON");
+}
+}  // namespace
 #endif
 
 std::unique_ptr<Simulation> make_simulation(BackendKind kind) {
@@ -18,9 +27,7 @@ std::unique_ptr<Simulation> make_simulation(BackendKind kind) {
 #ifdef TP_HAVE_CUDA
   return make_cuda_simulation();
 #else
-  throw std::runtime_error(
-      "this binary was built without the CUDA backend; install the CUDA toolkit (nvcc) and "
-      "rebuild with -DTIDEPOOL_CUDA=ON");
+  no_cuda_backend();
 #endif
 }
 
@@ -29,9 +36,7 @@ std::unique_ptr<GasSimulation> make_gas_simulation(BackendKind kind) {
 #ifdef TP_HAVE_CUDA
   return make_cuda_gas_simulation();
 #else
-  throw std::runtime_error(
-      "this binary was built without the CUDA backend; install the CUDA toolkit (nvcc) and "
-      "rebuild with -DTIDEPOOL_CUDA=ON");
+  no_cuda_backend();
 #endif
 }
 
