@@ -181,8 +181,9 @@ void compare_with_cpu(const std::string& name, int solver,
 // The gas simulation on a device backend (`make_device`) against the CPU backend: a 3D
 // plume past a sphere moved mid-run with an open top, and a 2D closed box with a lid and
 // viscosity; every field within float rounding after 30 steps (the reductions sum in
-// another order).
-template <class Make>
+// another order). What each publishes for drawing (the smoke view with the sun's shadow,
+// and the vorticity view) matches too, through the device path and through the host.
+template <class Device, class Make>
 void compare_gas_with_cpu(Make make_device) {
   for (const bool plane : {false, true}) {
     SCOPED_TRACE(plane ? "2D" : "3D");
@@ -237,6 +238,25 @@ void compare_gas_with_cpu(Make make_device) {
       float most = 0.0f, peak = 0.0f;
       for (size_t i = 0; i < x.size(); ++i) most = std::max(most, std::fabs(x[i] - y[i])), peak = std::max(peak, x[i]);
       EXPECT_LT(most, 1e-3f * std::max(peak, 1.0f)) << "channel " << ch;
+    }
+    for (const int view : {int(kGasViewSmoke), int(kGasViewVorticity)}) {
+      GasShade shade;
+      shade.view = view;
+      shade.view_range = 5.0f;
+      DeviceTarget<Device> host(false), device(false), interop(true);
+      cpu->publish(shade, host);
+      gpu->publish(shade, device);
+      gpu->publish(shade, interop);
+      ASSERT_EQ(host.values().size(), size_t(s.grid.cells()));
+      for (const DeviceTarget<Device>* t : {&device, &interop}) {
+        ASSERT_EQ(t->values().size(), host.values().size());
+        float most = 0.0f;
+        for (size_t i = 0; i < host.values().size(); ++i) {
+          const Vec4 a = host.values()[i], b = t->values()[i];
+          for (const float d : {a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w}) most = std::max(most, std::fabs(d));
+        }
+        EXPECT_LT(most, 2e-2f) << "view " << view;
+      }
     }
   }
 }

@@ -556,7 +556,7 @@ namespace {
 // The gas simulation on the CUDA backend's code against the CPU's
 // (test::compare_gas_with_cpu: a 3D plume past a moving sphere, a 2D lidded box).
 TEST_F(EmulatedDevice, TheGasMatchesTheCpuBackend) {
-  test::compare_gas_with_cpu([] { return make_emulated_cuda_gas_simulation(); });
+  test::compare_gas_with_cpu<EmulatedMemory>([] { return make_emulated_cuda_gas_simulation(); });
 }
 
 }  // namespace

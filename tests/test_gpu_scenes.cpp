@@ -40,7 +40,7 @@ INSTANTIATE_TEST_SUITE_P(Scenes, GpuScene, testing::ValuesIn(test::every_scene_a
 TEST(GpuGas, MatchesTheCpuBackend) {
   const BackendChoice choice = choose_backend(BackendRequest::Cuda, cuda_runtime());
   if (!choice.ok) GTEST_SKIP() << "no usable CUDA device here: " << choice.message;
-  test::compare_gas_with_cpu([] { return make_gas_simulation(BackendKind::Cuda); });
+  test::compare_gas_with_cpu<RealMemory>([] { return make_gas_simulation(BackendKind::Cuda); });
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "kernels/diffuse.h"
+#include "sim/publish_values.h"
 #include "sim/simulation_impl.h"
 
 namespace tp {
@@ -147,7 +148,7 @@ void SimulationImpl<B>::publish_diffuse(PublishTarget& target) {
   const uint n = diffuse_.n;
   const Vec4* x = diffuse_.position.data();
   const Vec4* v = diffuse_.velocity.data();
-  publish_values(target, n, diffuse_.staging,
+  publish_values<B>(target, n, diffuse_.staging,
                  [=] TP_HD(uint k) { return diffuse_published(x[k], v[k]); });
 }
 

@@ -84,10 +84,18 @@ class GasSimulation {
   virtual void write_velocity(int axis, const std::vector<float>& values) = 0;
   virtual void write_channel(int channel, const std::vector<float>& values) = 0;
   virtual void read_solid(std::vector<unsigned char>* out) const = 0;
+  // The clock as a state file had it (the simulated time and the steps taken).
+  virtual void set_clock(double simulated_time, uint64_t steps) = 0;
   // Max |div u| [1/s] over the fluid cells of the velocity as it is now.
   virtual float max_divergence() const = 0;
   // Makes the velocity as it is divergence-free (as a step's projection does).
   virtual void project() = 0;
+
+  // The cells as the renderer draws them, one Vec4 per cell in the cells' layout
+  // (gas_shade_cell: lit colour and density, or a view's colour map) into `target`: on
+  // CUDA straight into the GL buffer when the interop allows. Values of `shade` out of
+  // range are brought into it (a NaN: the default).
+  virtual void publish(const GasShade& shade, PublishTarget& target) = 0;
 };
 
 std::unique_ptr<GasSimulation> make_gas_simulation(BackendKind kind);

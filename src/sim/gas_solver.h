@@ -25,6 +25,7 @@
 #include "kernels/gas.h"
 #include "sim/gas_params.h"
 #include "sim/gas_sim.h"
+#include "sim/publish_values.h"
 
 namespace tp {
 
@@ -118,6 +119,11 @@ class GasSolver final : public GasSimulation {
     pending_centres_[size_t(index)] = centre;
   }
 
+  void set_clock(double simulated_time, uint64_t steps) override {
+    stats_.simulated_time = simulated_time;
+    stats_.steps = steps;
+  }
+
   void read_velocity(int axis, std::vector<float>* out) const override {
     out->resize(setup_.grid.faces(axis));
     B::copy_to_host(out->data(), velocity_[axis].data(), out->size());
@@ -179,6 +185,32 @@ class GasSolver final : public GasSimulation {
       });
     }
     stats_.divergence_after = max_divergence();
+  }
+
+  void publish(const GasShade& asked, PublishTarget& target) override {
+    const GasShade shade = sane_shade(asked);
+    const GasGrid g = setup_.grid;
+    const uint n = g.cells();
+    const unsigned char* solid = solid_.data();
+    const float* s = scalars_.data();
+    const GasVelocity u = view();
+    Vec4* cv = cell_vectors_.data();
+    Vec4* om = cell_vectors2_.data();
+    float* tau = scalar_scratch_.data();  // scratch between steps
+    if (shade.view != kGasViewSmoke)
+      B::for_each(n, [=] TP_HD(uint c) { cv[c] = solid[c] ? Vec4{0, 0, 0, 0} : make_vec4(gas_cell_velocity(g, u, g.cell_of(c)), 0.0f); });
+    if (shade.view == kGasViewVorticity)
+      B::for_each(n, [=] TP_HD(uint c) {
+        om[c] = make_vec4(solid[c] ? Vec3{0, 0, 0} : gas_vorticity(g, solid, cv, g.cell_of(c)), 0.0f);
+      });
+    if (shade.view == kGasViewSmoke && g.n.z > 1) {
+      const float* rho = s + size_t(kGasDensity) * n;
+      const uint columns = uint(g.n.x) * uint(g.n.z);
+      for (int j = g.n.y - 1; j >= 0; --j)  // from the top down: each layer reads the one above
+        B::for_each(columns, [=] TP_HD(uint column) { gas_sun_layer(g, solid, rho, shade, j, column, tau); });
+    }
+    publish_values<B>(target, n, publish_staging_,
+                      [=] TP_HD(uint c) { return gas_shade_cell(g, solid, s, cv, om, tau, shade, c); });
   }
 
   // (Public for nvcc's device lambdas; not part of the interface.)
@@ -670,6 +702,19 @@ class GasSolver final : public GasSimulation {
     return volume * B::reduce_sum(n, [=] TP_HD(uint c) { return double(rho[c]); });
   }
 
+  static GasShade sane_shade(GasShade shade) {
+    const GasShade fallback;
+    auto in = [](float v, float lo, float hi, float otherwise) { return std::isfinite(v) ? std::clamp(v, lo, hi) : otherwise; };
+    if (shade.view < 0 || shade.view >= kGasViews) shade.view = kGasViewSmoke;
+    shade.sun = Vec3{in(shade.sun.x, -10.0f, 10.0f, fallback.sun.x), in(shade.sun.y, 0.05f, 10.0f, fallback.sun.y),
+                     in(shade.sun.z, -10.0f, 10.0f, fallback.sun.z)};
+    shade.sun_light = in(shade.sun_light, 0.0f, 100.0f, fallback.sun_light);
+    shade.ambient = in(shade.ambient, 0.0f, 100.0f, fallback.ambient);
+    shade.extinction = in(shade.extinction, 0.0f, 1e6f, fallback.extinction);
+    shade.view_range = in(shade.view_range, 1e-6f, 1e6f, fallback.view_range);
+    return shade;
+  }
+
   // Every field into its range (a NaN keeps the last valid value); then the enums.
   void clamp_params() {
     clamp_gas_params(params_, valid_params_);
@@ -714,6 +759,7 @@ class GasSolver final : public GasSimulation {
   Buffer<Vec4> solid_velocity_, cell_vectors_, cell_vectors2_;
   Buffer<ObstacleShape> obstacles_;
   Buffer<GasSource> sources_buffer_;
+  Buffer<Vec4> publish_staging_;  ///< publish() on CUDA without the interop
   Buffer<float> q_, b_, r_, z_, p_, ap_, r_scratch_;
   std::vector<Level> levels_;
   uint fluid_cells_ = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "sim/publish_values.h"
 #include "sim/simulation_impl.h"
 
 namespace tp {
@@ -39,34 +40,7 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
     else w = p[i];
     return make_vec4(xyz(x[i]), w);
   };
-  publish_values(target, n, staging_, value);
-}
-
-template <class B>
-template <class F>
-void SimulationImpl<B>::publish_values(PublishTarget& target, uint n, Buffer<Vec4>& staging,
-                                       F value) {
-  if (B::kIsDevice) {
-    if (Vec4* out = static_cast<Vec4*>(target.map_device(n))) {
-      B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
-      B::synchronize();
-      target.unmap();
-      return;
-    }
-    // No interop: one copy through the host, from a staging buffer kept between frames.
-    staging.grow(n);
-    Vec4* s = staging.data();
-    B::for_each(n, [=] TP_HD(uint i) { s[i] = value(i); });
-    Vec4* out = target.map_host(n);
-    if (!out) return;
-    B::copy_to_host(out, s, n);
-    target.unmap();
-    return;
-  }
-  Vec4* out = target.map_host(n);
-  if (!out) return;
-  B::for_each(n, [=] TP_HD(uint i) { out[i] = value(i); });
-  target.unmap();
+  publish_values<B>(target, n, staging_, value);
 }
 
 template <class B>
@@ -155,7 +129,7 @@ template <class B>
 void SimulationImpl<B>::publish_splats(PublishTarget& target) {
   const uint n = mesher_ ? mesher_->splat_count() : 0;
   const Vec4* values = n ? mesher_->splat_values() : nullptr;
-  publish_values(target, n, staging_, [=] TP_HD(uint i) { return values[i]; });
+  publish_values<B>(target, n, staging_, [=] TP_HD(uint i) { return values[i]; });
 }
 
 template <class B>

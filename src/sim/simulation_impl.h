@@ -260,10 +260,6 @@ class SimulationImpl final : public Simulation {
   void refresh_constants();
   void measure_pending();
   void add_measure(double mean, float max);
-  // Writes value(i), i < n, into the target: straight into the mapped GL buffer (CUDA-GL
-  // interop, or the CPU backend's mapped memory), else through `staging` and the host.
-  template <class F>
-  void publish_values(PublishTarget& target, uint n, Buffer<Vec4>& staging, F value);
   void step_diffuse(double dt);  ///< after each step: spray, foam and bubbles (if on)
   void update_diffuse();
   void count_diffuse();
