@@ -1,5 +1,8 @@
 #include "render/render_types.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace tp {
 
 namespace {
@@ -52,6 +55,23 @@ glm::vec2 default_color_range(ColorMode mode, float pressure_scale) {
       // Speeds of a stirred tank: a metre-scale dam break peaks around 3-4 m/s.
       return {0.0f, 2.5f};
   }
+}
+
+namespace {
+// `value` clamped to [lo, hi]; NaN (which std::clamp passes through) becomes `fallback`.
+float clamp_or(float value, float lo, float hi, float fallback) {
+  return std::isnan(value) ? fallback : std::clamp(value, lo, hi);
+}
+}  // namespace
+
+GasLook clamp_gas_look(const GasLook& look) {
+  const GasLook defaults;
+  GasLook out;
+  out.extinction = clamp_or(look.extinction, 0.0f, 1e4f, defaults.extinction);
+  out.plane_opacity = clamp_or(look.plane_opacity, 0.0f, 1e4f, defaults.plane_opacity);
+  out.volume_scale = clamp_or(look.volume_scale, 0.25f, 1.0f, defaults.volume_scale);
+  out.step_cells = clamp_or(look.step_cells, 0.5f, 4.0f, defaults.step_cells);
+  return out;
 }
 
 }  // namespace tp

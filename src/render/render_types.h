@@ -1,6 +1,6 @@
 // What the app tells the renderer each frame: the camera, the look, the mouse marker and
-// the obstacles. Plain data; the renderer never sees the simulation, only these and a
-// ParticleBuffer.
+// the obstacles. Plain data; the renderer never sees the simulation, only these, the
+// ParticleBuffers and the GasField.
 #pragma once
 
 #include <glm/glm.hpp>
@@ -58,6 +58,23 @@ struct SurfaceSettings {
 /// seen through it keep the window's resolution at any scale).
 constexpr float kMinSurfaceScale = 0.5f;
 
+// How a gas (smoke, ink) grid is drawn (see GasVolumePass, GasPlanePass). Edited live in
+// the panel; the renderer clamps every field to its range (clamp_gas_look) before use.
+struct GasLook {
+  /// Extinction of the 3D ray march [1/m per unit density]: a ray through d metres of
+  /// density rho keeps exp(-extinction * rho * d) of what lies behind. [0, 1e4]
+  float extinction = 40.0f;
+  /// The 2D plane's opacity per unit density: alpha = 1 - exp(-plane_opacity * rho). [0, 1e4]
+  float plane_opacity = 3.0f;
+  /// The ray march's resolution, a fraction of the window's per axis (composited back
+  /// with bilinear upsampling): the march is the costly part. [0.25, 1]
+  float volume_scale = 0.5f;
+  /// The ray march's step in cells (of the smallest cell side). [0.5, 4]
+  float step_cells = 1.0f;
+};
+// `look` with every field in its range; NaN takes the default.
+GasLook clamp_gas_look(const GasLook& look);
+
 struct RenderSettings {
   RenderMode mode = RenderMode::Spheres;
   SurfaceSettings surface;
@@ -70,6 +87,7 @@ struct RenderSettings {
   glm::vec3 background{0.16f, 0.17f, 0.20f};
   glm::vec3 flat_color{0.16f, 0.45f, 0.85f};
   bool show_walls = true;
+  GasLook gas;  ///< the gas grid's look (when the renderer's GasField holds one)
 };
 
 // Default colour_range of a mode for a fluid of the given typical pressure scale [Pa].

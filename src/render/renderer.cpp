@@ -12,7 +12,9 @@ Renderer::Renderer(const std::string& shader_dir, const std::string& environment
       tank_(std::make_unique<TankPass>(shader_dir)),
       surface_(std::make_unique<SurfaceRenderer>(shader_dir, environment_path)),
       diffuse_(std::make_unique<DiffusePass>(shader_dir)),
-      obstacle_pass_(std::make_unique<ObstaclePass>(shader_dir)) {
+      obstacle_pass_(std::make_unique<ObstaclePass>(shader_dir)),
+      gas_volume_(std::make_unique<GasVolumePass>(shader_dir)),
+      gas_plane_(std::make_unique<GasPlanePass>(shader_dir)) {
   glGenBuffers(1, &marker_vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
   glBufferData(GL_ARRAY_BUFFER, sizeof(Vec4), nullptr, GL_DYNAMIC_DRAW);
@@ -27,11 +29,15 @@ void Renderer::reload_shaders() {
   auto tank = std::make_unique<TankPass>(shader_dir_);
   auto diffuse = std::make_unique<DiffusePass>(shader_dir_);
   auto obstacles = std::make_unique<ObstaclePass>(shader_dir_);
+  auto gas_volume = std::make_unique<GasVolumePass>(shader_dir_);
+  auto gas_plane = std::make_unique<GasPlanePass>(shader_dir_);
   surface_->reload_shaders(shader_dir_);  // keeps its old programs when this throws
   spheres_ = std::move(spheres);
   tank_ = std::move(tank);
   diffuse_ = std::move(diffuse);
   obstacle_pass_ = std::move(obstacles);
+  gas_volume_ = std::move(gas_volume);
+  gas_plane_ = std::move(gas_plane);
   if (have_tank_) tank_->set_box(tank_lo_, tank_hi_);
 }
 
@@ -128,8 +134,22 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
   draw_diffuse(camera, settings);
   probe_.end();
 
-  probe_.begin("walls and marker");
-  draw_overlays(camera, settings, marker);
+  // The gas, in every mode (the gas app uses the spheres one, with no particles), over the
+  // opaque scene. The far walls are behind all of it: they go first, then the gas, then
+  // the edges and the marker over it. (Walls drawn after the gas would tint it everywhere
+  // but over the obstacles, which hide them: a ghost of the obstacles in dense smoke.)
+  const bool gas = gas_.ready();
+  if (gas) {
+    probe_.begin("walls");
+    begin_translucent();
+    if (settings.show_walls) tank_->draw_wall_faces(camera);
+    end_translucent();
+    probe_.end();
+    draw_gas(camera, clamp_gas_look(settings.gas));
+  }
+
+  probe_.begin(gas ? "edges and marker" : "walls and marker");
+  draw_overlays(camera, settings, marker, /*wall_faces=*/!gas);
   probe_.end();
 }
 
@@ -191,15 +211,41 @@ void Renderer::draw_diffuse(const CameraView& camera, const RenderSettings& sett
   diffuse_->draw(camera, diffuse);
 }
 
-void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& settings,
-                             const Marker& marker) {
+void Renderer::draw_gas(const CameraView& camera, const GasLook& look) {
+  // Blended over everything drawn so far, without depth: a ray stops at a solid cell (an
+  // obstacle), and the floor is the box's bottom face. Both leave the depth test on and
+  // blending off, as the floor left them.
+  if (gas_.two_d()) {
+    probe_.begin("gas plane");
+    gas_plane_->draw(camera, gas_, look);
+  } else {
+    probe_.begin("gas volume");
+    gas_volume_->draw(camera, gas_, look);
+  }
+  probe_.end();
+}
+
+void Renderer::begin_translucent() const {
+  // Translucent things last, depth-tested against the opaque scene but not writing depth.
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
-  // Translucent things last, depth-tested against the opaque scene but not writing depth.
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   glDepthMask(GL_FALSE);
-  if (settings.show_walls) tank_->draw_walls(camera);
+}
+
+void Renderer::end_translucent() const {
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
+}
+
+void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& settings,
+                             const Marker& marker, bool wall_faces) {
+  begin_translucent();
+  if (settings.show_walls) {
+    if (wall_faces) tank_->draw_wall_faces(camera);
+    tank_->draw_edges(camera);
+  }
 
   if (marker.visible) {
     const Vec4 centre{marker.position.x, marker.position.y, marker.position.z, 0.0f};
@@ -222,8 +268,7 @@ void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& set
     spheres_->draw(camera, ball);
   }
 
-  glDepthMask(GL_TRUE);
-  glDisable(GL_BLEND);
+  end_translucent();
   glDisable(GL_DEPTH_TEST);
 }
 

@@ -1,6 +1,7 @@
 // The frame's 3D drawing, in order: clear, tank floor, obstacles (ObstaclePass), fluid
 // (spheres, the screen-space surface, or the mesh: see SurfaceRenderer), spray, foam and bubbles
-// (DiffusePass), translucent walls and edges, mouse marker. The app draws its panel afterwards.
+// (DiffusePass), translucent walls, gas (GasVolumePass, or GasPlanePass for a 2D grid),
+// edges, mouse marker. The app draws its panel afterwards.
 // Holds every GL resource of the scene; construct it with a current GL 3.3 context.
 #pragma once
 
@@ -12,6 +13,9 @@
 #include <vector>
 
 #include "render/diffuse_pass.h"
+#include "render/gas_field.h"
+#include "render/gas_plane_pass.h"
+#include "render/gas_volume_pass.h"
 #include "render/obstacle_pass.h"
 #include "render/particle_buffer.h"
 #include "render/pass_probe.h"
@@ -49,6 +53,10 @@ class Renderer {
   // The water's triangle mesh (the mesh mode; see MeshBuffer): drawn when it holds any,
   // else the mesh mode draws the screen-space surface until one arrives.
   MeshBuffer& mesh() { return mesh_; }
+  // The gas simulation's grid (smoke, ink: see GasField): drawn while ready(), as a volume
+  // (3D) or a plane (one cell thick), with RenderSettings::gas. The gas app leaves the
+  // particle buffers empty.
+  GasField& gas() { return gas_; }
 
   void draw(const CameraView& camera, const RenderSettings& settings, const Marker& marker);
 
@@ -67,8 +75,12 @@ class Renderer {
   float nearest_tank_depth(const CameraView& camera) const;  ///< [m], 0 = eye inside
   // The surface's resolution scale for this frame: fixed, or from the frames measured.
   float surface_scale_for(const SurfaceSettings& settings);
-  void draw_overlays(const CameraView& camera, const RenderSettings& settings,
-                     const Marker& marker);
+  void draw_gas(const CameraView& camera, const GasLook& look);
+  void begin_translucent() const;  ///< blending on, depth-tested, no depth writes
+  void end_translucent() const;    ///< blending off, depth writes on
+  // The walls (their faces only with `wall_faces`), edges and marker.
+  void draw_overlays(const CameraView& camera, const RenderSettings& settings, const Marker& marker,
+                     bool wall_faces);
 
   // Every GL object has an owner that deletes it: the passes own their programs, VAOs
   // and VBOs, the ParticleBuffer its VBO, and the destructor marker_vbo_.
@@ -78,6 +90,8 @@ class Renderer {
   std::unique_ptr<SurfaceRenderer> surface_;
   std::unique_ptr<DiffusePass> diffuse_;
   std::unique_ptr<ObstaclePass> obstacle_pass_;
+  std::unique_ptr<GasVolumePass> gas_volume_;
+  std::unique_ptr<GasPlanePass> gas_plane_;
   std::vector<ObstacleDraw> obstacles_;
   PassProbe probe_;
   ResolutionController resolution_;  ///< the surface's scale while it is automatic
@@ -87,6 +101,7 @@ class Renderer {
   ParticleBuffer diffuse_particles_;
   ParticleBuffer splats_;
   MeshBuffer mesh_;
+  GasField gas_;
   GLuint marker_vbo_ = 0;  ///< one Vec4: the marker's centre
 };
 

@@ -104,6 +104,11 @@ void TankPass::draw_floor(const CameraView& camera) const {
 }
 
 void TankPass::draw_walls(const CameraView& camera) const {
+  draw_wall_faces(camera);
+  draw_edges(camera);
+}
+
+void TankPass::draw_wall_faces(const CameraView& camera) const {
   if (!have_box_) return;
   // Caller has blending on and depth writes off: the walls tint what is behind them only.
   bind(camera, 1, glm::vec4(0.75f, 0.85f, 1.0f, 0.05f));
@@ -112,7 +117,12 @@ void TankPass::draw_walls(const CameraView& camera) const {
   glFrontFace(GL_CCW);
   glDrawArrays(GL_TRIANGLES, walls_first_, walls_count_);
   glDisable(GL_CULL_FACE);
-  glUniform4f(program_.uniform("u_color"), 0.80f, 0.85f, 0.92f, 0.55f);
+  glBindVertexArray(0);
+}
+
+void TankPass::draw_edges(const CameraView& camera) const {
+  if (!have_box_) return;
+  bind(camera, 1, glm::vec4(0.80f, 0.85f, 0.92f, 0.55f));  // (blending on, as for the walls)
   glDrawArrays(GL_LINES, edges_first_, edges_count_);
   glBindVertexArray(0);
 }

@@ -23,6 +23,10 @@ class TankPass {
 
   void draw_floor(const CameraView& camera) const;  ///< opaque, before the fluid
   void draw_walls(const CameraView& camera) const;  ///< translucent, after the fluid
+  // draw_walls in two halves: the far walls' faces, and the edges (the gas goes between:
+  // the far walls are behind it, the edges are drawn over it).
+  void draw_wall_faces(const CameraView& camera) const;
+  void draw_edges(const CameraView& camera) const;
 
  private:
   void bind(const CameraView& camera, int mode, const glm::vec4& color) const;
