@@ -24,14 +24,10 @@ using json = nlohmann::ordered_json;
 
 // Options that mean particles: refused by name rather than ignored.
 bool refuse_water_options(const Options& o) {
-  for (const char* option : {"--particles", "--spacing", "--solver", "--preset", "--load-state", "--save-state",
-                             "--export-mesh", "--quality"})
-    if (o.given.count(option)) {
-      std::fprintf(stderr, "tidepool: %s is for water scenes; '%s' is a gas scene (use --cells N for its grid)\n",
-                   option, o.scene.c_str());
-      return true;
-    }
-  return false;
+  const std::string why = water_option_refusal(o);
+  if (why.empty()) return false;
+  std::fprintf(stderr, "tidepool: %s\n", why.c_str());
+  return true;
 }
 
 // The options checked and the backend chosen; false after saying why.
@@ -71,6 +67,14 @@ void add_phases(std::vector<std::pair<std::string, double>>* sums, const GasStat
 }
 
 }  // namespace
+
+std::string water_option_refusal(const Options& o) {
+  for (const char* option : {"--particles", "--spacing", "--solver", "--preset", "--load-state", "--save-state",
+                             "--export-mesh", "--quality", "--render", "--color"})
+    if (o.given.count(option))
+      return std::string(option) + " is for water scenes; '" + o.scene + "' is a gas scene (use --cells N for its grid)";
+  return "";
+}
 
 int run_gas_headless(const Options& o, const Scene& scene) {
   BackendChoice choice;

@@ -4,12 +4,17 @@
 // each scene and --cells).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "app/cli.h"
 #include "sim/scene.h"
 
 namespace tp {
+
+// The sentence refusing the first option given that only water scenes take (--particles,
+// --solver, ...), "" when there is none.
+std::string water_option_refusal(const Options& options);
 
 int run_gas_headless(const Options& options, const Scene& scene);
 int run_gas_bench(const Options& options, const std::vector<Scene>& scenes);

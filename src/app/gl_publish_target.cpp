@@ -3,10 +3,10 @@
 namespace tp {
 
 GlPublishTarget::GlPublishTarget(PublishBuffer& buffer, BackendKind backend,
-                                 CudaRuntime& runtime)
+                                 CudaRuntime& runtime, const std::string& what)
     : buffer_(buffer) {
   // Constructing the publisher touches nothing; it registers on the first map_device.
-  if (backend == BackendKind::Cuda) interop_ = std::make_unique<InteropPublisher>(runtime, buffer);
+  if (backend == BackendKind::Cuda) interop_ = std::make_unique<InteropPublisher>(runtime, buffer, what);
 }
 
 GlPublishTarget::~GlPublishTarget() { unmap(); }

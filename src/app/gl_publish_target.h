@@ -6,9 +6,11 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/interop_publisher.h"
+#include "render/gas_field.h"
 #include "render/mesh_buffer.h"
 #include "render/particle_buffer.h"
 #include "render/render_types.h"
@@ -31,10 +33,28 @@ class GlParticleBuffer final : public PublishBuffer {
   ParticleBuffer& buffer_;
 };
 
+// The renderer's GasField (its pixel buffer, copied into the 3D texture after each write)
+// as the publisher sees it: one Vec4 per cell.
+class GlGasBuffer final : public PublishBuffer {
+ public:
+  explicit GlGasBuffer(GasField& field) : field_(field) {}
+  unsigned gl_name() const override { return field_.pixel_buffer(); }
+  size_t capacity() const override { return field_.capacity(); }
+  void reserve(size_t count) override { field_.reserve(count); }
+  Vec4* map_host(size_t count) override { return field_.map_for_write(count); }
+  void unmap_host() override { field_.unmap(); }
+  void set_count(size_t count) override { field_.set_count(count); }
+
+ private:
+  GasField& field_;
+};
+
 class GlPublishTarget : public PublishTarget {
  public:
   // Interop is tried only on the CUDA backend; on the CPU backend `runtime` is never used.
-  GlPublishTarget(PublishBuffer& buffer, BackendKind backend, CudaRuntime& runtime);
+  // `what` names the data in the interop's one line on giving up.
+  GlPublishTarget(PublishBuffer& buffer, BackendKind backend, CudaRuntime& runtime,
+                  const std::string& what = "particles");
   ~GlPublishTarget() override;  ///< unregisters the buffer from CUDA (GL context current)
 
   Vec4* map_host(size_t count) override;

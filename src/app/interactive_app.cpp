@@ -17,6 +17,7 @@
 #include "app/preset.h"
 #include "app/screenshot_file.h"
 #include "app/stop_signals.h"
+#include "app/window_frame.h"
 #include "util/atomic_file.h"
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
@@ -74,7 +75,7 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   controls_.start_params = setup_.sim->params();
   FileControls& files = controls_.files;
   files.scene_dir = scene_dir();
-  files.scene_names = list_scenes(files.scene_dir, SceneKind::Water);  // (gas: headless for now)
+  files.scene_names = list_scenes(files.scene_dir, SceneKind::Any);
   files.record_dir = default_export_dir(std::time(nullptr));
   files.record_fps = float(options.export_fps);
   if (options.bench_window > 0.0) {
@@ -183,6 +184,15 @@ void InteractiveApp::after_new_particles(Simulation& sim) {
 }
 
 void InteractiveApp::load_scene(const std::string& name_or_path) {
+  // A gas scene: this window's loop ends and the gas's starts (run_window).
+  try {
+    if (find_scene(name_or_path, scene_dir()).is_gas) {
+      next_scene_ = name_or_path;
+      return;
+    }
+  } catch (const SceneError&) {
+    // switch_scene below says what is wrong with it
+  }
   const glm::vec2 old_default_range =
       default_color_range(render_.color_mode, pressure_scale(params_, setup_.scene));
   try {
@@ -209,7 +219,7 @@ void InteractiveApp::load_scene(const std::string& name_or_path) {
     render_.color_range =
         default_color_range(render_.color_mode, pressure_scale(params_, setup_.scene));
   std::fprintf(stderr, "tidepool: scene %s (%s): %d particles, spacing %.4f m\n",
-               scene_label(setup_, controls_.files).c_str(), full_path(setup_.scene.source).c_str(),
+               scene_label(setup_.scene, controls_.files).c_str(), full_path(setup_.scene.source).c_str(),
                last_reset_count_, setup_.spacing);
 }
 
@@ -229,28 +239,12 @@ void InteractiveApp::apply_requests() {
   files.state_save_requested = false;
   if (files.state_load_requested) load_state();
   files.state_load_requested = false;
-  if (controls_.reload_shaders_requested) {
-    try {
-      renderer_.reload_shaders();
-      controls_.shader_error.clear();
-    } catch (const RenderError& e) {
-      // Keep running on the old shaders; the panel shows what is wrong.
-      controls_.shader_error = e.what();
-      std::fprintf(stderr, "tidepool: %s\n", e.what());
-    }
-  }
-  controls_.reload_shaders_requested = false;
-}
-
-void InteractiveApp::cursor_ray(glm::vec3* origin, glm::vec3* direction) const {
-  int width = 0, height = 0;
-  glfwGetWindowSize(window_, &width, &height);
-  camera_.ray(input_.cursor_x, input_.cursor_y, width, height, origin, direction);
+  reload_shaders_if_asked(renderer_, controls_);
 }
 
 MouseForce InteractiveApp::mouse_force(double frame_seconds) {
   glm::vec3 origin, direction;
-  cursor_ray(&origin, &direction);
+  tp::cursor_ray(window_, input_, camera_, &origin, &direction);
   // The first fluid point under the cursor: in the latest published state when it holds
   // the particles (the CPU path), else in the simulation itself (inline CUDA: no thread).
   const PublishedState& state = *state_;
@@ -269,7 +263,7 @@ MouseForce InteractiveApp::mouse_force(double frame_seconds) {
 void InteractiveApp::drag_obstacles() {
   const std::vector<ObstacleShape>& shapes = state_->obstacles;
   glm::vec3 origin, direction;
-  cursor_ray(&origin, &direction);
+  tp::cursor_ray(window_, input_, camera_, &origin, &direction);
   const bool ctrl = glfwGetKey(window_, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
                     glfwGetKey(window_, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
   // ImGui's io.WantCaptureMouse (from the last NewFrame): the cursor is over the panel, so
@@ -322,28 +316,6 @@ void InteractiveApp::simulate_inline(Simulation& sim, double frame_seconds) {
   controls_.step_requested = false;
 }
 
-float InteractiveApp::screen_shift(const PanelExtent& panel) const {
-  int width = 0, height = 0;
-  glfwGetWindowSize(window_, &width, &height);
-  if (width <= 0 || panel.right <= panel.left) return 0.0f;
-  // Centre the scene in the free space beside the panel, on whichever side it sits, by at
-  // most a quarter of the window.
-  const float w = float(width);
-  const float shift = 0.5f * (panel.left + panel.right) < 0.5f * w
-                          ? std::max(panel.right, 0.0f) / w
-                          : -std::max(w - panel.left, 0.0f) / w;
-  return std::clamp(shift, -0.5f, 0.5f);
-}
-
-CameraView InteractiveApp::camera_view(int framebuffer_width, int framebuffer_height) const {
-  CameraView view;
-  view.view = camera_.view();
-  view.projection = camera_.projection(float(framebuffer_width) / float(framebuffer_height));
-  view.framebuffer_width = framebuffer_width;
-  view.framebuffer_height = framebuffer_height;
-  return view;
-}
-
 Marker InteractiveApp::marker() const {
   Marker m;
   m.visible = mouse_.active();
@@ -355,26 +327,6 @@ Marker InteractiveApp::marker() const {
   const glm::vec3 colors[] = {{1.0f, 0.55f, 0.2f}, {0.3f, 1.0f, 0.5f}, {1.0f, 0.9f, 0.3f}};
   m.color = colors[std::clamp(p.mouse_mode, 0, 2)];
   return m;
-}
-
-void InteractiveApp::save_view_screenshot(int fb_width, int fb_height) {
-  // In the working directory, by its full path so that the messages say where that is.
-  std::error_code ignored;
-  const std::string directory = std::filesystem::current_path(ignored).string();
-  const std::string path =
-      free_screenshot_path(directory.empty() ? "." : directory, std::time(nullptr));
-  std::string error;
-  controls_.screenshot_failed = !save_screenshot(path, fb_width, fb_height, &error);
-  controls_.screenshot_note_time = ImGui::GetTime();
-  if (controls_.screenshot_failed) {
-    std::fprintf(stderr, "tidepool: %s\n", error.c_str());
-    controls_.screenshot_note = "Screenshot not saved: " + error;
-    return;
-  }
-  std::fprintf(stderr, "tidepool: saved %s (%dx%d)\n", path.c_str(), fb_width, fb_height);
-  const std::string name = path.substr(path.rfind('/') + 1);
-  controls_.screenshot_note =
-      "Saved " + name + " (" + std::to_string(fb_width) + "x" + std::to_string(fb_height) + ")";
 }
 
 bool InteractiveApp::idle() const {
@@ -412,32 +364,8 @@ void InteractiveApp::wait_while_idle(double frame_start) {
   }
 }
 
-glm::vec2 InteractiveApp::window_point(const glm::vec3& world) const {
-  int width = 0, height = 0;
-  glfwGetWindowSize(window_, &width, &height);
-  const glm::vec4 clip =
-      camera_.projection(float(width) / float(std::max(height, 1))) * camera_.view() *
-      glm::vec4(world, 1.0f);
-  const glm::vec2 ndc = glm::vec2(clip) / std::max(clip.w, 1e-6f);
-  return {0.5f * (ndc.x + 1.0f) * float(width), 0.5f * (1.0f - ndc.y) * float(height)};
-}
-
 void InteractiveApp::script_drag(double t) {
-  if (!bench_ || !options_.bench_drag) return;
-  const bool held = drag_.held(t);
-  if (held) {
-    const Vec3 p = drag_.point(t);
-    const glm::vec2 cursor = window_point(glm::vec3(p.x, p.y, p.z));
-    input_.cursor_x = cursor.x;
-    input_.cursor_y = cursor.y;
-    if (!drag_held_) {
-      input_.left_pressed = true;
-      input_.left_ctrl = false;
-      bench_->pressed(t);
-    }
-  }
-  if (held != drag_held_) input_.left = held;
-  drag_held_ = held;
+  if (bench_ && options_.bench_drag) play_scripted_drag(drag_, t, window_, camera_, input_, *bench_, &drag_held_);
 }
 
 void InteractiveApp::report_window_bench() {
@@ -450,20 +378,7 @@ void InteractiveApp::report_window_bench() {
   r.backend = device_;
   r.quality = quality_name(controls_.quality);
   for (const PassTime& t : renderer_.pass_times()) r.pass_ms.push_back({t.pass, t.gpu_ms, t.cpu_ms});
-  const std::string text = window_bench_text(r);
-  const std::string json = window_bench_json(r);
-  if (options_.bench_json == "-") {
-    std::fputs(text.c_str(), stderr);
-    std::fputs(json.c_str(), stdout);
-  } else {
-    std::fputs(text.c_str(), stdout);
-    if (!options_.bench_json.empty()) {
-      std::string error;
-      if (!write_file_atomic(options_.bench_json, json, &error))
-        std::fprintf(stderr, "tidepool: %s\n", error.c_str());
-    }
-  }
-  std::fflush(stdout);
+  print_window_bench(r, options_);
 }
 
 void InteractiveApp::request_mesh() {
@@ -591,15 +506,9 @@ int InteractiveApp::run() {
     bool quit = glfwWindowShouldClose(window_) || stop_signal();
     script_drag(now - run_start);
     handle_keys(&quit);
-    if (input_.orbit_dx != 0.0 || input_.orbit_dy != 0.0)
-      camera_.orbit(input_.orbit_dx, input_.orbit_dy);
-    if (input_.pan_dx != 0.0 || input_.pan_dy != 0.0) {
-      int width = 0, height = 0;
-      glfwGetWindowSize(window_, &width, &height);
-      camera_.pan(input_.pan_dx, input_.pan_dy, width, height);
-    }
-    if (input_.scroll != 0.0) camera_.zoom(input_.scroll);
+    apply_camera_input(window_, input_, camera_);
     apply_requests();
+    if (!next_scene_.empty()) break;  // a gas scene: run_window opens it
     update_threading();
 
     // Input for the simulation's next step, from the latest state (picking, obstacles).
@@ -635,30 +544,20 @@ int InteractiveApp::run() {
       draw_help_overlay(controls_, params_);
     }
     print_widget_changes(controls_.widgets);
-    camera_.set_screen_shift(screen_shift(panel));
+    const float shift = panel_screen_shift(window_, panel);
+    camera_.set_screen_shift(shift);
     ImGui::Render();
 
-    if (controls_.screenshot_requested) {
-      // The button and F12 save the scene without the panel, framed as with the panel
-      // collapsed (centred in the window, not beside the panel): drawn once so, saved,
-      // then drawn again as the window shows it.
-      const float shift = screen_shift(panel);
-      camera_.set_screen_shift(0.0f);
-      renderer_.draw(camera_view(fb_width, fb_height), render_, marker());
-      save_view_screenshot(fb_width, fb_height);
-      camera_.set_screen_shift(shift);
-      controls_.screenshot_requested = false;
-    }
-    renderer_.draw(camera_view(fb_width, fb_height), render_, marker());
+    // The button and F12 save the scene without the panel, framed as with the panel
+    // collapsed (centred in the window, not beside the panel): drawn once so, saved, then
+    // drawn again as the window shows it.
+    const auto draw = [&] { renderer_.draw(camera_view(camera_, fb_width, fb_height), render_, marker()); };
+    screenshot_if_asked(camera_, shift, fb_width, fb_height, controls_, draw);
+    draw();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     controls_.render_pass_times = renderer_.pass_times();
     controls_.surface_scale = renderer_.surface_scale();
-    if (options_.gl_check) {
-      for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
-        std::fprintf(stderr, "tidepool: GL error 0x%04x after the panel\n", unsigned(e));
-        panel_gl_errors_ = true;
-      }
-    }
+    if (options_.gl_check && gl_errors_after_panel()) panel_gl_errors_ = true;
     ++frames_drawn_;
     if (bench_) {
       const double t = glfwGetTime() - run_start;
@@ -668,30 +567,14 @@ int InteractiveApp::run() {
     }
 
     const bool last = quit || (options_.frames > 0 && frames_drawn_ >= options_.frames);
-    if (last && !options_.screenshot.empty()) {
-      std::string error;
-      if (save_screenshot(options_.screenshot, fb_width, fb_height, &error)) {
-        std::printf("tidepool: saved %s (%dx%d)\n", options_.screenshot.c_str(), fb_width,
-                    fb_height);
-      } else {
-        std::fprintf(stderr, "tidepool: %s\n", error.c_str());
-        exit_code = 1;
-      }
-    }
+    if (last && !options_.screenshot.empty() && !save_last_frame(options_.screenshot, fb_width, fb_height))
+      exit_code = 1;
     glfwSwapBuffers(window_);
     input_.begin_frame();
     if (last) break;
   }
   if (bench_) report_window_bench();
-  if (options_.gl_check) {
-    const size_t errors = renderer_.gl_errors().size() + (panel_gl_errors_ ? 1 : 0);
-    if (errors > 0) {
-      std::fprintf(stderr, "tidepool: --gl-check: %zu OpenGL error(s), see above\n", errors);
-      exit_code = 1;
-    } else {
-      std::printf("tidepool: --gl-check: no OpenGL errors\n");
-    }
-  }
+  if (options_.gl_check) exit_code = gl_check_verdict(renderer_, panel_gl_errors_, exit_code);
   return finish(exit_code, stop_signal() ? signal_text(stop_signal()) : "");
 }
 
@@ -701,14 +584,7 @@ int InteractiveApp::finish(int exit_code, const std::string& stop_reason) {
   // One line for scripts driving the window (did the drag move the water?).
   const RunStats stats = setup_.sim->stats();
   // GPU and CPU time per render pass (recent means), for comparing modes and sizes.
-  std::string passes;
-  for (const PassTime& t : renderer_.pass_times()) {
-    char item[128];
-    std::snprintf(item, sizeof(item), "%s%s %.2f/%.2f", passes.empty() ? "" : ", ",
-                  t.pass.c_str(), t.gpu_ms, t.cpu_ms);
-    passes += item;
-  }
-  if (!passes.empty()) std::printf("tidepool: ms per pass (GPU/CPU): %s\n", passes.c_str());
+  print_pass_times(renderer_.pass_times());
   // Where the obstacles ended up (after any ctrl + left drags).
   const std::vector<ObstacleShape> obstacles = setup_.sim->obstacles();
   for (size_t i = 0; i < obstacles.size(); ++i) {

@@ -29,6 +29,9 @@ class InteractiveApp {
                  ColorMode color_mode, RenderMode render_mode);
 
   int run();  ///< the frame loop; returns the exit code
+  // The gas scene chosen in the scene list, which this window cannot run: run_window starts
+  // it after run() returns. "" when the session simply ended.
+  const std::string& next_scene() const { return next_scene_; }
   // Ends the session: stops a recording (every frame written is a whole file) and prints
   // the closing lines; with a `stop_reason` (a signal, the display gone) the last line says
   // the run stopped early and why. Makes no GL or window call, so it also serves when the
@@ -86,24 +89,17 @@ class InteractiveApp {
   void load_preset();
   void save_state();
   void load_state();
-  // Saves the back buffer as a new timestamped PNG in the working directory; reports on
-  // stderr and in the panel's screenshot note, and carries on whatever happens.
-  void save_view_screenshot(int fb_width, int fb_height);
   void simulate(double frame_seconds);
   void simulate_inline(Simulation& sim, double frame_seconds);  ///< the frame's own steps
-  void cursor_ray(glm::vec3* origin, glm::vec3* direction) const;  ///< world space
   MouseForce mouse_force(double frame_seconds);
   // Ctrl + left drag: moves the grabbed obstacle (sim->move_obstacle) and sets which one
   // is highlighted.
   void drag_obstacles();
-  float screen_shift(const PanelExtent& panel) const;
-  CameraView camera_view(int framebuffer_width, int framebuffer_height) const;
   Marker marker() const;
   // --bench-window: the scripted drag's cursor for this frame (run time `t`), and the
   // figures at the end.
   void script_drag(double t);
   void report_window_bench();
-  glm::vec2 window_point(const glm::vec3& world) const;  ///< window pixels, y down
 
   GLFWwindow* window_;
   SimRunner runner_;         ///< steps the simulation (its thread, or inline)
@@ -139,6 +135,7 @@ class InteractiveApp {
   std::unique_ptr<WindowBench> bench_;  ///< --bench-window
   ScriptedDrag drag_;                   ///< --bench-drag
   bool drag_held_ = false;
+  std::string next_scene_;  ///< a gas scene to switch to (see next_scene)
 };
 
 template <class F>

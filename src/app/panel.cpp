@@ -9,6 +9,7 @@
 #include "app/panel_style.h"
 #include "imgui.h"
 #include "sim/memory_need.h"
+#include "sim/gas_params.h"
 #include "sim/params.h"
 
 namespace tp {
@@ -58,7 +59,8 @@ const char* param_section(const ParamInfo& info, int active_solver) {
   return shared_group_of(info.name);
 }
 
-SliderSpec slider_spec(const ParamInfo& info) {
+template <class P>
+SliderSpec slider_spec(const FieldInfo<P>& info) {
   SliderSpec spec;
   spec.min = float(info.min);
   spec.max = float(info.max);
@@ -87,7 +89,8 @@ SliderSpec slider_spec(const ParamInfo& info) {
   return spec;
 }
 
-bool param_widget(const ParamInfo& info, SimParams& p) {
+template <class P>
+bool param_widget(const FieldInfo<P>& info, P& p) {
   const std::string label = std::string(info.label) + "##" + info.name;
   bool changed = false;
   if (info.integer) {
@@ -119,6 +122,11 @@ bool param_widget(const ParamInfo& info, SimParams& p) {
   tooltip(info.help);
   return changed;
 }
+
+template SliderSpec slider_spec(const FieldInfo<SimParams>&);
+template SliderSpec slider_spec(const FieldInfo<GasParams>&);
+template bool param_widget(const FieldInfo<SimParams>&, SimParams&);
+template bool param_widget(const FieldInfo<GasParams>&, GasParams&);
 
 // The resolution of the surface's passes: automatic or fixed, and the scale in use.
 void surface_resolution(SurfaceSettings& surface, float current) {
@@ -319,7 +327,7 @@ void simulation_section(PanelSim& sim, AppControls& controls) {
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
     ImGui::TextWrapped("%s", controls.reset_error.c_str());
     ImGui::PopStyleColor();
-  }  scene_rows(sim.setup, controls.files, controls.widgets);
+  }  scene_rows(sim.setup.scene, controls.files, controls.widgets);
 }
 
 void parameters_section(SimParams& p, AppControls& controls) {
@@ -593,8 +601,7 @@ void keep_inside_after_resize() {
 
 }  // namespace
 
-PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
-                       RenderSettings& render, AppControls& controls) {
+bool begin_panel(const std::string& title, PanelExtent* extent) {
   const float em = ImGui::GetFontSize();
   // Fixed width, height following the open sections up to the window's height (then it
   // scrolls), so opening a section never needs a manual resize.
@@ -604,18 +611,29 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   ImGui::SetNextWindowSizeConstraints(
       ImVec2(em * 26.0f, 0.0f), ImVec2(em * 26.0f, max_height > 100.0f ? max_height : 100.0f));
   ImGui::SetNextWindowBgAlpha(0.85f);
-  // The title names the active solver, so it shows even with the panel collapsed or
-  // scrolled; "###" keeps the window's identity (position, size) across the switch.
-  const std::string title =
-      std::string("Tidepool: ") + solver_label(sim.params.solver) + "###Tidepool";
   if (!ImGui::Begin(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::End();  // collapsed to its title bar
-    return PanelExtent{};
+    *extent = PanelExtent{};
+    return false;
   }
   keep_inside_after_resize();
-  const PanelExtent extent{ImGui::GetWindowPos().x,
-                           ImGui::GetWindowPos().x + ImGui::GetWindowWidth()};
+  *extent = PanelExtent{ImGui::GetWindowPos().x, ImGui::GetWindowPos().x + ImGui::GetWindowWidth()};
   ImGui::PushItemWidth(em * 13.0f);
+  return true;
+}
+
+void end_panel() {
+  ImGui::PopItemWidth();
+  ImGui::End();
+}
+
+PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
+                       RenderSettings& render, AppControls& controls) {
+  // The title names the active solver, so it shows even with the panel collapsed or
+  // scrolled; "###" keeps the window's identity (position, size) across the switch.
+  PanelExtent extent;
+  if (!begin_panel(std::string("Tidepool: ") + solver_label(sim.params.solver) + "###Tidepool", &extent))
+    return extent;
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
     statistics_section(sim, stats, frame, controls);
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
@@ -627,12 +645,11 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   if (ImGui::CollapsingHeader(kDiffuseSection))
     diffuse_section(sim.params, stats.diffuse, controls, sim.backend);
   if (ImGui::CollapsingHeader("Render")) render_section(sim, render, controls);
-  ImGui::PopItemWidth();
-  ImGui::End();
+  end_panel();
   return extent;
 }
 
-void draw_help_overlay(const AppControls& controls, const SimParams& params) {
+void help_overlay(const std::string& mouse, const std::string& keys) {
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(
       ImVec2(viewport->WorkPos.x + 10, viewport->WorkPos.y + viewport->WorkSize.y - 10),
@@ -643,28 +660,32 @@ void draw_help_overlay(const AppControls& controls, const SimParams& params) {
                                  ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav |
                                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoInputs;
   if (ImGui::Begin("##help", nullptr, flags)) {
-    const char* modes[] = {"push", "pull", "drag"};
-    const int m = params.mouse_mode;
-    char mouse[192], keys[160];
-    std::snprintf(mouse, sizeof(mouse),
-                  "%sLeft drag: %s water   %sRight drag: orbit   Middle drag: pan   Wheel: zoom",
-                  controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move",
-                  controls.obstacles ? "Ctrl+left drag: move obstacle   " : "");
-    std::snprintf(keys, sizeof(keys),
-                  "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
-                  "Tab: hide panel   Esc: quit",
-                  solver_keys_help().c_str());
     // One line when it fits, else mouse and keys on a line each.
-    const float width =
-        ImGui::CalcTextSize(mouse).x + ImGui::CalcTextSize(keys).x + ImGui::CalcTextSize("   ").x;
+    const float width = ImGui::CalcTextSize(mouse.c_str()).x + ImGui::CalcTextSize(keys.c_str()).x +
+                        ImGui::CalcTextSize("   ").x;
     if (width < viewport->WorkSize.x - 40.0f) {
-      ImGui::Text("%s   %s", mouse, keys);
+      ImGui::Text("%s   %s", mouse.c_str(), keys.c_str());
     } else {
-      ImGui::TextUnformatted(mouse);
-      ImGui::TextUnformatted(keys);
+      ImGui::TextUnformatted(mouse.c_str());
+      ImGui::TextUnformatted(keys.c_str());
     }
   }
   ImGui::End();
+}
+
+void draw_help_overlay(const AppControls& controls, const SimParams& params) {
+  const char* modes[] = {"push", "pull", "drag"};
+  const int m = params.mouse_mode;
+  char mouse[192], keys[160];
+  std::snprintf(mouse, sizeof(mouse),
+                "%sLeft drag: %s water   %sRight drag: orbit   Middle drag: pan   Wheel: zoom",
+                controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move",
+                controls.obstacles ? "Ctrl+left drag: move obstacle   " : "");
+  std::snprintf(keys, sizeof(keys),
+                "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
+                "Tab: hide panel   Esc: quit",
+                solver_keys_help().c_str());
+  help_overlay(mouse, keys);
 }
 
 }  // namespace tp

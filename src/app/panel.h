@@ -58,7 +58,9 @@ struct SliderSpec {
   std::string format;            ///< printf format, with the unit
   bool zero_at_min = false;      ///< a logarithmic range from 0: its left end means 0
 };
-SliderSpec slider_spec(const ParamInfo& info);
+// For any parameter table (SimParams, GasParams: instantiated for both).
+template <class P>
+SliderSpec slider_spec(const FieldInfo<P>& info);
 
 // A solver's display name, "WCSPH" (kernels/solver_list.h); "?" when out of range.
 const char* solver_label(int kind);
@@ -83,9 +85,10 @@ std::string diffuse_counts_text(const DiffuseCounts& counts);
 void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls,
                      BackendKind backend = BackendKind::Cpu);
 
-// One widget for one parameter table entry (combo, slider). Returns true when the user
-// changed the value. Needs an ImGui frame under way.
-bool param_widget(const ParamInfo& info, SimParams& p);
+// One widget for one parameter table entry (combo, slider), of either table. Returns true
+// when the user changed the value. Needs an ImGui frame under way.
+template <class P>
+bool param_widget(const FieldInfo<P>& info, P& p);
 
 // Depth of the scene's water at rest [m]: the higher of its tallest fluid block (clipped to
 // the tank) and its blocks' and spheres' volume spread over the tank's floor. 0 for a
@@ -115,6 +118,11 @@ bool screenshot_note_visible(const AppControls& controls, double now);
 // screenshot note while it is visible. Needs an ImGui frame under way.
 void screenshot_button(AppControls& controls);
 
+// Saves the back buffer as a new timestamped PNG in the working directory (the Save
+// screenshot button, F12); says where on stderr and in controls.screenshot_note, and
+// carries on whatever happens. Needs the GL context and an ImGui context.
+void save_window_screenshot(int fb_width, int fb_height, AppControls& controls);
+
 // The Render section's resolution control of the surface mode: the Auto resolution
 // checkbox (switched off, the scale stays at `current`, the one in use), the Resolution
 // slider while it is off, and `current` as text. Needs an ImGui frame under way.
@@ -135,6 +143,15 @@ struct PanelSim {
   BackendKind backend = BackendKind::Cpu;
   std::string device;  ///< the backend's description, "CPU (OpenMP, 2 threads)"
 };
+
+// The panel's window (fixed width, kept inside the display, the items' width pushed):
+// false when it is collapsed (nothing to draw; end_panel not needed). Shared by the water
+// and the gas panels.
+bool begin_panel(const std::string& title, PanelExtent* extent);
+void end_panel();
+
+// Bottom-left, translucent: the mouse's and the keys' help, on one line when it fits.
+void help_overlay(const std::string& mouse, const std::string& keys);
 
 PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
                        RenderSettings& render, AppControls& controls);

@@ -4,14 +4,14 @@
 #include <cstdio>
 
 #include "app/panel_style.h"
-#include "app/setup.h"
+#include "sim/scene.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
 
 namespace tp {
 
-std::string scene_label(const SimSetup& setup, const FileControls& files) {
-  const std::string& source = setup.scene.source;
+std::string scene_label(const Scene& scene, const FileControls& files) {
+  const std::string& source = scene.source;
   for (const std::string& name : files.scene_names)
     if (source == files.scene_dir + "/" + name + ".json") return name;
   const size_t slash = source.rfind('/');
@@ -36,13 +36,14 @@ void print_widget_changes(WidgetLog& log) {
   }
 }
 
-void scene_rows(const SimSetup& setup, FileControls& files, WidgetLog& log) {
-  const std::string current = scene_label(setup, files);
-  const bool open = ImGui::BeginCombo("Scene", current.c_str());
+void scene_rows(const Scene& scene, FileControls& files, WidgetLog& log) {
+  const std::string current = scene_label(scene, files);
+  // Tall enough for every shipped scene without scrolling (water and gas: a dozen).
+  const bool open = ImGui::BeginCombo("Scene", current.c_str(), ImGuiComboFlags_HeightLarge);
   if (!open) {
     // While the list is open, the last item is the list's window, not the combo.
     note_widget(log, "scene");
-    tooltip(setup.scene.description.empty() ? nullptr : setup.scene.description.c_str());
+    tooltip(scene.description.empty() ? nullptr : scene.description.c_str());
   }
   if (open) {
     for (const std::string& name : files.scene_names) {
@@ -140,14 +141,14 @@ void preset_rows(FileControls& files, WidgetLog& log) {
   }
 }
 
-void state_rows(FileControls& files, WidgetLog& log) {
+}  // namespace
+
+void state_rows(FileControls& files, WidgetLog& log, const char* what) {
   ImGui::TextDisabled("Simulation state");
   ImGui::SetNextItemWidth(-1.0f);
   ImGui::InputText("##state_path", &files.state_path);
   note_widget(log, "state path");
-  tooltip("A file with the whole simulation: particles, obstacles, emitters, spray and foam, "
-          "time and parameters. Loading it continues exactly where it was saved "
-          "(also: --load-state FILE).");
+  tooltip(what);
   if (ImGui::Button("Save state")) files.state_save_requested = true;
   note_widget(log, "state save");
   ImGui::SameLine();
@@ -159,14 +160,15 @@ void state_rows(FileControls& files, WidgetLog& log) {
   }
 }
 
-}  // namespace
-
 void files_section(FileControls& files, WidgetLog& log) {
   record_rows(files, log);
   ImGui::Separator();
   preset_rows(files, log);
   ImGui::Separator();
-  state_rows(files, log);
+  state_rows(files, log,
+             "A file with the whole simulation: particles, obstacles, emitters, spray and foam, "
+             "time and parameters. Loading it continues exactly where it was saved "
+             "(also: --load-state FILE).");
 }
 
 }  // namespace tp

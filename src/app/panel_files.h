@@ -10,7 +10,7 @@
 
 namespace tp {
 
-struct SimSetup;
+struct Scene;
 
 struct FileControls {
   // Scenes
@@ -43,7 +43,7 @@ struct FileControls {
 };
 
 // The name shown for the running scene: its name in assets/scenes, or its file's name.
-std::string scene_label(const SimSetup& setup, const FileControls& files);
+std::string scene_label(const Scene& scene, const FileControls& files);
 
 // For tests that drive the panel from outside (TIDEPOOL_TEST_WIDGETS=1): where named
 // widgets are, in window coordinates, so that a test can click them like a person would.
@@ -68,7 +68,11 @@ void print_widget_changes(WidgetLog& log);
 
 // The scene row: the list of shipped scenes, a file field with Load, and the last error.
 // Needs an ImGui frame under way.
-void scene_rows(const SimSetup& setup, FileControls& files, WidgetLog& log);
+void scene_rows(const Scene& scene, FileControls& files, WidgetLog& log);
+
+// The state rows: the file field, Save state, Load state and the note; `what` is the
+// field's tooltip (what the file holds).
+void state_rows(FileControls& files, WidgetLog& log, const char* what);
 
 // The Files section: Record (directory, frame rate, toggle, status) and presets (path,
 // Save preset, Load preset, note). Needs an ImGui frame under way.

@@ -81,8 +81,8 @@ Scene find_water_scene(const std::string& name_or_path) {
     throw SetupError(e.what());
   }
   if (scene.is_gas)
-    throw SetupError("'" + scene.name + "' is a gas scene: run it with --headless (--report, --export DIR for VTK "
-                     "images) or --bench; this version's window draws water scenes only");
+    throw SetupError("'" + scene.name + "' is a gas scene, not water: open it in the window with --scene " +
+                     scene.name + ", or run it with --headless or --bench");
   return scene;
 }
 

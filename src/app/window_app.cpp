@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
+#include "app/gas_app.h"
 #include "app/input.h"
 #include "app/interactive_app.h"
+#include "app/paths.h"
 #include "app/setup.h"
 #include "app/stop_signals.h"
 #include "backends/imgui_impl_glfw.h"
@@ -63,7 +66,8 @@ struct ImGuiSession {
   }
 };
 
-InteractiveApp* g_app = nullptr;  // the session running, to finish if the display goes away
+// The session running (water or gas), to finish if the display goes away.
+std::function<int(int, const std::string&)> g_finish;
 
 #ifdef TP_HAVE_XLIB
 // Xlib calls this when the connection to the X server breaks (the server quit or was
@@ -76,8 +80,8 @@ int on_display_lost(Display* display) {
   const std::string reason =
       std::string("the display ") + DisplayString(display) + " went away";
   int code = 1;
-  if (g_app)
-    code = g_app->finish(1, reason);
+  if (g_finish)
+    code = g_finish(1, reason);
   else
     std::fprintf(stderr, "tidepool: %s; stopped\n", reason.c_str());
   std::fflush(nullptr);
@@ -132,9 +136,21 @@ int run_window(const Options& options) {
                  options.render.c_str());
     return 2;
   }
-  SimSetup setup;
+  // Water or gas: the scene says (an unreadable one is make_setup's to report).
+  bool gas = false;
+  Scene gas_scene;
   try {
-    setup = make_setup(options);
+    gas_scene = find_scene(options.scene, scene_dir());
+    gas = gas_scene.is_gas;
+  } catch (const SceneError&) {
+  }
+  SimSetup setup;
+  GasSession gas_session;
+  try {
+    if (gas)
+      gas_session = make_gas_session(options, gas_scene, options.sets);
+    else
+      setup = make_setup(options);
   } catch (const SetupError& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
     return 2;
@@ -175,10 +191,11 @@ int run_window(const Options& options) {
     return 2;
   }
   glfwSwapInterval(1);
-  std::printf("tidepool: %s; OpenGL: %s, %s\n", setup.backend_message.c_str(),
-              gl_string(GL_RENDERER), gl_string(GL_VERSION));
+  std::printf("tidepool: %s; OpenGL: %s, %s\n",
+              gas ? gas_session.backend_message.c_str() : setup.backend_message.c_str(), gl_string(GL_RENDERER),
+              gl_string(GL_VERSION));
   std::fflush(stdout);
-  if (setup.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(setup);
+  if (!gas && setup.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(setup);
 
   // Our callbacks first: ImGui's GLFW backend then installs its own and chains to ours.
   InputState input;
@@ -197,16 +214,54 @@ int run_window(const Options& options) {
     return 2;
   }
 
-  try {
-    InteractiveApp app(window.handle, input, setup, options, color_mode, render_mode);
-    struct Running {  // g_app is the session only while it runs
-      explicit Running(InteractiveApp* app) { g_app = app; }
-      ~Running() { g_app = nullptr; }
-    } running(&app);
-    return app.run();
-  } catch (const RenderError& e) {
-    std::fprintf(stderr, "tidepool: %s\n", e.what());
-    return 2;
+  // One window for the whole session; the scene list may pass from water to gas and back:
+  // each kind has its app, and a switch to the other kind ends one and starts the other.
+  Options current = options;
+  for (;;) {
+    std::string next;
+    int code = 0;
+    try {
+      struct Running {  // g_finish is the session's only while it runs
+        ~Running() { g_finish = nullptr; }
+      } running;
+      if (gas) {
+        GasApp app(window.handle, input, gas_session, current);
+        g_finish = [&app](int c, const std::string& why) { return app.finish(c, why); };
+        code = app.run();
+        next = app.next_scene();
+      } else {
+        InteractiveApp app(window.handle, input, setup, current, color_mode, render_mode);
+        g_finish = [&app](int c, const std::string& why) { return app.finish(c, why); };
+        code = app.run();
+        next = app.next_scene();
+      }
+    } catch (const RenderError& e) {
+      std::fprintf(stderr, "tidepool: %s\n", e.what());
+      return 2;
+    }
+    if (next.empty()) return code;
+    // The other kind's scene, with this session's backend choice and window options; the
+    // first scene's --set and grid or particle options do not carry over.
+    current.scene = next;
+    current.sets.clear();
+    current.cells = 0;
+    current.given.clear();
+    try {
+      const Scene scene = find_scene(next, scene_dir());
+      gas = scene.is_gas;
+      if (gas) {
+        gas_session = make_gas_session(current, scene, {});
+        setup = SimSetup{};
+      } else {
+        setup = make_setup(current);
+        gas_session = GasSession{};
+        if (setup.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(setup);
+      }
+      std::fprintf(stderr, "tidepool: scene %s\n", scene.name.c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tidepool: cannot switch to '%s': %s\n", next.c_str(), e.what());
+      return 1;
+    }
   }
 }
 

@@ -119,6 +119,15 @@ TEST(CliGas, WaterOptionsAndBadGridsAreRefusedByName) {
   r = run_command(tidepool() + " --bench --scene plume,pool --steps 1 2>&1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("gas scenes and water scenes separately"), std::string::npos) << r.output;
+  // The window checks the same before it opens (no display needed to be told).
+  for (const char* option : {"--particles 1000", "--solver pbf", "--render surface"}) {
+    r = run_command("DISPLAY= " + tidepool() + " --scene ink_box " + option + " 2>&1");
+    EXPECT_EQ(r.exit_code, 2) << option;
+    EXPECT_NE(r.output.find("is for water scenes; 'ink_box' is a gas scene"), std::string::npos) << r.output;
+  }
+  r = run_command("DISPLAY= " + tidepool() + " --scene ink_box --set vorticity=nan 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("vorticity: 'nan' is not valid"), std::string::npos) << r.output;
 }
 
 TEST(CliGas, AGridLargerThanTheMemoryIsRefusedBeforeAllocating) {

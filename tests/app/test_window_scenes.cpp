@@ -170,6 +170,16 @@ std::string start_recording(RunningApp& app, std::unique_ptr<FrameWatcher>* watc
 
 // The scene list: open it, pick the dam break, and the window shows the dam break (its
 // camera, its block of water at the left wall) where the pool was.
+// Opens the panel's scene list and clicks `scene` in it.
+void choose_scene(RunningApp& app, FrameWatcher& watcher, unsigned long w, const std::string& scene) {
+  click(w, wait_for_widget(app, "scene"));
+  if (testing::Test::HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_widget(app, "scene:" + scene).found) << "the scene list did not open:\n" << app.output();
+  wait_frames(watcher, 3);  // where the list settles
+  if (testing::Test::HasFatalFailure()) return;
+  click(w, widget(app, "scene:" + scene));
+}
+
 TEST(Window, SceneListSwitchesTheScene) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
@@ -182,13 +192,7 @@ TEST(Window, SceneListSwitchesTheScene) {
   const Image before = grab_window(*watcher);
   save_png(before, dir + "/pool.png");
 
-  click(w, wait_for_widget(app, "scene"));
-  if (HasFatalFailure()) return;
-  ASSERT_TRUE(wait_for_widget(app, "scene:dam_break").found)
-      << "the scene list did not open:\n" << app.output();
-  wait_frames(*watcher, 3);  // where the list settles
-  if (HasFatalFailure()) return;
-  click(w, widget(app, "scene:dam_break"));
+  choose_scene(app, *watcher, w, "dam_break");
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: scene dam_break (")) << app.output();
   wait_frames(*watcher, 4);
@@ -207,6 +211,42 @@ TEST(Window, SceneListSwitchesTheScene) {
   EXPECT_LT(dam.columns_hit, pool.columns_hit * 3 / 4);
   EXPECT_GT(mean_abs_diff(before, after, kScene), 5.0) << "the view did not change";
 
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
+// The scene list holds water and gas scenes: choosing the plume in the pool's window turns
+// the same window into the gas's (its panel, its volume), and choosing the pool there brings
+// the water back.
+TEST(Window, SceneListPassesBetweenWaterAndGas) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene pool --particles 2000 --size 1280x800", dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const Image pool = grab_window(*watcher);
+  choose_scene(app, *watcher, w, "plume");
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: gas ")) << app.output();
+  wait_frames(*watcher, 20, 2.0);
+  if (HasFatalFailure()) return;
+  const Image gas = grab_window(*watcher);
+  save_png(gas, dir + "/plume.png");
+  EXPECT_LT(find_water(gas, kScene).count, 500) << "water still drawn after the switch to the plume";
+  EXPECT_GT(mean_abs_diff(pool, gas, kScene), 5.0) << "the view did not change";
+  choose_scene(app, *watcher, w, "pool");
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: scene pool")) << app.output();
+  wait_frames(*watcher, 6, 1.0);
+  if (HasFatalFailure()) return;
+  const Image back = grab_window(*watcher);
+  save_png(back, dir + "/pool_again.png");
+  EXPECT_GT(find_water(back, kScene).count, 20000) << "no water after coming back to the pool";
   ASSERT_TRUE(app.running()) << app.output();
   send("windowfocus --sync " + std::to_string(w) + " key Escape");
   ASSERT_TRUE(app.wait_exit(60));

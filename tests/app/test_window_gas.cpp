@@ -1,0 +1,123 @@
+// The gas in a real window under Xvfb: the plume renders as smoke that rises (a volume
+// ray-marched through the grid, composited in the tank), a left drag through the 2D ink box
+// changes the image along the drag and not far from it, and the scene list passes from
+// water to gas and back in the same window. Run as the other window tests (test_window.cpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "image.h"
+#include "process.h"
+#include "x11_frames.h"
+
+using namespace tp::test;
+#include "window_harness.h"
+
+namespace {
+
+// The plume in lockstep (one step per frame, so each run of N frames is the same gas) with
+// the panel hidden: the box spans the window's middle.
+const std::string kPlume = "--scene plume --size 1280x800 --steps-per-frame 1 --hide-panel --gl-check";
+
+struct SmokeExtent {
+  long pixels = 0;
+  int top = -1;  ///< the highest row (smallest y) with smoke; -1 none
+};
+
+// Smoke: where the frame is brighter than the tank before any (`empty`, the first frame),
+// by more than the rounding of the two runs; a row counts with at least 6 such pixels.
+SmokeExtent smoke_extent(const Image& img, const Image& empty) {
+  SmokeExtent e;
+  for (int y = 0; y < img.height; ++y) {
+    int row = 0;
+    for (int x = 0; x < img.width; ++x) row += luminance(img.at(x, y)) > luminance(empty.at(x, y)) + 25.0 ? 1 : 0;
+    if (row >= 6) {
+      e.pixels += row;
+      if (e.top < 0) e.top = y;
+    }
+  }
+  return e;
+}
+
+TEST(Window, GasPlumeRendersSmokeThatRises) {
+  require_display_and_tools();
+  const std::string dir = test_dir();
+  const FinishedRun empty = run_to_end(kPlume + " --frames 1", dir + "/empty.png");
+  ASSERT_RAN(empty);
+  const FinishedRun early = run_to_end(kPlume + " --frames 12", dir + "/early.png");
+  ASSERT_RAN(early);
+  expect_no_gl_errors(early.result);
+  const FinishedRun late = run_to_end(kPlume + " --frames 50", dir + "/late.png");
+  ASSERT_RAN(late);
+  expect_no_gl_errors(late.result);
+  EXPECT_EQ(late.exit.steps, 50);
+  const SmokeExtent a = smoke_extent(early.shot, empty.shot), b = smoke_extent(late.shot, empty.shot);
+  std::printf("smoke pixels %ld -> %ld, top row %d -> %d\n", a.pixels, b.pixels, a.top, b.top);
+  // Smoke is drawn at all (not a blank or black window) ...
+  EXPECT_GT(a.pixels, 300) << "no smoke after 12 steps: see " << dir << "/early.png";
+  // ... and more of it, higher up, after more steps.
+  EXPECT_GT(b.pixels, a.pixels * 3 / 2);
+  ASSERT_GE(b.top, 0);
+  EXPECT_LT(b.top, a.top - 40) << "the plume did not rise: see " << dir;
+  // The volume pass ran (its time is in the pass list).
+  double gpu = 0.0, cpu = 0.0;
+  EXPECT_TRUE(pass_time(late.result.output, "gas volume", &gpu, &cpu)) << late.result.output;
+}
+
+// The ink box: still ink in still water (no forces), so between two grabs only the drag
+// changes anything. A left drag across the red blob stirs the ink there; the blue blob,
+// 0.45 m away, hardly changes (the flow the drag makes reaches it only weakly).
+TEST(Window, GasDragStirsTheInkNearTheDragAndNotFarFromIt) {
+  require_display_and_tools();
+  const std::string dir = test_dir();
+  // The panel stays: its statistics tell the frames apart (the frame watcher reads them).
+  RunningApp app("--scene ink_box --size 1280x800", dir + "/app.log", dir);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long window = 0;
+  ASSERT_NO_FATAL_FAILURE(start_and_find_window(app, &watcher, &window));
+  wait_frames(*watcher, 3);
+  const Image before = grab_window(*watcher);
+  ASSERT_TRUE(before.ok());
+  save_png(before, dir + "/before.png");
+  // The blobs' centres, by colour.
+  auto centre = [&](auto pick, double* cx, double* cy) {
+    long n = 0;
+    double sx = 0, sy = 0;
+    for (int y = kScene.y0; y < kScene.y1; ++y)
+      for (int x = kScene.x0; x < kScene.x1; ++x)  // beside the panel (its blue headers)
+        if (pick(before.at(x, y))) ++n, sx += x, sy += y;
+    *cx = n ? sx / double(n) : 0.0, *cy = n ? sy / double(n) : 0.0;
+    return n;
+  };
+  double rx = 0, ry = 0, bx = 0, by = 0;
+  const long red = centre([](const uint8_t* p) { return p[0] > 150 && p[1] < 110 && p[2] < 110; }, &rx, &ry);
+  const long blue = centre([](const uint8_t* p) { return p[2] > 150 && p[0] < 110 && p[1] < 150; }, &bx, &by);
+  ASSERT_GT(red, 1000) << "no red ink drawn: see " << dir << "/before.png";
+  ASSERT_GT(blue, 1000) << "no blue ink drawn: see " << dir << "/before.png";
+  // Across the red blob, left to right, at a person's pace.
+  const int y = int(ry), x0 = int(rx) - 70, x1 = int(rx) + 70;
+  send(at(window, x0, y));
+  send("mousedown --window " + std::to_string(window) + " 1");
+  for (int k = 1; k <= 10; ++k) {
+    send(at(window, x0 + (x1 - x0) * k / 10, y));
+    wait_frames(*watcher, 1, 0.05);
+  }
+  send("mouseup --window " + std::to_string(window) + " 1");
+  wait_frames(*watcher, 20, 1.0);
+  const Image after = grab_window(*watcher);
+  save_png(after, dir + "/after.png");
+  const Rect near{x0 - 30, y - 50, x1 + 30, y + 50};
+  const Rect far{int(bx) - 60, int(by) - 50, int(bx) + 60, int(by) + 50};
+  const double d_near = mean_abs_diff(before, after, near), d_far = mean_abs_diff(before, after, far);
+  std::printf("mean change near the drag %.2f, far from it %.2f\n", d_near, d_far);
+  EXPECT_GT(d_near, 8.0) << "the drag did not stir the ink: see " << dir;
+  EXPECT_LT(d_far, d_near / 5.0) << "the drag changed the ink far from it: see " << dir;
+  send("key --window " + std::to_string(window) + " Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << app.output();
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
+}  // namespace
