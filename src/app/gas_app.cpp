@@ -228,16 +228,19 @@ void GasApp::load_scene(const std::string& name_or_path, bool* quit) {
 void GasApp::save_state() {
   FileControls& files = controls_.common.files;
   std::string error;
-  const std::string path = files.state_path;
+  const std::string path = full_path(files.state_path);
   files.state_failed = !save_gas_state(path, *session_.gas, session_.scene.source, &error);
   files.state_note = files.state_failed ? error : "Saved " + path;
-  std::fprintf(stderr, "tidepool: %s\n", files.state_failed ? error.c_str() : files.state_note.c_str());
+  if (files.state_failed)
+    std::fprintf(stderr, "tidepool: %s\n", error.c_str());
+  else
+    std::fprintf(stderr, "tidepool: saved state %s\n", path.c_str());
 }
 
 void GasApp::load_state() {
   FileControls& files = controls_.common.files;
   std::string error, scene_source;
-  const std::string path = files.state_path;
+  const std::string path = full_path(files.state_path);
   if (!load_gas_state(path, *session_.gas, &scene_source, &error)) {
     files.state_failed = true;
     files.state_note = error;
@@ -255,7 +258,7 @@ void GasApp::load_state() {
   }
   files.state_failed = false;
   files.state_note = "Loaded " + path;
-  std::fprintf(stderr, "tidepool: loaded %s\n", path.c_str());
+  std::fprintf(stderr, "tidepool: loaded state %s\n", path.c_str());
   debt_ = 0.0;
   after_new_grid();
 }
@@ -509,8 +512,9 @@ int GasApp::finish(int exit_code, const std::string& stop_reason) {
   print_pass_times(renderer_.pass_times());
   const std::vector<ObstacleShape>& obstacles = session_.gas->setup().obstacles;
   for (size_t i = 0; i < obstacles.size(); ++i)
-    std::printf("tidepool: obstacle %zu at %.4f %.4f %.4f m\n", i, obstacles[i].center.x, obstacles[i].center.y,
-                obstacles[i].center.z);
+    std::printf("tidepool: obstacle %zu (%s) at %.4f %.4f %.4f m\n", i,
+                obstacles[i].kind == int(ShapeKind::Sphere) ? "sphere" : "box", obstacles[i].center.x,
+                obstacles[i].center.y, obstacles[i].center.z);
   const GasStats st = session_.gas->stats();
   std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s, smoke %.4g\n", frames_drawn_,
               static_cast<unsigned long long>(serial_), st.simulated_time, double(st.max_speed), st.smoke_mass);

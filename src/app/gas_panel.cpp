@@ -166,7 +166,9 @@ PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSett
   if (ImGui::CollapsingHeader("Mouse", ImGuiTreeNodeFlags_DefaultOpen)) mouse_section(controls.mouse);
   if (ImGui::CollapsingHeader("Render", ImGuiTreeNodeFlags_DefaultOpen)) render_section(sim, render, controls);
   if (ImGui::CollapsingHeader("Parameters")) parameters_section(sim.params, controls);
-  if (ImGui::CollapsingHeader("Files")) {
+  const bool files = ImGui::CollapsingHeader("Files");
+  note_widget(controls.common.widgets, "files");
+  if (files) {
     state_rows(controls.common.files, controls.common.widgets,
                "A file with the whole gas: the grid, every field, the obstacles, the time and the "
                "parameters. Loading it continues exactly where it was saved.");

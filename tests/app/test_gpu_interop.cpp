@@ -24,9 +24,11 @@
 #include "../sim_helpers.h"
 #include "app/gl_publish_target.h"
 #include "gpu/cuda_runtime.h"
+#include "render/gas_field.h"
 #include "render/mesh_buffer.h"
 #include "render/particle_buffer.h"
 #include "sim/backend_select.h"
+#include "sim/gas_sim.h"
 
 using namespace tp;
 
@@ -365,5 +367,84 @@ TEST(Gpu, MeshInteropWritesTheGlBuffersOrFallsBackOnce) {
     EXPECT_EQ(runtime.counts.mapped, 6) << runtime.counts;
   } else {
     EXPECT_EQ(occurrences(err, "copying the mesh through the host"), 1) << err;
+  }
+}
+
+// The gas on CUDA: each drawn state's texels written into the GasField's pixel buffer
+// through the interop (NVIDIA's OpenGL) or copied through the host with one line (any
+// other), and the 3D texture read back equal to what the same device publishes to the host.
+TEST(Gpu, GasInteropWritesTheTextureOrFallsBackOnce) {
+  std::string no_device;
+  if (cuda_runtime().device_count(&no_device) <= 0)
+    GTEST_SKIP() << "no CUDA device (" << no_device << "): skipped";
+  const BackendChoice choice = choose_backend(BackendRequest::Cuda, cuda_runtime());
+  if (!choice.ok) GTEST_SKIP() << "no usable CUDA device (" << choice.message << "): skipped";
+  HiddenGlContext gl;
+  if (!gl.ok())
+    GTEST_SKIP() << "no OpenGL context (" << gl.error() << "; try xvfb-run -a): skipped";
+  const bool nvidia_gl = gl_string(GL_VENDOR).find("NVIDIA") != std::string::npos;
+
+  GasSetup setup;
+  setup.grid.n = Int3{20, 28, 16};
+  setup.grid.dx = 0.05f;
+  setup.grid.open = 1u << 3;
+  GasSource src;
+  src.centre = Vec3{0.5f, 0.2f, 0.4f};
+  src.radius = 0.15f;
+  src.density = 3.0f;
+  src.temperature = 10.0f;
+  src.velocity = Vec3{0.0f, 1.0f, 0.0f};
+  src.pull = 5.0f;
+  setup.sources.push_back(src);
+  auto gas = make_gas_simulation(BackendKind::Cuda);
+  gas->reset(setup);
+  const GasGrid& g = gas->setup().grid;
+  const size_t cells = g.cells();
+
+  // The host path of the same publish: what the texture must hold.
+  struct HostTarget final : PublishTarget {
+    std::vector<Vec4> values;
+    Vec4* map_host(size_t count) override {
+      values.resize(count);
+      return values.data();
+    }
+    void unmap() override {}
+  } host;
+  CountingRuntime runtime(cuda_runtime());
+  GasField field;
+  field.set_grid(glm::vec3(0.0f), glm::vec3(g.n.x, g.n.y, g.n.z) * g.dx, glm::ivec3(g.n.x, g.n.y, g.n.z));
+  GlGasBuffer buffer(field);
+  testing::internal::CaptureStderr();
+  {
+    GlPublishTarget target(buffer, BackendKind::Cuda, runtime, "the gas");
+    for (int frame = 0; frame < 3; ++frame) {
+      SCOPED_TRACE(testing::Message() << "frame " << frame);
+      for (int i = 0; i < 5; ++i) gas->step();
+      GasShade shade;
+      shade.view = frame == 2 ? kGasViewVorticity : kGasViewSmoke;
+      gas->publish(shade, host);
+      gas->publish(shade, target);
+      ASSERT_TRUE(field.ready());
+      std::vector<Vec4> texels(cells);
+      glBindTexture(GL_TEXTURE_3D, field.texture());
+      glGetTexImage(GL_TEXTURE_3D, 0, GL_RGBA, GL_FLOAT, texels.data());
+      glBindTexture(GL_TEXTURE_3D, 0);
+      ASSERT_EQ(host.values.size(), cells);
+      size_t differing = 0;
+      for (size_t c = 0; c < cells; ++c)
+        differing += (texels[c].x != host.values[c].x || texels[c].y != host.values[c].y ||
+                      texels[c].z != host.values[c].z || texels[c].w != host.values[c].w);
+      EXPECT_EQ(differing, 0u);
+    }
+  }
+  const std::string err = testing::internal::GetCapturedStderr();
+  std::cout << "CUDA interop calls: " << runtime.counts << "\n";
+  EXPECT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+  if (nvidia_gl) {
+    EXPECT_EQ(occurrences(err, "CUDA-GL interop unavailable"), 0) << err;
+    EXPECT_EQ(runtime.counts.registered, 1) << "the pixel buffer registered once: " << runtime.counts;
+    EXPECT_EQ(runtime.counts.mapped, 3) << runtime.counts;
+  } else {
+    EXPECT_EQ(occurrences(err, "copying the gas through the host"), 1) << err;
   }
 }

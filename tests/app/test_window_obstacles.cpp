@@ -409,3 +409,59 @@ TEST(Window, CtrlLeftDragOffTheObstaclesLeavesTheWaterAlone) {
   std::printf("the same drag without ctrl: %ld scene pixels differ\n", pushed);
   EXPECT_GT(pushed, 2000) << "the plain drag pushed the water";
 }
+
+// The same drag in the gas's window: ctrl + left drag on the wind tunnel's ball lifts it
+// through the smoke (the exit line says where it ended), the box stays, and the smoke is
+// drawn around the ball where it is now.
+TEST(Window, GasCtrlLeftDragMovesAnObstacleThroughTheSmoke) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene smoke_obstacles --size 1280x800 --steps-per-frame 1 --gl-check", dir + "/drag.log");
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start_and_find_window(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const Image before = grab_window(*watcher, kWidth, kHeight);
+  save_png(before, dir + "/before.png");
+  // The ball: the obstacle pixels of the leftmost blob (the box is 0.7 m to its right).
+  int left = kWidth;
+  for (int y = kScene.y0; y < kScene.y1; ++y)
+    for (int x = kScene.x0; x < kScene.x1; ++x)
+      if (is_obstacle_colour(before.at(x, y))) left = std::min(left, x);
+  double sx = 0, sy = 0;
+  long n = 0;
+  for (int y = kScene.y0; y < kScene.y1; ++y)
+    for (int x = left; x < std::min(left + 120, kWidth); ++x)
+      if (is_obstacle_colour(before.at(x, y))) sx += x, sy += y, ++n;
+  ASSERT_GT(n, 500) << "the ball is not drawn: see " << dir << "/before.png";
+  const int x0 = int(sx / double(n)), y0 = int(sy / double(n));
+  send("windowfocus --sync " + std::to_string(w));
+  send(at(w, x0, y0));
+  send("keydown ctrl");
+  wait_frames(*watcher, 3);
+  send("mousedown 1");
+  wait_frames(*watcher, 2);
+  for (int k = 1; k <= 10 && !HasFatalFailure(); ++k) {
+    send(at(w, x0, y0 - 8 * k));
+    wait_frames(*watcher, 2);
+  }
+  if (HasFatalFailure()) return;
+  send("mouseup 1");
+  send("keyup ctrl");
+  wait_frames(*watcher, 10);
+  if (HasFatalFailure()) return;
+  save_png(grab_window(*watcher, kWidth, kHeight), dir + "/after.png");
+  send("key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  expect_no_gl_errors(ProcessResult{0, app.output()});
+  glm::vec3 ball(0.0f), box(0.0f);
+  ASSERT_TRUE(obstacle_at_exit(app.output(), 0, &ball)) << app.output();
+  ASSERT_TRUE(obstacle_at_exit(app.output(), 1, &box)) << app.output();
+  std::printf("ball from (%d, %d) px dragged 80 px up: centre at exit (%.3f, %.3f, %.3f) m\n", x0, y0, ball.x,
+              ball.y, ball.z);
+  EXPECT_GT(ball.y, 0.42f + 0.12f) << "the ball went up with the cursor";
+  EXPECT_NEAR(ball.x, -0.3f, 0.1f);
+  EXPECT_LT(glm::length(box - glm::vec3(0.4f, 0.3f, 0.05f)), 1e-3f) << "the box did not move";
+}

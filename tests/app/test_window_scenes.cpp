@@ -502,6 +502,63 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
   EXPECT_EQ(app.exit_code(), 0) << app.output();
 }
 
+// The gas's state from its panel's Files section: saved, the plume rises on, loaded: the
+// frame after the load shows the smoke as it was at the save; a missing file is refused in
+// red and the gas runs on.
+TEST(Window, GasStateSaveAndLoadFromThePanel) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  constexpr int kTallHeight = 1000;
+  RunningApp app("--scene plume --size 1280x1000 --steps-per-frame 1", dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  wait_frames(*watcher, 20);  // some smoke first
+  if (HasFatalFailure()) return;
+  click(w, wait_for_widget(app, "files"));
+  if (HasFatalFailure()) return;
+  click(w, wait_for_widget(app, "state save"));  // the default name, in the working directory
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: saved state " + dir + "/tidepool-gas.tpgas")) << app.output();
+  const Image at_save = grab_window(*watcher, kWidth, kTallHeight);
+  save_png(at_save, dir + "/at_save.png");
+  wait_frames(*watcher, 40);  // the plume rises on
+  if (HasFatalFailure()) return;
+  const Image later = grab_window(*watcher, kWidth, kTallHeight);
+  save_png(later, dir + "/later.png");
+
+  type_into(w, widget(app, "state path"), dir + "/no-such.tpgas");
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "state load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: cannot open " + dir + "/no-such.tpgas")) << app.output();
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image refused = grab_window(*watcher, kWidth, kTallHeight);
+  EXPECT_GT(red_pixels(refused, wait_for_widget(app, "state note")), 200) << "the error in red";
+  EXPECT_GT(mean_abs_diff(refused, later, kScene), 0.5) << "the gas runs on after the refusal";
+
+  type_into(w, widget(app, "state path"), dir + "/tidepool-gas.tpgas");
+  if (HasFatalFailure()) return;
+  click(w, widget(app, "state load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: loaded state " + dir + "/tidepool-gas.tpgas")) << app.output();
+  wait_frames(*watcher, 1);
+  if (HasFatalFailure()) return;
+  const Image loaded = grab_window(*watcher, kWidth, kTallHeight);
+  save_png(loaded, dir + "/loaded.png");
+  const double to_save = mean_abs_diff(loaded, at_save, kScene), to_later = mean_abs_diff(loaded, later, kScene);
+  std::printf("after loading: %.2f from the frame at the save, %.2f from the frame before loading\n", to_save,
+              to_later);
+  EXPECT_LT(to_save, 0.5 * to_later) << "the smoke went back to where it was saved";
+  ASSERT_TRUE(app.running()) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
 // ---- a recording cut short: a stop signal, the display gone ------------------------------
 namespace {
 
