@@ -473,6 +473,7 @@ struct GasShade {
   float ambient = 0.35f;    ///< the sky's, unshadowed
   float extinction = 40.0f;  ///< [1/m per unit density] the renderer's (GasLook)
   float view_range = 1.0f;   ///< [m/s] or [1/s]: the top of the speed and vorticity maps
+  // (the app's "auto": the largest speed, or that speed over four cells for vorticity)
 };
 
 // A perceptual sequential map (dark blue, teal, green, yellow) at t in [0, 1].
@@ -542,6 +543,8 @@ TP_HD TP_INLINE void gas_sun_layer(const GasGrid& g, const unsigned char* solid,
   tau[c] = above + 0.5f * path * shade.extinction * (here + dense);
 }
 
+constexpr float kGasDyeFloor = 0.02f;  ///< density below which the dye fades to white
+
 // The texel of cell c: rgb the light it sends toward the eye per unit of opacity, a the
 // density (-1 in a solid cell: the renderer's rays stop there). `cv` holds the cells'
 // velocities (w unused) and `om` their vorticity (xyz; the views need them), `tau` the
@@ -552,18 +555,28 @@ TP_HD TP_INLINE Vec4 gas_shade_cell(const GasGrid& g, const unsigned char* solid
   const uint n = g.cells();
   const float rho = maxf(scalars[size_t(kGasDensity) * n + c], 0.0f);
   const float range = shade.view_range > 1e-6f ? shade.view_range : 1e-6f;
-  if (shade.view == kGasViewSpeed) return make_vec4(gas_sequential(length(xyz(cv[c])) / range), 1000.0f);
+  // The views: opaque in the plane; in a volume as dense as the value is high (2 t^2 for t
+  // its share of the range), so that the fast or spinning core shows through the still gas.
+  const auto view_density = [&](float t) {
+    t = minf(maxf(t, 0.0f), 1.0f);
+    return g.n.z == 1 ? 1000.0f : 2.0f * t * t;
+  };
+  if (shade.view == kGasViewSpeed) {
+    const float t = length(xyz(cv[c])) / range;
+    return make_vec4(gas_sequential(t), view_density(t));
+  }
   if (shade.view == kGasViewVorticity) {
     const Vec3 w = xyz(om[c]);
-    return make_vec4(g.n.z == 1 ? gas_diverging(w.z / range) : gas_sequential(length(w) / range), 1000.0f);
+    const float t = (g.n.z == 1 ? fabsf(w.z) : length(w)) / range;
+    return make_vec4(g.n.z == 1 ? gas_diverging(w.z / range) : gas_sequential(t), view_density(t));
   }
-  // The dye's colour: the carried dye over the density (white where there is too little).
-  Vec3 colour{1, 1, 1};
-  if (rho > 1e-4f) {
-    colour = Vec3{scalars[size_t(kGasRed) * n + c], scalars[size_t(kGasGreen) * n + c],
-                  scalars[size_t(kGasBlue) * n + c]} * (1.0f / rho);
-    colour = Vec3{minf(maxf(colour.x, 0.0f), 1.0f), minf(maxf(colour.y, 0.0f), 1.0f), minf(maxf(colour.z, 0.0f), 1.0f)};
-  }
+  // The dye's colour: the carried dye over the density, toward white where there is little
+  // of either (kGasDyeFloor): in the thin fringes the two fields' interpolation errors would
+  // otherwise divide into saturated specks.
+  const Vec3 dye{scalars[size_t(kGasRed) * n + c], scalars[size_t(kGasGreen) * n + c],
+                 scalars[size_t(kGasBlue) * n + c]};
+  Vec3 colour = (dye + Vec3{kGasDyeFloor, kGasDyeFloor, kGasDyeFloor}) * (1.0f / (rho + kGasDyeFloor));
+  colour = Vec3{minf(maxf(colour.x, 0.0f), 1.0f), minf(maxf(colour.y, 0.0f), 1.0f), minf(maxf(colour.z, 0.0f), 1.0f)};
   const float light = g.n.z == 1 ? 1.0f : shade.ambient + shade.sun_light * expf(-tau[c]);
   return make_vec4(colour * light, rho);
 }

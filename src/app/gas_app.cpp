@@ -106,10 +106,11 @@ GasApp::GasApp(GLFWwindow* window, InputState& input, GasSession& session, const
   FileControls& files = controls_.common.files;
   files.scene_dir = scene_dir();
   files.scene_names = list_scenes(files.scene_dir, SceneKind::Any);
+  files.gas_scene_names = list_scenes(files.scene_dir, SceneKind::Gas);
   files.state_path = "tidepool-gas.tpgas";
   renderer_.set_error_check(options.gl_check);
   if (session_.gas->setup().grid.n.z == 1) controls_.mouse.colour = glm::vec3(0.2f, 0.8f, 0.4f);
-  after_new_grid();
+  after_new_grid(session_.gas->stats().simulated_time);
   if (options.bench_window > 0.0) {
     bench_ = std::make_unique<WindowBench>(options.bench_window);
     if (options.bench_drag) {
@@ -122,7 +123,12 @@ GasApp::GasApp(GLFWwindow* window, InputState& input, GasSession& session, const
   controls_.common.widgets.enabled = widgets && *widgets && std::string(widgets) != "0";
 }
 
-void GasApp::after_new_grid() {
+void GasApp::after_new_grid(double time_before) {
+  // The clock the panel's rates read runs on across a reset or a load (which restart or
+  // move the simulation's own), so that no rate comes out negative.
+  clock_offset_ += time_before - session_.gas->stats().simulated_time;
+  republish_ = true;  // drawn at once, paused or not
+  debt_ = 0.0;
   const GasGrid& g = session_.gas->setup().grid;
   const glm::vec3 lo = to_glm(g.lo);
   glm::vec3 hi = lo + glm::vec3(g.n.x, g.n.y, g.n.z) * g.dx;
@@ -175,6 +181,7 @@ void GasApp::handle_keys(bool* quit) {
 void GasApp::reset() {
   GasSimulation& gas = *session_.gas;
   const GasParams kept = gas.params();
+  const double time_before = gas.stats().simulated_time;
   try {
     start_gas(gas, session_.scene, controls_.cells, {}, session_.backend);
   } catch (const std::exception& e) {
@@ -184,8 +191,7 @@ void GasApp::reset() {
   }
   gas.params() = kept;  // Reset keeps what the panel set, as the water's does
   controls_.common.reset_error.clear();
-  debt_ = 0.0;
-  after_new_grid();
+  after_new_grid(time_before);
   const GasGrid& g = gas.setup().grid;
   std::fprintf(stderr, "tidepool: reset: %dx%dx%d cells of %.4g m\n", g.n.x, g.n.y, g.n.z, double(g.dx));
 }
@@ -205,6 +211,7 @@ void GasApp::load_scene(const std::string& name_or_path, bool* quit) {
     *quit = true;
     return;
   }
+  const double time_before = session_.gas->stats().simulated_time;
   try {
     start_gas(*session_.gas, scene, 0, {}, session_.backend);
   } catch (const std::exception& e) {
@@ -218,8 +225,7 @@ void GasApp::load_scene(const std::string& name_or_path, bool* quit) {
   controls_.start_params = session_.gas->params();
   controls_.param_notes.clear();
   controls_.common.reset_error.clear();
-  debt_ = 0.0;
-  after_new_grid();
+  after_new_grid(time_before);
   const GasGrid& g = session_.gas->setup().grid;
   std::fprintf(stderr, "tidepool: scene %s: %dx%dx%d cells of %.4g m\n", scene.name.c_str(), g.n.x, g.n.y, g.n.z,
                double(g.dx));
@@ -241,6 +247,7 @@ void GasApp::load_state() {
   FileControls& files = controls_.common.files;
   std::string error, scene_source;
   const std::string path = full_path(files.state_path);
+  const double time_before = session_.gas->stats().simulated_time;
   if (!load_gas_state(path, *session_.gas, &scene_source, &error)) {
     files.state_failed = true;
     files.state_note = error;
@@ -259,8 +266,7 @@ void GasApp::load_state() {
   files.state_failed = false;
   files.state_note = "Loaded " + path;
   std::fprintf(stderr, "tidepool: loaded state %s\n", path.c_str());
-  debt_ = 0.0;
-  after_new_grid();
+  after_new_grid(time_before);
 }
 
 void GasApp::apply_requests(bool* quit) {
@@ -388,7 +394,7 @@ RunStats GasApp::run_stats() const {
   const GasStats st = session_.gas->stats();
   RunStats r;
   r.steps = serial_;
-  r.simulated_time = st.simulated_time;
+  r.simulated_time = clock_offset_ + st.simulated_time;
   r.last_dt = st.dt;
   r.max_speed = st.max_speed;
   for (const auto& [name, ms] : phase_totals_) r.phases.push_back(PhaseTime{name, ms});
@@ -452,12 +458,16 @@ int GasApp::run() {
     const uint64_t serial_before = serial_;
     apply_requests(&quit);
     if (quit && !next_scene_.empty()) break;  // a water scene: run_window opens it
-    changed |= serial_ != serial_before || controls_.running_cells != longest_side(session_.gas->setup().grid);
+    changed |= serial_ != serial_before || republish_;
+    republish_ = false;
     drag_obstacles();
     update_mouse(frame_seconds);
     changed |= simulate(frame_seconds);
     // A reset, a load or a new grid re-publishes too (after_new_grid cleared the texture).
     changed |= !renderer_.gas().ready();
+    if (controls_.auto_range && controls_.shade.view != kGasViewSmoke)
+      controls_.shade.view_range = auto_view_range(controls_.shade.view, session_.gas->stats().max_speed,
+                                                   session_.gas->setup().grid.dx);
     if (changed || !same_shade(published_shade, controls_.shade)) {
       session_.gas->publish(controls_.shade, target);
       published_shade = controls_.shade;
@@ -516,11 +526,12 @@ int GasApp::finish(int exit_code, const std::string& stop_reason) {
                 obstacles[i].kind == int(ShapeKind::Sphere) ? "sphere" : "box", obstacles[i].center.x,
                 obstacles[i].center.y, obstacles[i].center.z);
   const GasStats st = session_.gas->stats();
+  // The gas's own clock and steps (since its last reset or load, as the water's line says).
   std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s, smoke %.4g\n", frames_drawn_,
-              static_cast<unsigned long long>(serial_), st.simulated_time, double(st.max_speed), st.smoke_mass);
+              static_cast<unsigned long long>(st.steps), st.simulated_time, double(st.max_speed), st.smoke_mass);
   std::fflush(stdout);
   if (stop_reason.empty()) return exit_code;
-  std::fprintf(stderr, "%s\n", stopped_line(st.simulated_time, serial_, stop_reason, "").c_str());
+  std::fprintf(stderr, "%s\n", stopped_line(st.simulated_time, st.steps, stop_reason, "").c_str());
   return exit_code ? exit_code : 130;
 }
 

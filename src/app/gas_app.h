@@ -56,7 +56,10 @@ class GasApp {
   void apply_requests(bool* quit);
   void reset();
   void load_scene(const std::string& name_or_path, bool* quit);
-  void after_new_grid();  ///< renderer box, camera limits, panel counts
+  // After the gas was replaced (a reset, a scene, a state; the start): the renderer's box
+  // and grid, the panel's cells, a drawing at once, and the panel's clock carried over
+  // from `time_before` (the simulated time before the change).
+  void after_new_grid(double time_before);
   void save_state();
   void load_state();
   // Steps toward the clock (or one step when asked while paused), the mouse's source and
@@ -87,6 +90,8 @@ class GasApp {
   bool mouse_active_ = false;
   glm::vec3 mouse_point_{0.0f}, mouse_velocity_{0.0f};
   double debt_ = 0.0;  ///< [s] simulated time owed to the clock
+  double clock_offset_ = 0.0;  ///< [s] added to the gas's clock for the panel's rates
+  bool republish_ = true;      ///< the gas changed outside a step: draw it anew
   std::vector<std::pair<std::string, double>> phase_totals_;  ///< ms summed since start
   uint64_t serial_ = 0;    ///< states made (each step one)
   int frames_drawn_ = 0;

@@ -14,7 +14,18 @@ namespace tp {
 
 namespace {
 
-constexpr int kMinCells = 8, kMaxCells = 256;
+constexpr int kMinCells = 8, kMaxCells = 256, kMaxCells2D = 1024;
+
+// A step of `cells` along the longest side, from the running grid's `ms_per_step` (the
+// cost grows with the cell count); 0 when unknown.
+double estimated_step_ms(const Scene& scene, int cells, const GasGrid& running, double ms_per_step) {
+  if (!(ms_per_step > 0.0)) return 0.0;
+  try {
+    return ms_per_step * double(gas_setup(scene, cells).grid.cells()) / double(std::max(running.cells(), 1u));
+  } catch (const std::exception&) {
+    return 0.0;
+  }
+}
 
 void statistics_section(GasPanelSim& sim, const FrameStats& frame, GasControls& controls) {
   const GasStats& st = sim.stats;
@@ -24,12 +35,13 @@ void statistics_section(GasPanelSim& sim, const FrameStats& frame, GasControls& 
           "The simulation steps in the frame, with the longest step the time step allows "
           "(dt max and the CFL number, Parameters).");
   ImGui::Text("Steps per frame: %.1f   dt: %.3g ms", frame.steps_per_frame(), double(st.dt) * 1000.0);
-  ImGui::TextDisabled("%s", sim.device.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", sim.device.c_str());
+  ImGui::PopStyleColor();
   const GasGrid& g = sim.grid;
   ImGui::Text("Grid: %dx%dx%d (%s), cell %.3g m", g.n.x, g.n.y, g.n.z, g.n.z == 1 ? "2D" : "3D", double(g.dx));
   const char* solver = sim.params.pressure_solver == int(GasPressureSolver::Jacobi) ? "Jacobi" : "MGPCG";
-  ImGui::Text("Pressure: %s, %d iterations, residual %.2g", solver, st.pressure_iterations,
-              double(st.pressure_residual));
+  ImGui::Text("%s: %d iterations, residual %.1e", solver, st.pressure_iterations, double(st.pressure_residual));
   tooltip("The last step's projection: the iterations it took and its relative residual "
           "(largest residual over the largest right-hand side). MGPCG stops at the tolerance; "
           "Jacobi runs its fixed count whatever is left.");
@@ -49,7 +61,7 @@ void statistics_section(GasPanelSim& sim, const FrameStats& frame, GasControls& 
   }
 }
 
-void simulation_section(GasPanelSim& sim, GasControls& controls) {
+void simulation_section(GasPanelSim& sim, const FrameStats& frame, GasControls& controls) {
   AppControls& common = controls.common;
   if (ImGui::Button(common.paused ? "Resume" : "Pause")) common.paused = !common.paused;
   ImGui::SameLine();
@@ -59,13 +71,27 @@ void simulation_section(GasPanelSim& sim, GasControls& controls) {
   note_widget(common.widgets, "reset");
   ImGui::SameLine();
   screenshot_button(common);
-  ImGui::SliderInt("Grid cells", &controls.cells, kMinCells, kMaxCells, "%d", ImGuiSliderFlags_AlwaysClamp);
+  // Up to 256^3 cells in all: 256 along a 3D grid's longest side, more in the plane.
+  const int most = sim.grid.n.z == 1 ? kMaxCells2D : kMaxCells;
+  ImGui::SliderInt("Grid cells", &controls.cells, kMinCells, most, "%d", ImGuiSliderFlags_AlwaysClamp);
   note_widget(common.widgets, "grid cells");
   tooltip("Cells along the tank's longest side (the cells are cubes). Reset applies it: the "
           "gas starts again from the scene on the new grid, with the parameters kept.");
   const std::string text = gas_grid_text(sim.scene, controls.cells, sim.backend);
-  if (controls.cells != controls.running_cells) colored_text(kNoteColor, "Reset for " + text);
-  else ImGui::TextDisabled("%s", text.c_str());
+  if (controls.cells != controls.running_cells) {
+    colored_text(kNoteColor, "Reset for " + text);
+    // What a step would cost, from this grid's: the window steps in its frame, so a slow
+    // grid is a slow window (it answers once a step).
+    const double ms = estimated_step_ms(sim.scene, controls.cells, sim.grid, frame.ms_per_step());
+    if (ms > 1000.0 / 30.0) {
+      char line[160];
+      std::snprintf(line, sizeof(line), "about %.0f ms a step here: %s", ms,
+                    ms > 250.0 ? "the window would answer only every step, slowly" : "slower than real time");
+      colored_text(ms > 250.0 ? kErrorColor : kNoteColor, line);
+    }
+  } else {
+    ImGui::TextDisabled("%s", text.c_str());
+  }
   if (!common.reset_error.empty()) colored_text(kErrorColor, common.reset_error);
   scene_rows(sim.scene, common.files, common.widgets);
 }
@@ -103,9 +129,17 @@ void render_section(GasPanelSim& sim, RenderSettings& render, GasControls& contr
   note_widget(controls.common.widgets, "view");
   tooltip("smoke: the smoke or ink as it looks. speed: |u| on a colour map. vorticity: the "
           "curl (2D: signed, red counter-clockwise, blue clockwise; 3D: its magnitude).");
-  if (shade.view != kGasViewSmoke)
-    ImGui::SliderFloat("Map top", &shade.view_range, 0.01f, 100.0f, shade.view == kGasViewSpeed ? "%.3g m/s" : "%.3g 1/s",
+  if (shade.view != kGasViewSmoke) {
+    ImGui::Checkbox("Auto##range", &controls.auto_range);
+    tooltip("The colour map's top follows the flow: the largest speed (speed view), or that "
+            "speed over four cells (vorticity view). Off: the slider sets it.");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9.0f);
+    if (controls.auto_range) ImGui::BeginDisabled();
+    ImGui::SliderFloat("Map top", &shade.view_range, 0.01f, 1000.0f, shade.view == kGasViewSpeed ? "%.3g m/s" : "%.3g 1/s",
                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    if (controls.auto_range) ImGui::EndDisabled();
+  }
   GasLook& look = render.gas;
   if (sim.grid.n.z > 1) {
     ImGui::SliderFloat("Density look", &look.extinction, 1.0f, 400.0f, "%.0f /m",
@@ -140,6 +174,11 @@ void render_section(GasPanelSim& sim, RenderSettings& render, GasControls& contr
 
 }  // namespace
 
+float auto_view_range(int view, float max_speed, float dx) {
+  const float speed = std::max(max_speed, 1e-3f);
+  return view == kGasViewVorticity ? speed / (4.0f * std::max(dx, 1e-6f)) : speed;
+}
+
 std::string gas_grid_text(const Scene& scene, int cells, BackendKind backend) {
   try {
     const GasGrid g = gas_setup(scene, cells).grid;
@@ -162,7 +201,7 @@ PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSett
   if (!begin_panel(title, &extent)) return extent;
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
     statistics_section(sim, frame, controls);
-  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(sim, controls);
+  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(sim, frame, controls);
   if (ImGui::CollapsingHeader("Mouse", ImGuiTreeNodeFlags_DefaultOpen)) mouse_section(controls.mouse);
   if (ImGui::CollapsingHeader("Render", ImGuiTreeNodeFlags_DefaultOpen)) render_section(sim, render, controls);
   if (ImGui::CollapsingHeader("Parameters")) parameters_section(sim.params, controls);

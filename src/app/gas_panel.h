@@ -34,6 +34,7 @@ struct GasControls {
   int cells = 0;          ///< the panel's grid: cells along the longest side, applied by Reset
   int running_cells = 0;  ///< the grid's now
   GasShade shade;         ///< the view, the sun, the range of the colour maps
+  bool auto_range = true;  ///< the colour maps' top follows the flow (see auto_view_range)
   GasMouse mouse;
   GasParams start_params{};              ///< what "Restore start values" goes back to
   std::vector<std::string> param_notes;  ///< what clamping changed after the last edit
@@ -51,6 +52,10 @@ struct GasPanelSim {
 
 PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSettings& render,
                            GasControls& controls);
+
+// The top of the speed view's map (the largest speed) or the vorticity view's (that speed
+// over four cells: a shear across four cells at the top speed), for the maps' Auto.
+float auto_view_range(int view, float max_speed, float dx);
 
 // Bottom-left: the gas window's mouse and keys.
 void draw_gas_help(const GasControls& controls, bool obstacles);

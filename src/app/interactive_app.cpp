@@ -76,6 +76,7 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   FileControls& files = controls_.files;
   files.scene_dir = scene_dir();
   files.scene_names = list_scenes(files.scene_dir, SceneKind::Any);
+  files.gas_scene_names = list_scenes(files.scene_dir, SceneKind::Gas);
   files.record_dir = default_export_dir(std::time(nullptr));
   files.record_fps = float(options.export_fps);
   if (options.bench_window > 0.0) {

@@ -47,7 +47,10 @@ void scene_rows(const Scene& scene, FileControls& files, WidgetLog& log) {
   }
   if (open) {
     for (const std::string& name : files.scene_names) {
-      if (ImGui::Selectable(name.c_str(), name == current)) files.scene_request = name;
+      const bool gas = std::find(files.gas_scene_names.begin(), files.gas_scene_names.end(), name) !=
+                       files.gas_scene_names.end();
+      const std::string label = gas ? name + "  (gas)##" + name : name;
+      if (ImGui::Selectable(label.c_str(), name == current)) files.scene_request = name;
       note_widget(log, "scene:" + name);
     }
     ImGui::EndCombo();

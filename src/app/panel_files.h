@@ -15,6 +15,7 @@ struct Scene;
 struct FileControls {
   // Scenes
   std::vector<std::string> scene_names;  ///< the scenes of assets/scenes, for the list
+  std::vector<std::string> gas_scene_names;  ///< those of them that are gas (marked in the list)
   std::string scene_dir;                 ///< where they are (to tell which one is running)
   std::string scene_path;                ///< the scene file field
   std::string scene_request;             ///< a scene name or file to switch to; "" none
