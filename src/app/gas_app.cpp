@@ -47,8 +47,8 @@ bool same_shade(const GasShade& a, const GasShade& b) {
 
 // A 3D grid the window's CPU backend steps in real time beside the renderer (which on a
 // machine without a GPU shares the same cores): about 8,000 cells per core. The plume's
-// 32x48x32 (49,152 cells) steps in 29 ms in the window on 2 cores (0.5x real time); at
-// 21x32x21 (14,112) in 10 ms (1.0x at 50 frames/s): docs/benchmarks.md.
+// 32x48x32 (49,152 cells) steps in 29 ms in the window on 2 cores (0.6x real time); at
+// 22x33x22 (15,972) in 12.5 ms (1.0x at 43 frames/s): docs/benchmarks.md.
 constexpr double kWindowCpuCellsPerCore = 8000.0;
 
 // The cells along the longest side the window starts a scene with: --cells; else on the
