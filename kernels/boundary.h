@@ -9,8 +9,9 @@
 namespace tp {
 
 // Moves x out of the obstacles (see obstacle.h), then projects it into the tank, shrunk
-// by a small margin, and removes the velocity component that points out of a face the
-// particle touches. Non-finite positions are sent to the
+// by a small margin; at each face or obstacle the particle touches, its velocity meets the
+// wall (wall_contact: the part into it reflected by wall_restitution, the tangential part
+// reduced by wall_friction; both 0: the part into the wall removed, the rest kept). Non-finite positions are sent to the
 // tank's centre with zero velocity, so that a NaN can never escape; the function then
 // returns true so that the caller counts it (a NaN is a bug to report, not to hide).
 // in/out: x, v.
@@ -23,13 +24,14 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
     v = Vec3{0.0f, 0.0f, 0.0f};
     return true;
   }
-  push_out_of_obstacles(x, v, c.obstacles, c.obstacle_count, margin, lo, hi);
-  if (x.x < lo.x) { x.x = lo.x; v.x = maxf(v.x, 0.0f); }
-  if (x.x > hi.x) { x.x = hi.x; v.x = minf(v.x, 0.0f); }
-  if (x.y < lo.y) { x.y = lo.y; v.y = maxf(v.y, 0.0f); }
-  if (x.y > hi.y) { x.y = hi.y; v.y = minf(v.y, 0.0f); }
-  if (x.z < lo.z) { x.z = lo.z; v.z = maxf(v.z, 0.0f); }
-  if (x.z > hi.z) { x.z = hi.z; v.z = minf(v.z, 0.0f); }
+  const float friction = c.p.wall_friction, restitution = c.p.wall_restitution;
+  push_out_of_obstacles(x, v, c.obstacles, c.obstacle_count, margin, lo, hi, friction, restitution);
+  if (x.x < lo.x) { x.x = lo.x; v = wall_contact(v, Vec3{1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
+  if (x.x > hi.x) { x.x = hi.x; v = wall_contact(v, Vec3{-1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
+  if (x.y < lo.y) { x.y = lo.y; v = wall_contact(v, Vec3{0, 1, 0}, Vec3{0, 0, 0}, friction, restitution); }
+  if (x.y > hi.y) { x.y = hi.y; v = wall_contact(v, Vec3{0, -1, 0}, Vec3{0, 0, 0}, friction, restitution); }
+  if (x.z < lo.z) { x.z = lo.z; v = wall_contact(v, Vec3{0, 0, 1}, Vec3{0, 0, 0}, friction, restitution); }
+  if (x.z > hi.z) { x.z = hi.z; v = wall_contact(v, Vec3{0, 0, -1}, Vec3{0, 0, 0}, friction, restitution); }
   return false;
 }
 

@@ -90,11 +90,28 @@ TP_HD TP_INLINE Vec3 box_exit_normal(const ObstacleShape& o, Vec3 x, float margi
               best_axis == 2 ? best_sign : 0.0f};
 }
 
+// A particle's velocity v where it meets a wall of outward normal n (unit, into the fluid)
+// moving at `wall`: relative to the wall, the part moving into it is sent back times
+// `restitution` (0: stopped there, 1: an elastic bounce) and, while it presses on the wall
+// or slides along it, the tangential part loses the share `friction` (0: kept, 1: it
+// sticks). A particle already leaving the wall keeps its velocity.
+TP_HD TP_INLINE Vec3 wall_contact(Vec3 v, Vec3 n, Vec3 wall, float friction, float restitution) {
+  const Vec3 rel = v - wall;
+  const float vn = dot(rel, n);
+  if (vn >= 0.0f) return v;
+  const Vec3 tangential = rel - n * vn;
+  // (Written as changes to v: with both coefficients 0 this is v - n vn to the bit, the
+  // contact as it was before the coefficients existed.)
+  return v - n * (vn * (1.0f + restitution)) - tangential * friction;
+}
+
 // Moves x out of every obstacle it is within `margin` of the surface of (or inside), onto
-// the surface plus the margin, and takes away the part of v that moves into the obstacle
-// faster than the obstacle itself; [lo, hi] is where x must stay (the tank). in/out: x, v.
+// the surface plus the margin, and meets v with the obstacle's surface (wall_contact,
+// relative to the obstacle's velocity); [lo, hi] is where x must stay (the tank).
+// in/out: x, v.
 TP_HD TP_INLINE void push_out_of_obstacles(Vec3& x, Vec3& v, const ObstacleShape* obstacles,
-                                           int count, float margin, Vec3 lo, Vec3 hi) {
+                                           int count, float margin, Vec3 lo, Vec3 hi,
+                                           float friction = 0.0f, float restitution = 0.0f) {
   for (int k = 0; k < count; ++k) {
     const ObstacleShape& o = obstacles[k];
     const float dist = obstacle_distance(o, x);
@@ -131,8 +148,7 @@ TP_HD TP_INLINE void push_out_of_obstacles(Vec3& x, Vec3& v, const ObstacleShape
     } else {
       x = x + n * (margin - dist);
     }
-    const float vn = dot(v - o.velocity, n);
-    if (vn < 0.0f) v = v - n * vn;
+    v = wall_contact(v, n, o.velocity, friction, restitution);
   }
 }
 

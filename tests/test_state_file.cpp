@@ -153,6 +153,18 @@ TEST(StateFile, DamagedFilesAreRefusedAndChangeNothing) {
   std::string error, scene;
   EXPECT_FALSE(load_state_file(*target, temp_path("no-such-file"), &scene, &error));
   EXPECT_NE(error.find("cannot be opened"), std::string::npos) << error;
+  // A file saved before a parameter existed (the walls' coefficients) loads, the
+  // parameter at its default: the run it holds had that behaviour.
+  {
+    write_all(path, with_header([](nlohmann::json& h) {
+      h["params"].erase("wall_friction");
+      h["params"].erase("wall_restitution");
+    }));
+    std::string old_error, old_scene;
+    EXPECT_TRUE(load_state_file(*target, path, &old_scene, &old_error)) << old_error;
+    EXPECT_EQ(target->params().wall_friction, default_params().wall_friction);
+    EXPECT_EQ(target->params().wall_restitution, default_params().wall_restitution);
+  }
   // And the good bytes load.
   write_all(path, good);
   EXPECT_TRUE(load_state_file(*target, path, &scene, &error)) << error;

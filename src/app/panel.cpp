@@ -25,6 +25,7 @@ const char* shared_group_of(const std::string& name) {
     return "Fluid";
   if (name == "cfl" || name.rfind("dt_", 0) == 0) return "Time step";
   if (name.rfind("mouse_", 0) == 0) return "Mouse";
+  if (name.rfind("wall_", 0) == 0) return "Walls";
   if (name == "diffuse" || name.rfind("diffuse_", 0) == 0) return kDiffuseSection;
   return "Other";
 }
@@ -334,7 +335,7 @@ void parameters_section(SimParams& p, AppControls& controls) {
   // The active solver's section sits between the fluid and the time step, where the
   // WCSPH constants always were.
   const int solver = p.solver;
-  const char* groups[] = {"Fluid", solver_label(solver), "Time step", "Mouse", "Other"};
+  const char* groups[] = {"Fluid", solver_label(solver), "Time step", "Walls", "Mouse", "Other"};
   const SimParams before = p;  // what a NaN or infinity typed into a slider goes back to
   bool changed = false;
   for (const char* group : groups) {

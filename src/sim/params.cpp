@@ -106,6 +106,13 @@ std::vector<ParamInfo> make_table() {
            "A safety net, not physics: a particle faster than this is slowed to it, so that "
            "a violent impact or an extreme setting cannot fling particles at absurd speeds. "
            "Ordinary flows (a dam break: under 10 m/s) never reach it."),
+      real("wall_friction", "Wall friction", "", &P::wall_friction, 0, 1, 0, false,
+           "Where a particle touches the tank or an obstacle: the share of its velocity along "
+           "the wall taken away at each contact. 0: it slides freely; 1: it sticks."),
+      real("wall_restitution", "Wall restitution", "", &P::wall_restitution, 0, 1, 0, false,
+           "Where a particle hits the tank or an obstacle: the share of its speed into the wall "
+           "sent back. 0: it stops there; 1: it bounces back as fast (a lone drop bounces to "
+           "about this squared of its height)."),
       choice("mouse_mode", "Mouse mode", &P::mouse_mode, 0, {"push", "pull", "drag"},
              "Left drag in the water: push it away, pull it in, or drag it along."),
       real("mouse_radius", "Mouse radius", "m", &P::mouse_radius, 0.01, 2.0, 0.3, false,

@@ -250,6 +250,9 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
     const json& params = r.at(h, "params", "");
     s.params = default_params();
     for (const ParamInfo& p : param_table()) {
+      // A parameter newer than the file (wall_friction in a file saved before it existed)
+      // keeps its default, which is how that file's run behaved.
+      if (params.is_object() && !params.contains(p.name)) continue;
       const double v = r.number(params, p.name, "params.");
       // Compared as the field stores it: a float at the end of its range (dt_min = 0.001)
       // reads back as a double a hair beyond the double bound.
