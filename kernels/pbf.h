@@ -155,7 +155,7 @@ TP_HD TP_INLINE Vec3Of<I> pbf_vorticity(I i, const Vec4* predicted, const Vec4* 
 //   - vorticity confinement [MM13, Eq. 16], when `vorticity` (omega from pbf_vorticity):
 //     f_vort = eps_v (N x omega_i), N = eta / |eta|, eta = grad |omega| = sum_j V_j (|omega_j| - |omega_i|) grad W_ij;
 //   - XSPH [MM13, Eq. 17]: c_xsph sum_j V_j (v_j - v_i) W_ij;
-//   - the viscosity of sph_terms.h, explicit on the new velocities (walls no-slip).
+//   - the viscosity of sph_terms.h, explicit on the new velocities (walls as wall_slip says).
 // The neighbours' volumes V_j = m / rho_j are those of the last constraint pass: their
 // densities at x* are being computed in the same pass.
 // in: predicted positions, velocities from the displacement with 1/rho in w, vorticities
@@ -174,7 +174,7 @@ TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4
   const R zero(0.0f);
   const V omega_i = vorticity ? load_xyz(omega, i) : V{zero, zero, zero};
   const R omega_len = vorticity ? load_w(omega, i) : zero;
-  const float nu = c.p.viscosity, eps = 0.01f * W.h * W.h;
+  const float nu = c.p.viscosity, nu_wall = wall_viscosity(c), eps = 0.01f * W.h * W.h;
   R w_sum = 0.0f, boundary_volume = 0.0f;
   V eta{zero, zero, zero}, smooth{zero, zero, zero}, a_visc{zero, zero, zero};
   for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
@@ -190,7 +190,7 @@ TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4
   });
   for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
     boundary_volume += volume * W.w(r);
-    a_visc += viscous_pair_acceleration(W, nu, volume, vi, load_xyz(b.velocity, k), xik, r, eps);
+    a_visc += viscous_pair_acceleration(W, nu_wall, volume, vi, load_xyz(b.velocity, k), xik, r, eps);
   });
   *density = density_from_sums(w_sum, boundary_volume, c);
   V v = vi + smooth * c.p.pbf_xsph + a_visc * c.dt;

@@ -66,8 +66,14 @@ TP_HD TP_INLINE V viscous_pair_acceleration(const CubicKernel& W, float nu, R vo
   return W.grad(xij, r) * viscosity_pair(nu, volume_j, dot(vi - vj, xij), 1.0f / (r * r + eps));
 }
 
-// Viscous acceleration of particle i (walls and obstacles take part with their velocity:
-// no-slip).
+// The viscosity the walls and obstacles take part with: nu (1 - wall_slip), so 0 at free
+// slip (no shear from them) and nu at no slip (the water next to them held at their speed).
+TP_HD TP_INLINE float wall_viscosity(const StepConstants& c) {
+  return c.p.viscosity * (1.0f - c.p.wall_slip);
+}
+
+// Viscous acceleration of particle i (walls and obstacles take part with their velocity,
+// as wall_slip says).
 // in: positions, velocity_inv_density (velocities, 1/rho); returns a_visc.
 template <class I>
 TP_HD TP_INLINE Vec3Of<I> viscous_acceleration(I i, const FluidView& f, const NeighborList& nl,
@@ -85,9 +91,11 @@ TP_HD TP_INLINE Vec3Of<I> viscous_acceleration(I i, const FluidView& f, const Ne
     const auto vj = load_xyzw(f.velocity_inv_density, j);  // and 1 / rho_j
     a += viscous_pair_acceleration(W, nu, c.mass * vj.w, vi, vj.xyz, xij, r, eps);  // 0 for j = i
   });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
-    a += viscous_pair_acceleration(W, nu, volume, vi, load_xyz(b.velocity, k), xik, r, eps);
-  });
+  const float nu_wall = wall_viscosity(c);
+  if (nu_wall > 0.0f)
+    for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
+      a += viscous_pair_acceleration(W, nu_wall, volume, vi, load_xyz(b.velocity, k), xik, r, eps);
+    });
   return a;
 }
 

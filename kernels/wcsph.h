@@ -48,7 +48,7 @@ TP_HD TP_INLINE float boundary_pressure(uint k, const SampleLists& s, const Flui
 
 // Pressure and viscous acceleration of particle i in one neighbour loop: the pair terms of
 // sph_terms.h (symmetric pressure force, boundary samples with the pressure of
-// boundary_pressure(), Laplacian viscosity with no-slip walls) plus WCSPH's artificial
+// boundary_pressure(), Laplacian viscosity, the walls in it as wall_slip says) plus WCSPH's artificial
 // viscosity.
 // in: fluid position_term (positions, p/rho^2), velocity_inv_density (velocities, 1/rho),
 // boundary samples and their pressures; out: returned value.
@@ -83,9 +83,10 @@ TP_HD TP_INLINE Vec3Of<I> wcsph_acceleration(I i, const FluidView& f, const Neig
     a += grad * s;
   });
   const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
+  const float nu_wall = wall_viscosity(c);
   for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
     const R s = boundary_pressure_pair(c.p.rest_density * volume, pi_term, load(b.pressure, k), inv_rho0_2) +
-                viscosity_pair(nu, volume, dot(vi - load_xyz(b.velocity, k), xik), 1.0f / (r * r + eps));
+                viscosity_pair(nu_wall, volume, dot(vi - load_xyz(b.velocity, k), xik), 1.0f / (r * r + eps));
     a += W.grad(xik, r) * s;
   });
   return a;

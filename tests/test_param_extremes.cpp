@@ -72,6 +72,9 @@ Outcome run(SolverKind solver, const ParamInfo* info, double value, double absur
       written = true;
       sim->step();
       out.value_after_absurd = info->get(sim->params());
+      // The clamped value is in force from here: a choice written out of range goes back
+      // to its default (mouse_mode: drag -> push), so the bound is the larger of the two.
+      out.bound = std::max(out.bound, speed_bound(sim->params(), diagonal));
       continue;
     }
     sim->step();
