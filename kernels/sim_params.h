@@ -44,6 +44,8 @@ struct SimParams {
   float wall_friction;     ///< [1] at a wall or obstacle contact: the share of the tangential velocity taken
   float wall_restitution;  ///< [1] at a contact: the share of the velocity into the wall sent back
   float wall_slip;         ///< [1] the walls' part in the viscosity: 1 free slip (none), 0 no slip
+  float surface_tension;   ///< [model] Akinci 2013 gamma: cohesion and curvature (kernels/surface_tension.h)
+  float adhesion;          ///< [model] Akinci 2013 beta: attraction of the water to walls and obstacles
   int mouse_mode;        ///< [enum] MouseMode: 0 push, 1 pull, 2 drag
   float mouse_radius;    ///< [m] radius of the mouse force
   float mouse_strength;  ///< [m/s^2] push/pull acceleration; drag: [1/s] velocity matching rate

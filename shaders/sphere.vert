@@ -8,7 +8,8 @@ layout(location = 1) in vec4 a_particle;  // xyz position [m], w value to colour
 uniform mat4 u_view;
 uniform mat4 u_projection;
 uniform float u_radius;
-uniform int u_color_mode;  // 0 water, 1 speed, 2 density, 3 pressure, 4 flat
+uniform int u_color_mode;  // 0 water, 1 speed, 2 density, 3 pressure, 4 flat, 5 neighbours,
+                           // 6 vorticity, 7 density error
 uniform vec2 u_range;      // values mapped to the ends of the colour map
 uniform vec3 u_flat_color;
 
@@ -65,6 +66,9 @@ vec3 particle_color(float value) {
     return cool_warm(t);
   }
   if (u_color_mode == 3) return inferno(normalised(value));
+  if (u_color_mode == 5) return viridis(normalised(value));
+  if (u_color_mode == 6) return inferno(normalised(value));
+  if (u_color_mode == 7) return cool_warm(0.5 + 0.5 * clamp(normalised(value), 0.0, 1.0));
   return u_flat_color;
 }
 

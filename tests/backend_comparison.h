@@ -99,7 +99,12 @@ inline std::string scene_solver_name(const testing::TestParamInfo<std::tuple<std
 //    against the CPU's chunks) and so the last bits of the time step, which grow by about
 //    an order of magnitude every few steps in a splash: 1e-3 spacings at 20 steps leaves
 //    that room and still catches any kernel that reads the wrong particle or stale data
-//    (those move a particle by a good part of a spacing at once).
+//    (those move a particle by a good part of a spacing at once). With surface tension on,
+//    0.05 spacings: Akinci's curvature term acts in full on every neighbour within h and
+//    not at all beyond (it carries no kernel weight), so a neighbour that the last bits
+//    of a time step put on the other side of h changes a force by a finite amount
+//    (measured: the droplets scene on PCISPH, 4e-7 m apart after 11 steps, then 0.026
+//    spacings at 20; 0 with the tension off).
 //  - Half-way, obstacles are dragged the same way on both, and the device's state is
 //    captured and restored into a new device simulation that runs on in its place.
 //  - At the end: the same number of particles (emitters lay theirs on the simulated clock,
@@ -132,7 +137,8 @@ void compare_with_cpu(const std::string& name, int solver,
     gpu->step();
     if (step == 20) {
       early_gap = largest_gap(cpu->snapshot(), gpu->snapshot());
-      EXPECT_LT(early_gap, 1e-3f * spacing) << "20 steps in";
+      const float bound = cpu->params().surface_tension > 0.0f ? 0.05f : 1e-3f;
+      EXPECT_LT(early_gap, bound * spacing) << "20 steps in";
     }
     if (step == 80) {
       for (size_t k = 0; k < cpu->obstacles().size(); ++k) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/io.h"
 #include "sim/params.h"
@@ -35,6 +36,19 @@ inline std::unique_ptr<Simulation> cpu_sim(const Scene& scene, float spacing) {
   sim->reset(build_initial_state(scene, spacing));
   return sim;
 }
+
+// A PublishTarget over host memory (what publish() writes, to read back).
+class HostTarget final : public PublishTarget {
+ public:
+  std::vector<Vec4> values;
+  int maps = 0;
+  Vec4* map_host(size_t count) override {
+    values.assign(count, Vec4{-7, -7, -7, -7});
+    ++maps;
+    return values.data();
+  }
+  void unmap() override {}
+};
 
 inline double kinetic_energy(const Snapshot& s, float mass) {
   double e = 0.0;

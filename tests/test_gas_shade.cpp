@@ -7,22 +7,12 @@
 #include <vector>
 
 #include "sim/gas_sim.h"
+#include "sim_helpers.h"
 
 namespace tp {
 namespace {
 
-// A PublishTarget over host memory.
-class HostTarget final : public PublishTarget {
- public:
-  std::vector<Vec4> values;
-  int maps = 0;
-  Vec4* map_host(size_t count) override {
-    values.assign(count, Vec4{-7, -7, -7, -7});
-    ++maps;
-    return values.data();
-  }
-  void unmap() override {}
-};
+using test::HostTarget;
 
 GasSetup box3d() {
   GasSetup s;

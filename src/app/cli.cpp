@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "render/render_types.h"
 #include "sim/params.h"
 
 namespace tp {
@@ -34,7 +35,8 @@ Window
   --frames N               quit after N rendered frames
   --screenshot PNG         save the last frame as PNG (needs a window)
   --size WxH               window size in pixels (default 1280x800)
-  --color MODE             water | speed | density | pressure | flat
+  --color MODE             water | speed | density | pressure | flat; debug views:
+                           neighbours | vorticity | density_error
   --render MODE            spheres (default) | surface (screen-space water surface) |
                            mesh (a triangle surface built each frame, shaded as the
                            surface; --mesh-cell, --mesh-iso, --mesh-anisotropic apply)
@@ -310,8 +312,8 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       o->height = int(h);
     } else if (arg == "--color") {
       if (!need(&v)) return false;
-      if (v != "water" && v != "speed" && v != "density" && v != "pressure" && v != "flat")
-        return fail("--color must be water, speed, density, pressure or flat");
+      ColorMode mode;
+      if (!parse_color_mode(v, &mode)) return fail("--color must be one of " + color_mode_names() + ", not '" + v + "'");
       o->color = v;
     } else if (arg == "--render") {
       if (!need(&v)) return false;

@@ -136,6 +136,12 @@ inline ColorField color_field_for(ColorMode mode) {
       return ColorField::Density;
     case ColorMode::Pressure:
       return ColorField::Pressure;
+    case ColorMode::Neighbors:
+      return ColorField::Neighbors;
+    case ColorMode::Vorticity:
+      return ColorField::Vorticity;
+    case ColorMode::DensityError:
+      return ColorField::DensityError;
     default:
       return ColorField::Speed;  // water, speed; flat ignores it
   }

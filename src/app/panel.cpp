@@ -25,7 +25,8 @@ const char* shared_group_of(const std::string& name) {
     return "Fluid";
   if (name == "cfl" || name.rfind("dt_", 0) == 0) return "Time step";
   if (name.rfind("mouse_", 0) == 0) return "Mouse";
-  if (name.rfind("wall_", 0) == 0) return "Walls";
+  if (name.rfind("wall_", 0) == 0 || name == "adhesion") return "Walls";
+  if (name == "surface_tension") return "Fluid";
   if (name == "diffuse" || name.rfind("diffuse_", 0) == 0) return kDiffuseSection;
   return "Other";
 }
@@ -482,7 +483,7 @@ void render_colour_settings(PanelSim& sim, RenderSettings& render) {
     }
     ImGui::EndCombo();
   }
-  const char* units[] = {"m/s", "m/s", "rho/rho0", "Pa", ""};
+  const char* units[kColorModeCount] = {"m/s", "m/s", "rho/rho0", "Pa", "", "neighbours", "1/s", "%"};
   if (render.color_mode != ColorMode::Flat) {
     ImGui::InputFloat2("Range", &render.color_range.x, "%g");
     tooltip("Values mapped to the two ends of the colour map.");
@@ -628,6 +629,38 @@ void end_panel() {
   ImGui::End();
 }
 
+// The debug views: colourings that show what the solver sees (each also a `--color` mode
+// and in the Render section's list). Choosing one draws spheres, which carry the colours.
+void debug_section(PanelSim& sim, RenderSettings& render) {
+  struct View {
+    ColorMode mode;
+    const char* label;
+    const char* help;
+  };
+  const View views[] = {
+      {ColorMode::Water, "Off", "The water's own colours."},
+      {ColorMode::Neighbors, "Neighbour count",
+       "Fluid particles and wall samples within the kernel's reach h (viridis, 0 to 40): about "
+       "28 inside resting water and next to walls; the free surface and splashes have fewer."},
+      {ColorMode::Vorticity, "Vorticity",
+       "|curl v| in 1/s (inferno, 0 to 20): where the water turns, shears along a wall or "
+       "breaks."},
+      {ColorMode::DensityError, "Density error",
+       "Compression max(rho/rho0 - 1, 0) in % as the statistics measure it (grey at 0 to red "
+       "at 2 %): where the solver has not reached its tolerance."},
+  };
+  for (const View& v : views) {
+    const bool active = render.mode == RenderMode::Spheres && render.color_mode == v.mode;
+    if (ImGui::RadioButton(v.label, active) && !active) {
+      render.mode = RenderMode::Spheres;
+      render.color_mode = v.mode;
+      render.color_range = default_color_range(v.mode, pressure_scale(sim.params, sim.setup.scene));
+    }
+    tooltip(v.help);
+  }
+  ImGui::TextDisabled("Range and map: Render > Colour by.");
+}
+
 PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
                        RenderSettings& render, AppControls& controls) {
   // The title names the active solver, so it shows even with the panel collapsed or
@@ -646,6 +679,7 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   if (ImGui::CollapsingHeader(kDiffuseSection))
     diffuse_section(sim.params, stats.diffuse, controls, sim.backend);
   if (ImGui::CollapsingHeader("Render")) render_section(sim, render, controls);
+  if (ImGui::CollapsingHeader("Debug views")) debug_section(sim, render);
   end_panel();
   return extent;
 }

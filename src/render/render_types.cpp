@@ -6,7 +6,8 @@
 namespace tp {
 
 namespace {
-constexpr const char* kNames[kColorModeCount] = {"water", "speed", "density", "pressure", "flat"};
+constexpr const char* kNames[kColorModeCount] = {"water", "speed",      "density",  "pressure",
+                                                 "flat",  "neighbours", "vorticity", "density_error"};
 }
 
 const char* color_mode_name(ColorMode mode) {
@@ -51,6 +52,14 @@ glm::vec2 default_color_range(ColorMode mode, float pressure_scale) {
       return {0.95f, 1.05f};
     case ColorMode::Pressure:
       return {0.0f, pressure_scale > 0.0f ? pressure_scale : 5000.0f};
+    case ColorMode::Neighbors:
+      // A full neighbourhood at h = 2 spacings: 26 on the lattice, about 28 in resting water.
+      return {0.0f, 40.0f};
+    case ColorMode::Vorticity:
+      return {0.0f, 20.0f};
+    case ColorMode::DensityError:
+      // The solvers' tolerances are about 1 %: 2 % is red.
+      return {0.0f, 2.0f};
     default:
       // Speeds of a stirred tank: a metre-scale dam break peaks around 3-4 m/s.
       return {0.0f, 2.5f};

@@ -16,12 +16,16 @@ enum class ColorMode {
   Density = 2,   ///< w = rho/rho0 on a diverging map centred on 1
   Pressure = 3,  ///< w = pressure [Pa] on a sequential map
   Flat = 4,      ///< one colour, w ignored
+  // Debug views (the panel's Debug views section):
+  Neighbors = 5,     ///< w = fluid and boundary neighbours within h, viridis
+  Vorticity = 6,     ///< w = |omega| [1/s], inferno
+  DensityError = 7,  ///< w = compression [%], grey to red
 };
-constexpr int kColorModeCount = 5;
+constexpr int kColorModeCount = 8;
 
 const char* color_mode_name(ColorMode mode);  ///< "water", "speed", ...
 bool parse_color_mode(const std::string& text, ColorMode* mode);
-std::string color_mode_names();  ///< "water, speed, density, pressure, flat"
+std::string color_mode_names();  ///< "water, speed, density, pressure, flat, neighbours, ..."
 
 // What the fluid is drawn as.
 enum class RenderMode {

@@ -120,6 +120,17 @@ std::vector<ParamInfo> make_table() {
            "thinner than a particle); 0: no slip, the water next to them is held at their "
            "speed (a layer about two spacings thick, as in a viscous fluid); between: some of "
            "each."),
+      real("surface_tension", "Surface tension", "gamma", &P::surface_tension, 0, 10, 0, false,
+           "Surface tension (Akinci et al. 2013): cohesion between neighbouring particles and "
+           "a force that flattens the surface's curvature, so that water pulls itself into "
+           "round drops. A model coefficient (the paper's gamma), not N/m: 1 gives an "
+           "acceleration of about 10 m/s^2 between two particles at 3/4 of the kernel's "
+           "reach, at any spacing. 0 (the default): none, as real water at this scale, "
+           "whose capillary length (2.7 mm) is below a particle."),
+      real("adhesion", "Adhesion", "beta", &P::adhesion, 0, 10, 0, false,
+           "Adhesion (Akinci et al. 2013): the attraction of the water to the walls and "
+           "obstacles, so that it wets them and spreads on them. A model coefficient (the "
+           "paper's beta). 0 (the default): none."),
       choice("mouse_mode", "Mouse mode", &P::mouse_mode, 0, {"push", "pull", "drag"},
              "Left drag in the water: push it away, pull it in, or drag it along."),
       real("mouse_radius", "Mouse radius", "m", &P::mouse_radius, 0.01, 2.0, 0.3, false,

@@ -126,6 +126,10 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
     store(f.scratch, i, compression(rho, k));
   });
   sim.record_state_error();
+  // Surface tension and adhesion: the external force of the next step's prediction (so
+  // before its constraint projection), taken here where the neighbours at x* are known
+  // and their densities just measured, as the viscosity is: the step searches once.
+  sim.add_surface_forces(predicted, out, k.dt);
   sim.fluid.velocity.swap(sim.fluid.spare4);
   sim.commit_predicted();
 }

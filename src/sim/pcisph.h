@@ -28,13 +28,14 @@ void pcisph_density(SimulationImpl<B>& sim) {
   sim.density_computed();
 }
 
-// Viscosity, gravity and the mouse (the non-pressure forces), then the time step, which
+// Viscosity, gravity, the mouse, surface tension and adhesion (the non-pressure forces), then the time step, which
 // PCISPH needs before its pressure loop (delta depends on it): the flow's CFL step, capped
 // by the limit the loop's convergence has taught (see pcisph_pressure_solve).
 template <class B>
 void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
   sim.nonpressure_accelerations();
+  sim.add_surface_forces(f.position, f.acceleration, 1.0f);
   StepConstants& c = sim.constants();
   // The loop works best near the step at which its pressure holds the water up
   // (pcisph_holding_step, from the water's depth along gravity). Coming from another

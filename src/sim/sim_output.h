@@ -26,6 +26,10 @@ std::optional<Vec3> SimulationImpl<B>::pick(const Ray& ray) const {
 
 template <class B>
 void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
+  if (field == ColorField::Neighbors || field == ColorField::Vorticity || field == ColorField::DensityError) {
+    publish_debug(target, field);
+    return;
+  }
   const Vec4* x = fluid.position.data();
   const Vec4* v = fluid.velocity.data();
   const float* rho = fluid.density.data();
@@ -41,6 +45,43 @@ void SimulationImpl<B>::publish(PublishTarget& target, ColorField field) {
     return make_vec4(xyz(x[i]), w);
   };
   publish_values<B>(target, n, staging_, value);
+}
+
+// The debug views' values, for the current positions (their lists and densities first:
+// a grid build when a step has moved the particles since, as for a snapshot), into
+// fluid.spare_f (free between steps), then published with the positions.
+template <class B>
+void SimulationImpl<B>::publish_debug(PublishTarget& target, ColorField field) {
+  settle(false);
+  ensure_density();
+  const FluidView f = fluid.view();
+  const NeighborList nl = fluid_list();
+  const BoundaryView b = boundary_view();
+  const StepConstants k = constants_;
+  float* value = fluid.spare_f.data();
+  const uint n = fluid.n;
+  if (field == ColorField::Neighbors) {
+    B::for_each(n, [=] TP_HD(uint i) {
+      const Vec3 xi = xyz(f.position[i]);
+      float count = 0.0f;
+      for_each_listed(nl, i, f.position, xi, k.kernel.h, [&](uint j, const Vec3&, float r) {
+        count += (j != i && r < k.kernel.h) ? 1.0f : 0.0f;
+      });
+      for_each_boundary_neighbor(b, i, xi, k.kernel.h, [&](uint, const Vec3&, float r, float) {
+        count += r < k.kernel.h ? 1.0f : 0.0f;
+      });
+      value[i] = count;
+    });
+  } else if (field == ColorField::Vorticity) {
+    B::for_each(n, [=] TP_HD(uint i) {
+      f.velocity_inv_density[i] = make_vec4(xyz(f.velocity[i]), 1.0f / f.density[i]);
+    });
+    B::for_each(n, [=] TP_HD(uint i) { value[i] = length(pbf_vorticity(i, f.position, f.velocity_inv_density, nl, k)); });
+  } else {
+    B::for_each(n, [=] TP_HD(uint i) { value[i] = 100.0f * compression(f.density[i], k); });
+  }
+  const Vec4* x = f.position;
+  publish_values<B>(target, n, staging_, [=] TP_HD(uint i) { return make_vec4(xyz(x[i]), value[i]); });
 }
 
 template <class B>

@@ -68,7 +68,14 @@ struct Ray {
 };
 
 // Which per-particle value the renderer colours by (published in the w lane).
-enum class ColorField { Speed = 0, Density = 1, Pressure = 2 };
+enum class ColorField {
+  Speed = 0,
+  Density = 1,
+  Pressure = 2,
+  Neighbors = 3,     ///< fluid and boundary neighbours within h (debug view)
+  Vorticity = 4,     ///< |omega| [1/s], the SPH curl of the velocity (debug view)
+  DensityError = 5,  ///< [%] the compression the statistics report, max(rho/rho0 - 1, 0)
+};
 
 // Where publish() writes one Vec4 per particle: xyz position, w = the chosen ColorField.
 // The renderer implements it over a GL buffer. On the CPU path map_host gives mapped

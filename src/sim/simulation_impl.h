@@ -21,6 +21,8 @@
 #include "kernels/diffuse.h"
 #include "kernels/density.h"
 #include "kernels/forces.h"
+#include "kernels/pbf.h"
+#include "kernels/surface_tension.h"
 #include "kernels/wcsph.h"
 #include "sim/fluid_state.h"
 #include "sim/neighbor_grid.h"
@@ -168,6 +170,12 @@ class SimulationImpl final : public Simulation {
   /// PCISPH: viscosity, gravity and the mouse into fluid.acceleration (and
   /// velocity_inv_density from the velocity and density), before its pressure solve.
   void nonpressure_accelerations();
+  /// Surface tension and adhesion (kernels/surface_tension.h) at `positions` (where the
+  /// neighbour lists were built; fluid.density there): adds `scale` times their
+  /// acceleration to target's xyz (the acceleration, or with scale dt the velocity).
+  /// Uses fluid.aux for the normals. Nothing at all when both coefficients are 0.
+  void add_surface_forces(const Vec4* positions, Vec4* target, float scale);
+  void publish_debug(PublishTarget& target, ColorField field);  ///< publish()'s debug views
   // PBF's end of step: positions become fluid.predicted, velocities as the solver left
   // them; speed limit, tank clamp and NaN count as in integrate(). The solver has
   // recorded the end state's density error already (record_state_error).
@@ -647,6 +655,24 @@ void SimulationImpl<B>::nonpressure_accelerations() {
   B::for_each_lanes(f.n, TP_LANES(i) {
     store_xyz(f.acceleration, i, viscous_acceleration(i, f, nl, b, k) +
                                      body_acceleration(load_xyz(f.position, i), load_xyz(f.velocity, i), k));
+  });
+}
+
+template <class B>
+void SimulationImpl<B>::add_surface_forces(const Vec4* positions, Vec4* target, float scale) {
+  const StepConstants k = constants_;
+  if (!surface_forces_on(k)) return;
+  const NeighborList nl = fluid_list();
+  const BoundaryView b = boundary_view();
+  const float* density = fluid.density.data();
+  Vec4* normal_density = fluid.aux.data();
+  const uint n = fluid.n;
+  B::for_each_lanes(n, TP_LANES(i) {
+    store_xyzw(normal_density, i, surface_normal(i, positions, density, nl, k), load(density, i));
+  });
+  B::for_each_lanes(n, TP_LANES(i) {
+    store_xyz(target, i, load_xyz(target, i) +
+                             surface_acceleration(i, positions, normal_density, nl, b, k) * scale);
   });
 }
 

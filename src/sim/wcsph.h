@@ -26,7 +26,8 @@ void wcsph_pressure(SimulationImpl<B>& sim) {
     });
 }
 
-// Pressure, viscosity, gravity and the mouse: the acceleration of every particle.
+// Pressure, viscosity, gravity and the mouse: the acceleration of every particle; then
+// surface tension and adhesion, when on.
 template <class B>
 void wcsph_forces(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
@@ -37,6 +38,7 @@ void wcsph_forces(SimulationImpl<B>& sim) {
     store_xyz(f.acceleration, i, wcsph_acceleration(i, f, nl, b, k) +
                                      body_acceleration(load_xyz(f.position, i), load_xyz(f.velocity, i), k));
   });
+  sim.add_surface_forces(f.position, f.acceleration, 1.0f);
 }
 
 // The time step from this step's speeds, accelerations and compression, then the move.

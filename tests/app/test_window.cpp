@@ -246,6 +246,47 @@ TEST(Window, ColourModesDiffer) {
   EXPECT_EQ(count_differing(water.shot, speed.shot, above_water), 0);
 }
 
+// The debug views (`--color neighbours`, `vorticity`, `density_error`; the panel's Debug
+// views section): each colours the water differently from the plain view and from each
+// other, and leaves everything that is not water as it was.
+TEST(Window, DebugViewsColourTheWaterDifferently) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string args = kDeterministicPool + " --frames 30";
+  const FinishedRun water = run_to_end(args, dir + "/water.png");
+  ASSERT_RAN(water);
+  const auto water_mask = [](const uint8_t* p) { return is_water_blue(p); };
+  ASSERT_GT(find_water(water.shot, kScene).count, 50000);
+  const Rgb in_water = mean_colour_where(water.shot, water.shot, kScene, water_mask);
+  const Rect above_water{kScene.x0, 0, kScene.x1, 250};
+  std::vector<Rgb> seen;
+  for (const char* view : {"neighbours", "vorticity", "density_error"}) {
+    SCOPED_TRACE(view);
+    const FinishedRun run = run_to_end(args + " --color " + view, dir + "/" + view + ".png");
+    ASSERT_RAN(run);
+    const Rgb c = mean_colour_where(run.shot, water.shot, kScene, water_mask);
+    std::printf("%s: the water's mean colour (%.0f, %.0f, %.0f) against (%.0f, %.0f, %.0f)\n", view, c.r,
+                c.g, c.b, in_water.r, in_water.g, in_water.b);
+    EXPECT_GT(colour_distance(c, in_water), 30.0) << "differs from the plain view";
+    for (const Rgb& other : seen) EXPECT_GT(colour_distance(c, other), 20.0) << "and from the other views";
+    seen.push_back(c);
+    EXPECT_EQ(count_differing(water.shot, run.shot, above_water), 0) << "nothing else changes";
+    if (std::string(view) == "neighbours") {
+      // The structure: the pool's top (the upper half of the water in the picture, seen
+      // from above) is free surface, with fewer neighbours; its front face lies against
+      // the tank's front wall, whose samples count. Viridis's green rises with the count.
+      const Blob w = find_water(water.shot, kScene);
+      const int h = w.box.y1 - w.box.y0;
+      const Rgb top = mean_colour_where(run.shot, water.shot, Rect{w.box.x0, w.box.y0, w.box.x1, w.box.y0 + h / 2}, water_mask);
+      const Rgb front = mean_colour_where(run.shot, water.shot, Rect{w.box.x0, w.box.y1 - h / 5, w.box.x1, w.box.y1}, water_mask);
+      std::printf("neighbours: top of the pool (%.0f, %.0f, %.0f), its front face (%.0f, %.0f, %.0f)\n", top.r,
+                  top.g, top.b, front.r, front.g, front.b);
+      EXPECT_GT(front.g, top.g + 10.0) << "fewer neighbours at the free surface than at the wall";
+    }
+  }
+}
+
 TEST(Window, ResizedWindowStillRenders) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
