@@ -26,6 +26,9 @@ void on_mouse_button(GLFWwindow* window, int button, int action, int mods) {
   if (button == GLFW_MOUSE_BUTTON_LEFT) {
     s.left = press;
     s.left_ctrl = press && (mods & GLFW_MOD_CONTROL) != 0;
+    // Kept after the release: a click (press and release within one frame) still reads
+    // as a shift-click when the frame looks.
+    if (press) s.left_shift = (mods & GLFW_MOD_SHIFT) != 0;
     if (press) s.left_pressed = true;
   } else if (button == GLFW_MOUSE_BUTTON_RIGHT) {
     s.right = press;

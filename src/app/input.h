@@ -16,6 +16,7 @@ struct InputState {
   bool left_pressed = false;              ///< left went down since the last frame
   /// The left drag under way began with ctrl held: it moves an obstacle, not the water.
   bool left_ctrl = false;
+  bool left_shift = false;  ///< the latest left press came with shift (the particle inspector)
   double cursor_x = 0.0, cursor_y = 0.0;  ///< window coordinates
   double orbit_dx = 0.0, orbit_dy = 0.0;  ///< right-drag motion since the last frame
   double pan_dx = 0.0, pan_dy = 0.0;      ///< middle-drag motion since the last frame

@@ -257,8 +257,57 @@ MouseForce InteractiveApp::mouse_force(double frame_seconds) {
       return runner_.exclusive([&](Simulation& sim) { return sim.pick(ray); });
     };
   // A drag begun with ctrl is the obstacles' (see drag_obstacles), even on empty space.
-  return mouse_.update(pick, params_.mouse_mode, input_.left && !input_.left_ctrl, origin,
+  // Shift + left click is the inspector's (inspect_particles): no force either.
+  return mouse_.update(pick, params_.mouse_mode, input_.left && !input_.left_ctrl && !input_.left_shift, origin,
                        direction, camera_.eye(), camera_.forward(), frame_seconds);
+}
+
+void InteractiveApp::inspect_particles(double now) {
+  const bool pick = input_.left_pressed && input_.left_shift;
+  if (!pick && (!inspector_.active || now - inspector_.refreshed_at < 0.2)) return;
+  glm::vec3 origin, direction;
+  tp::cursor_ray(window_, input_, camera_, &origin, &direction);
+  const float spacing = setup_.spacing, h = 2.0f * spacing;
+  const Vec3 o{origin.x, origin.y, origin.z}, d{direction.x, direction.y, direction.z};
+  const Snapshot snap = runner_.exclusive([](Simulation& sim) { return sim.snapshot(); });
+  const size_t n = snap.position.size();
+  size_t at = n;
+  if (pick) {
+    // The nearest particle along the ray among those within a spacing of it.
+    float best = INFINITY;
+    for (size_t i = 0; i < n; ++i) {
+      const Vec3 p = xyz(snap.position[i]) - o;
+      const float t = dot(p, d);
+      if (t <= 0.0f || t >= best || length2(p - d * t) > spacing * spacing) continue;
+      best = t, at = i;
+    }
+    if (at == n) return;  // nothing under the cursor: keep what was inspected
+    inspector_.active = true;
+    inspector_.just_picked = true;
+    inspector_.id = snap.id[at];
+    const Vec3 x = xyz(snap.position[at]);
+    std::printf("tidepool: inspecting particle %u at %.4f %.4f %.4f m\n", inspector_.id, x.x, x.y, x.z);
+    std::fflush(stdout);
+  } else {
+    for (size_t i = 0; i < n && at == n; ++i)
+      if (snap.id[i] == inspector_.id) at = i;
+    if (at == n) {  // taken by an outflow, or a reset
+      inspector_.active = false;
+      return;
+    }
+  }
+  ParticleInspector& in = inspector_;
+  in.position = xyz(snap.position[at]);
+  in.velocity = xyz(snap.velocity[at]);
+  in.density = snap.density[at];
+  in.pressure = snap.pressure[at];
+  in.density_error = 100.0f * std::max(in.density / params_.rest_density - 1.0f, 0.0f);
+  in.neighbour_positions.clear();
+  for (size_t j = 0; j < n; ++j)
+    if (j != at && length2(xyz(snap.position[j]) - in.position) < h * h)
+      in.neighbour_positions.push_back(snap.position[j]);
+  in.neighbours = int(in.neighbour_positions.size());
+  in.refreshed_at = now;
 }
 
 void InteractiveApp::drag_obstacles() {
@@ -515,6 +564,7 @@ int InteractiveApp::run() {
     // Input for the simulation's next step, from the latest state (picking, obstacles).
     state_ = &runner_.latest();
     drag_obstacles();
+    inspect_particles(now);
     const uint64_t mouse_serial = runner_.set_mouse(mouse_force(last_simulated_seconds_));
     if (drag_held_ && mouse_.active() && press_serial_ == 0) press_serial_ = mouse_serial;
     follow_quality();
@@ -528,6 +578,13 @@ int InteractiveApp::run() {
     state_ = &state;
     controls_.obstacles = !state.obstacles.empty();
     renderer_.set_obstacles(obstacle_draws(state.obstacles, highlighted_obstacle_));
+    if (inspector_.active) {
+      std::vector<Vec4> points{make_vec4(inspector_.position, 0.0f)};
+      points.insert(points.end(), inspector_.neighbour_positions.begin(), inspector_.neighbour_positions.end());
+      renderer_.set_highlight(std::move(points), 0.35f * setup_.spacing);
+    } else {
+      renderer_.set_highlight({}, 0.0f);
+    }
     const RunStats& stats = state.stats;
     last_simulated_seconds_ = std::max(stats.simulated_time - previous_simulated_time_, 0.0);
     previous_simulated_time_ = stats.simulated_time;
@@ -540,7 +597,7 @@ int InteractiveApp::run() {
     PanelExtent panel;  // none while hidden: the scene takes the whole window
     if (!controls_.panel_hidden) {
       PanelSim sim{setup_, params_, state.particle_count, state.boundary_count, backend_kind_,
-                   device_};
+                   device_, &state.particles, &inspector_};
       panel = draw_panel(sim, stats, frame_stats_, render_, controls_);
       draw_help_overlay(controls_, params_);
     }

@@ -96,6 +96,10 @@ class InteractiveApp {
   // is highlighted.
   void drag_obstacles();
   Marker marker() const;
+  // Shift + left click: the particle under the cursor becomes the inspected one (its id
+  // printed); while one is, its values and neighbours are refreshed five times a second
+  // from a snapshot and highlighted.
+  void inspect_particles(double now);
   // --bench-window: the scripted drag's cursor for this frame (run time `t`), and the
   // figures at the end.
   void script_drag(double t);
@@ -123,6 +127,7 @@ class InteractiveApp {
   MouseTool mouse_;
   ObstacleDrag obstacle_drag_;
   int highlighted_obstacle_ = -1;  ///< drawn highlighted this frame, -1 none
+  ParticleInspector inspector_;
   FrameStats frame_stats_;
   AppControls controls_;
   RenderSettings render_;

@@ -629,6 +629,58 @@ void end_panel() {
   ImGui::End();
 }
 
+// The density error view's histogram, from the published values (the CPU path, which
+// copies them; on CUDA they go straight into the GL buffer).
+void density_error_histogram(const PanelSim& sim, const RenderSettings& render) {
+  if (render.color_mode != ColorMode::DensityError) return;
+  if (!sim.particles || sim.particles->empty()) {
+    ImGui::TextDisabled("Histogram: the CPU backend's (here the values stay on the GPU).");
+    return;
+  }
+  constexpr int kBins = 20;
+  const float top = std::max(render.color_range.y, 1e-3f);
+  float bins[kBins] = {};
+  double sum = 0.0;
+  float most = 0.0f;
+  int above = 0;
+  for (const Vec4& p : *sim.particles) {
+    const float e = std::isfinite(p.w) ? std::max(p.w, 0.0f) : 0.0f;
+    bins[std::min(int(e / top * kBins), kBins - 1)] += 1.0f;
+    sum += e;
+    most = std::max(most, e);
+    above += e > 1.0f;
+  }
+  const size_t n = sim.particles->size();
+  ImGui::PlotHistogram("##density_error", bins, kBins, 0, nullptr, 0.0f, FLT_MAX, ImVec2(0, 70));
+  tooltip("Particles by density error, 0 to the range's top in 20 bins (the last holds all "
+          "above).");
+  ImGui::Text("0 .. %.2g %%: mean %.3f %%, max %.2f %%, %.1f %% of particles above 1 %%", top,
+              sum / double(n), most, 100.0 * above / double(n));
+}
+
+// The particle inspector's values (shift + left click on a particle).
+void inspector_section(PanelSim& sim) {
+  ParticleInspector* in = sim.inspector;
+  if (!in) return;
+  ImGui::Separator();
+  ImGui::TextUnformatted("Particle inspector");
+  if (!in->active) {
+    ImGui::TextWrapped("Shift + left click on a particle to inspect it.");
+    return;
+  }
+  ImGui::Text("particle %u", in->id);
+  ImGui::Text("position %.3f %.3f %.3f m", in->position.x, in->position.y, in->position.z);
+  ImGui::Text("velocity %.3f %.3f %.3f m/s (%.3f)", in->velocity.x, in->velocity.y, in->velocity.z,
+              length(in->velocity));
+  ImGui::Text("density %.1f kg/m^3, error %.2f %%", in->density, in->density_error);
+  if (sim.params.solver == int(SolverKind::Pbf))
+    ImGui::TextDisabled("pressure: none (PBF moves positions to the constraint)");
+  else
+    ImGui::Text("pressure %.1f Pa", in->pressure);
+  ImGui::Text("neighbours %d (fluid, within h; highlighted)", in->neighbours);
+  if (ImGui::Button("Stop inspecting")) in->active = false;
+}
+
 // The debug views: colourings that show what the solver sees (each also a `--color` mode
 // and in the Render section's list). Choosing one draws spheres, which carry the colours.
 void debug_section(PanelSim& sim, RenderSettings& render) {
@@ -659,6 +711,8 @@ void debug_section(PanelSim& sim, RenderSettings& render) {
     tooltip(v.help);
   }
   ImGui::TextDisabled("Range and map: Render > Colour by.");
+  density_error_histogram(sim, render);
+  inspector_section(sim);
 }
 
 PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
@@ -679,6 +733,13 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   if (ImGui::CollapsingHeader(kDiffuseSection))
     diffuse_section(sim.params, stats.diffuse, controls, sim.backend);
   if (ImGui::CollapsingHeader("Render")) render_section(sim, render, controls);
+  // Open when a debug colouring starts the window, and whenever a particle is picked.
+  const bool debug_colour = int(render.color_mode) >= int(ColorMode::Neighbors);
+  if (debug_colour) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+  if (sim.inspector && sim.inspector->just_picked) {
+    ImGui::SetNextItemOpen(true, ImGuiCond_Always);
+    sim.inspector->just_picked = false;
+  }
   if (ImGui::CollapsingHeader("Debug views")) debug_section(sim, render);
   end_panel();
   return extent;
@@ -715,7 +776,8 @@ void draw_help_overlay(const AppControls& controls, const SimParams& params) {
   std::snprintf(mouse, sizeof(mouse),
                 "%sLeft drag: %s water   %sRight drag: orbit   Middle drag: pan   Wheel: zoom",
                 controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move",
-                controls.obstacles ? "Ctrl+left drag: move obstacle   " : "");
+                controls.obstacles ? "Ctrl+left drag: move obstacle   Shift+click: inspect   "
+                                   : "Shift+click: inspect   ");
   std::snprintf(keys, sizeof(keys),
                 "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
                 "Tab: hide panel   Esc: quit",

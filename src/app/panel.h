@@ -136,12 +136,27 @@ struct PanelExtent {
 // What the panel reads and edits of the running simulation. The parameters are the
 // window's copy, which the frame loop hands to the simulation (it may be stepping on a
 // thread of its own); the counts come from the latest published state.
+// The particle inspector (shift + left click on a particle; the Debug views section): the
+// particle's values as of the last refresh, and its fluid neighbours (highlighted).
+struct ParticleInspector {
+  bool active = false;
+  uint id = 0;
+  Vec3 position{}, velocity{};
+  float density = 0.0f, pressure = 0.0f, density_error = 0.0f;  ///< kg/m^3, Pa, %
+  int neighbours = 0;  ///< fluid particles within h
+  std::vector<Vec4> neighbour_positions;
+  double refreshed_at = -1.0;  ///< wall time of the last refresh
+  bool just_picked = false;    ///< the panel opens its section once, then clears it
+};
+
 struct PanelSim {
   SimSetup& setup;    ///< the scene (its file, emitters, outflows), the backend message
   SimParams& params;  ///< edited by the panel
   uint particle_count = 0, boundary_count = 0;
   BackendKind backend = BackendKind::Cpu;
   std::string device;  ///< the backend's description, "CPU (OpenMP, 2 threads)"
+  const std::vector<Vec4>* particles = nullptr;  ///< the state's positions and colour values (CPU)
+  ParticleInspector* inspector = nullptr;        ///< the Debug views section shows and stops it
 };
 
 // The panel's window (fixed width, kept inside the display, the items' width pushed):

@@ -18,10 +18,14 @@ Renderer::Renderer(const std::string& shader_dir, const std::string& environment
   glGenBuffers(1, &marker_vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
   glBufferData(GL_ARRAY_BUFFER, sizeof(Vec4), nullptr, GL_DYNAMIC_DRAW);
+  glGenBuffers(1, &highlight_vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
-Renderer::~Renderer() { glDeleteBuffers(1, &marker_vbo_); }
+Renderer::~Renderer() {
+  glDeleteBuffers(1, &marker_vbo_);
+  glDeleteBuffers(1, &highlight_vbo_);
+}
 
 void Renderer::reload_shaders() {
   // Build them all first so a failure leaves the running passes untouched.
@@ -266,6 +270,40 @@ void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& set
     glEnable(GL_DEPTH_TEST);
     ball.alpha = 0.45f;
     spheres_->draw(camera, ball);
+  }
+
+  if (!highlight_.empty()) {
+    // The inspected particle and its neighbours, over everything: they are usually inside
+    // the water.
+    glDisable(GL_DEPTH_TEST);
+    SphereDraw ball;
+    ball.color_mode = int(ColorMode::Flat);
+    ball.radius = highlight_radius_;
+    ball.alpha = 0.8f;
+    if (highlight_.size() > 1) {
+      const size_t n = highlight_.size() - 1;
+      glBindBuffer(GL_ARRAY_BUFFER, highlight_vbo_);
+      if (n > highlight_capacity_) {
+        highlight_capacity_ = std::max(n, size_t(64));
+        glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(highlight_capacity_ * sizeof(Vec4)), nullptr, GL_DYNAMIC_DRAW);
+      }
+      glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(n * sizeof(Vec4)), highlight_.data() + 1);
+      glBindBuffer(GL_ARRAY_BUFFER, 0);
+      ball.vbo = highlight_vbo_;
+      ball.count = n;
+      ball.flat_color = glm::vec3(1.0f, 0.85f, 0.15f);
+      spheres_->draw(camera, ball);
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(Vec4), highlight_.data());
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    ball.vbo = marker_vbo_;
+    ball.count = 1;
+    ball.radius = 1.4f * highlight_radius_;
+    ball.flat_color = glm::vec3(1.0f, 0.2f, 1.0f);  // magenta: in none of the colour maps
+    ball.alpha = 0.95f;
+    spheres_->draw(camera, ball);
+    glEnable(GL_DEPTH_TEST);
   }
 
   end_translucent();

@@ -43,6 +43,12 @@ class Renderer {
   void set_tank(const glm::vec3& lo, const glm::vec3& hi);
   // The obstacles as they are now; drawn until replaced (the app sets them every frame).
   void set_obstacles(std::vector<ObstacleDraw> obstacles) { obstacles_ = std::move(obstacles); }
+  // The particle inspector's particle (first) and its neighbours, drawn over everything
+  // as flat spheres of `radius` (magenta, and yellow); empty: none. Kept until replaced.
+  void set_highlight(std::vector<Vec4> points, float radius) {
+    highlight_ = std::move(points);
+    highlight_radius_ = radius;
+  }
   ParticleBuffer& particles() { return particles_; }
   // Spray, foam and bubbles (see DiffusePass): drawn when it holds any.
   ParticleBuffer& diffuse_particles() { return diffuse_particles_; }
@@ -102,7 +108,11 @@ class Renderer {
   ParticleBuffer splats_;
   MeshBuffer mesh_;
   GasField gas_;
-  GLuint marker_vbo_ = 0;  ///< one Vec4: the marker's centre
+  GLuint marker_vbo_ = 0;  ///< one Vec4: the marker's centre (then the inspected particle's)
+  GLuint highlight_vbo_ = 0;  ///< the inspected particle's neighbours
+  size_t highlight_capacity_ = 0;
+  std::vector<Vec4> highlight_;
+  float highlight_radius_ = 0.0f;
 };
 
 }  // namespace tp

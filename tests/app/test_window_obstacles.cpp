@@ -11,6 +11,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -464,4 +465,75 @@ TEST(Window, GasCtrlLeftDragMovesAnObstacleThroughTheSmoke) {
   EXPECT_GT(ball.y, 0.42f + 0.12f) << "the ball went up with the cursor";
   EXPECT_NEAR(ball.x, -0.3f, 0.1f);
   EXPECT_LT(glm::length(box - glm::vec3(0.4f, 0.3f, 0.05f)), 1e-3f) << "the box did not move";
+}
+
+// The particle inspector (shift + left click; the panel's Debug views section): a cube of
+// 5 x 5 x 5 particles 5 cm apart, nearly still in zero gravity, centred on the camera's
+// target; with the panel hidden (Tab) the target is the window's centre, and a shift-click there names
+// the particle in the middle of the cube's front face, (0.025, 0.625, 0.125) m (the lattice
+// continues the tank's, whose faces are at -1, 0 and -0.5 m), and highlights it
+// (magenta) with its neighbours (yellow).
+TEST(Window, ShiftClickInspectsTheParticleUnderTheCursor) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string scene =
+      write_scene(dir + "/cube.json", "[-0.1, 0.5, -0.1]", "[0.15, 0.75, 0.15]", "0.05",
+                  R"({ "target": [0.025, 0.625, 0.025], "distance": 1.5, "yaw": 0.0, "pitch": 0.0 })");
+  RunningApp app("--scene " + scene +
+                     " --spacing 0.05 --size 1280x800 --steps-per-frame 1 --set dt_min=0.0002 "
+                     "--set dt_max=0.0002 --set gravity_y=0 --set diffuse=0 --frames 1000000 --gl-check",
+                 dir + "/inspect.log");
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start_and_find_window(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const auto magenta = [](const uint8_t* p) { return p[0] > 180 && p[1] < 110 && p[2] > 180; };
+  const auto yellow = [](const uint8_t* p) { return p[0] > 180 && p[1] > 150 && p[2] < 90; };
+  // Tab hides the panel (started with it, whose frame counter the watcher follows): the
+  // view is then centred in the window. From here frames are awaited on the clock.
+  send("windowfocus --sync " + std::to_string(w));
+  send("key Tab");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const Image before = grab_window(*watcher, kWidth, kHeight);
+  ASSERT_TRUE(before.ok()) << before.error;
+  save_png(before, dir + "/before.png");
+  send(at(w, kWidth / 2, kHeight / 2));
+  send("keydown shift");
+  send("click 1");
+  send("keyup shift");
+  const std::string line = "tidepool: inspecting particle ";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  // (Polled on the clock: the still cube draws frames that hardly change.)
+  while (app.output().find(line) == std::string::npos && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string out = app.output();
+  const size_t found = out.find(line);
+  ASSERT_NE(found, std::string::npos) << "no particle was inspected:\n" << out;
+  unsigned id = 0;
+  float x = 0, y = 0, z = 0;
+  ASSERT_EQ(std::sscanf(out.c_str() + found + line.size(), "%u at %f %f %f", &id, &x, &y, &z), 4)
+      << out.substr(found, 120);
+  std::printf("inspected particle %u at (%.4f, %.4f, %.4f) m\n", id, x, y, z);
+  EXPECT_NEAR(x, 0.025f, 0.015f) << "the middle of the front face";
+  EXPECT_NEAR(y, 0.625f, 0.015f);
+  EXPECT_NEAR(z, 0.125f, 0.015f) << "the front face, nearest the camera";
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // a few frames with the highlight
+  const Image after = grab_window(*watcher, kWidth, kHeight);
+  ASSERT_TRUE(after.ok()) << after.error;
+  save_png(after, dir + "/after.png");
+  const Rect middle{kWidth / 2 - 120, kHeight / 2 - 120, kWidth / 2 + 120, kHeight / 2 + 120};
+  const long marked_before = find_pixels(before, middle, magenta).count;
+  const long marked_after = find_pixels(after, middle, magenta).count;
+  const long yellow_after = find_pixels(after, middle, yellow).count;
+  std::printf("magenta pixels near the centre %ld -> %ld, yellow %ld\n", marked_before, marked_after,
+              yellow_after);
+  EXPECT_GT(marked_after, marked_before + 100) << "the inspected particle is highlighted";
+  EXPECT_GT(yellow_after, 100) << "and its neighbours";
+  const Blob r = find_pixels(after, middle, magenta);
+  EXPECT_NEAR(r.cx, kWidth / 2, 15.0) << "under the cursor";
+  EXPECT_NEAR(r.cy, kHeight / 2, 15.0);
+  send("key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << app.output();
+  EXPECT_TRUE(parse_exit_line(app.output()).found) << app.output();
 }
