@@ -9,6 +9,7 @@
 namespace tp {
 
 // Moves x out of the obstacles (see obstacle.h), then projects it into the tank, shrunk
+// (in 2D: into the tank's rectangle, and onto the plane z = tank_lo.z = tank_hi.z),
 // by a small margin; at each face or obstacle the particle touches, its velocity meets the
 // wall (wall_contact: the part into it reflected by wall_restitution, the tangential part
 // reduced by wall_friction; both 0: the part into the wall removed, the rest kept). Non-finite positions are sent to the
@@ -30,6 +31,13 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
   if (x.x > hi.x) { x.x = hi.x; v = wall_contact(v, Vec3{-1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.y < lo.y) { x.y = lo.y; v = wall_contact(v, Vec3{0, 1, 0}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.y > hi.y) { x.y = hi.y; v = wall_contact(v, Vec3{0, -1, 0}, Vec3{0, 0, 0}, friction, restitution); }
+  if (c.dimensions == 2) {
+    // In the plane (kernels/dimension.h): its forces have no z, so this only undoes what
+    // came from outside the physics (a mouse point or an obstacle off the plane).
+    x.z = c.tank_lo.z;
+    v.z = 0.0f;
+    return false;
+  }
   if (x.z < lo.z) { x.z = lo.z; v = wall_contact(v, Vec3{0, 0, 1}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.z > hi.z) { x.z = hi.z; v = wall_contact(v, Vec3{0, 0, -1}, Vec3{0, 0, 0}, friction, restitution); }
   return false;

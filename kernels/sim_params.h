@@ -78,7 +78,11 @@ struct MouseForce {
 // from the particle spacing and the tank. Filled by the solver driver before each step.
 struct StepConstants {
   SimParams p;
-  CubicKernel kernel;  ///< support h = 2 * spacing
+  int dimensions;      ///< 2 or 3 (kernels/dimension.h); in 2D z stays at tank_lo.z (= tank_hi.z)
+  CubicKernel kernel;  ///< support h = 2 * spacing, normalised for the dimension
+  float cohesion_norm; ///< Akinci's C(r) normalisation for h and the dimension (surface_tension.h)
+  float adhesion_norm; ///< their A(r) normalisation
+  float curvature_scale; ///< their curvature term's factor for the dimension (dimension.h)
   float spacing;       ///< [m] initial particle spacing s
   float mass;          ///< [kg] fluid particle mass, fixed at reset (rho0 / lattice sum of W)
   float lattice_grad2; ///< [1/m^8] sum of |grad W|^2 over a full initial lattice (PCISPH, PBF)

@@ -2,10 +2,12 @@
 // "Smoothed particle hydrodynamics", Annu. Rev. Astron. Astrophys. 30, Eq. 2.6, written
 // with compact support h (W = 0 for r >= h), as in Koschier et al. 2019, "SPH techniques
 // for the physics based simulation of fluids and solids", Eq. 4 (Eurographics tutorial).
-// With particle spacing s we use h = 2 s, about 33 neighbours per particle.
+// With particle spacing s we use h = 2 s, about 33 neighbours per particle in 3D and 13 in
+// 2D; the dimension enters only through the normalisation (kernels/dimension.h).
 #pragma once
 
 #include "common.h"
+#include "dimension.h"
 #include "lanes.h"
 
 namespace tp {
@@ -13,20 +15,23 @@ namespace tp {
 struct CubicKernel {
   float h;      ///< support radius [m]
   float inv_h;  ///< 1 / h
-  float k;      ///< W normalisation, 8 / (pi h^3)
-  float l;      ///< gradient normalisation, 48 / (pi h^3)
+  float k;      ///< W normalisation, 8 / (pi h^3) in 3D, 40 / (7 pi h^2) in 2D
+  float l;      ///< gradient normalisation, 6 k
   float w_zero; ///< W(0), used for a particle's own contribution
 
+  template <int D = 3>
   TP_HD static CubicKernel make(float support) {
-    const float pi = 3.14159265358979f;
     CubicKernel c;
     c.h = support;
     c.inv_h = 1.0f / support;
-    const float h3 = support * support * support;
-    c.k = 8.0f / (pi * h3);
-    c.l = 48.0f / (pi * h3);
+    c.k = Dimension<D>::cubic_norm(support);
+    c.l = 6.0f * c.k;
     c.w_zero = c.k;
     return c;
+  }
+  // For a dimension known at run time (2 or 3).
+  static CubicKernel make_for(int dimensions, float support) {
+    return with_dimension(dimensions, [&](auto d) { return make<decltype(d)::value>(support); });
   }
 
   // W(r), r >= 0. [Monaghan 1992, Eq. 2.6] with q = r / h in [0, 1]: 6q^3 - 6q^2 + 1 for

@@ -16,23 +16,21 @@
 
 namespace tp {
 
-// The cohesion spline C(r) [Eq. 3], 3D normalisation 32 / (pi h^9): attraction between
-// h/2 and h, (h - r)^3 r^3; repulsion below h/2, 2 (h - r)^3 r^3 - h^6 / 64; 0 beyond h.
-// R: float or a block of lanes (kernels/lanes.h).
+// The cohesion spline C(r) [Eq. 3], times `norm` (Dimension<D>::cohesion_norm(h): 32 /
+// (pi h^9) in 3D): attraction between h/2 and h, (h - r)^3 r^3; repulsion below h/2,
+// 2 (h - r)^3 r^3 - h^6 / 64; 0 beyond h. R: float or a block of lanes (kernels/lanes.h).
 template <class R>
-TP_HD TP_INLINE R cohesion_spline(R r, float h) {
-  const float norm = 32.0f / (3.14159265f * h * h * h * h * h * h * h * h * h);
+TP_HD TP_INLINE R cohesion_spline(R r, float h, float norm) {
   const R a = maxf(h - r, R(0.0f));
   const R t = a * a * a * r * r * r;
   const float h6 = h * h * h * h * h * h;
   return select(r < h, select(r + r > h, t, 2.0f * t - h6 / 64.0f) * norm, R(0.0f));
 }
 
-// The adhesion spline A(r) [Eq. 8], 3D normalisation 0.007 / h^3.25: between h/2 and h,
-// (-4 r^2 / h + 6 r - 2 h)^(1/4), 0 elsewhere.
+// The adhesion spline A(r) [Eq. 8], times `norm` (Dimension<D>::adhesion_norm(h): 0.007 /
+// h^3.25 in 3D): between h/2 and h, (-4 r^2 / h + 6 r - 2 h)^(1/4), 0 elsewhere.
 template <class R>
-TP_HD TP_INLINE R adhesion_spline(R r, float h) {
-  const float norm = 0.007f / powf(h, 3.25f);
+TP_HD TP_INLINE R adhesion_spline(R r, float h, float norm) {
   const R u = maxf(-4.0f * r * r * (1.0f / h) + 6.0f * r - 2.0f * h, R(0.0f));
   return select(r + r > h, select(r < h, sqrt_lanes(sqrt_lanes(u)) * norm, R(0.0f)), R(0.0f));
 }
@@ -79,16 +77,16 @@ TP_HD TP_INLINE Vec3Of<I> surface_acceleration(I i, const Vec4* position, const 
       const auto other = load_xyzw(normal_density, j);
       const R k = two_rho0 / (own.w + other.w);
       const R inv_r = select(r > 1e-9f, 1.0f / r, zero);  // the self pair: no cohesion
-      const V cohesion = xij * (c.mass * cohesion_spline(r, h) * inv_r);
+      const V cohesion = xij * (c.mass * cohesion_spline(r, h, c.cohesion_norm) * inv_r);
       // (within h only: a block of lanes passes its unused lanes at a distance beyond it)
       const V none{zero, zero, zero};
-      const V curvature = select(r < h, select(r > 1e-9f, own.xyz - other.xyz, none), none);
+      const V curvature = select(r < h, select(r > 1e-9f, (own.xyz - other.xyz) * c.curvature_scale, none), none);
       a -= (cohesion + curvature) * (gamma * k);
     });
   if (beta > 0.0f)
     for_each_boundary_neighbor(b, i, xi, h, [&](IndexOf<I>, const V& xik, R r, R volume) {
       const R inv_r = select(r > 1e-9f, 1.0f / r, zero);
-      a -= xik * (beta * c.p.rest_density * volume * adhesion_spline(r, h) * inv_r);
+      a -= xik * (beta * c.p.rest_density * volume * adhesion_spline(r, h, c.adhesion_norm) * inv_r);
     });
   return a;
 }

@@ -141,8 +141,12 @@ void compare_with_cpu(const std::string& name, int solver,
       EXPECT_LT(early_gap, bound * spacing) << "20 steps in";
     }
     if (step == 80) {
+      // A jump: the obstacles cross it at up to 20 m/s for a few steps. In 2D, where the
+      // water cannot go round them, 5 cm throws it at up to 50 m/s and the two runs' energies
+      // then part by chance (channel_2d on PCISPH: 25.5 % apart): 1 cm there.
+      const float jump = cpu->dimensions() == 2 ? 0.01f : 0.05f;
       for (size_t k = 0; k < cpu->obstacles().size(); ++k) {
-        const Vec3 to = cpu->obstacles()[k].center + Vec3{0.05f, 0.0f, 0.0f};
+        const Vec3 to = cpu->obstacles()[k].center + Vec3{jump, 0.0f, 0.0f};
         EXPECT_TRUE(cpu->move_obstacle(int(k), to));
         EXPECT_TRUE(gpu->move_obstacle(int(k), to));
       }

@@ -21,23 +21,25 @@ const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind
 TEST(SurfaceTension, SplinesHaveThePapersShape) {
   const float h = 0.04f;
   const float h6 = std::pow(h, 6.0f), norm = 32.0f / (3.14159265f * std::pow(h, 9.0f));
+  const auto C = [&](float r) { return cohesion_spline(r, h, Dimension<3>::cohesion_norm(h)); };
+  const auto A = [&](float r) { return adhesion_spline(r, h, Dimension<3>::adhesion_norm(h)); };
   // C: repulsive near 0 (-h^6/64 times the normalisation at r = 0), continuous at h/2
   // (h^6 / 64 from both sides), attractive up to h, 0 from h on.
-  EXPECT_NEAR(cohesion_spline(0.0f, h), -norm * h6 / 64.0f, 1e-3f * norm * h6);
-  EXPECT_NEAR(cohesion_spline(0.5f * h - 1e-6f, h), cohesion_spline(0.5f * h + 1e-6f, h), 1e-3f * norm * h6);
-  EXPECT_NEAR(cohesion_spline(0.5f * h + 1e-7f, h), norm * h6 / 64.0f, 1e-3f * norm * h6);
-  EXPECT_GT(cohesion_spline(0.75f * h, h), 0.0f);
-  EXPECT_LT(cohesion_spline(0.2f * h, h), 0.0f);
-  EXPECT_EQ(cohesion_spline(h, h), 0.0f);
-  EXPECT_EQ(cohesion_spline(1.5f * h, h), 0.0f);
+  EXPECT_NEAR(C(0.0f), -norm * h6 / 64.0f, 1e-3f * norm * h6);
+  EXPECT_NEAR(C(0.5f * h - 1e-6f), C(0.5f * h + 1e-6f), 1e-3f * norm * h6);
+  EXPECT_NEAR(C(0.5f * h + 1e-7f), norm * h6 / 64.0f, 1e-3f * norm * h6);
+  EXPECT_GT(C(0.75f * h), 0.0f);
+  EXPECT_LT(C(0.2f * h), 0.0f);
+  EXPECT_EQ(C(h), 0.0f);
+  EXPECT_EQ(C(1.5f * h), 0.0f);
   // A: 0 up to h/2 and from h on, positive between, largest at 3h/4.
-  EXPECT_EQ(adhesion_spline(0.3f * h, h), 0.0f);
-  EXPECT_EQ(adhesion_spline(0.5f * h, h), 0.0f);
-  EXPECT_EQ(adhesion_spline(1.2f * h, h), 0.0f);
-  EXPECT_GT(adhesion_spline(0.75f * h, h), adhesion_spline(0.6f * h, h));
-  EXPECT_GT(adhesion_spline(0.75f * h, h), adhesion_spline(0.9f * h, h));
-  EXPECT_NEAR(adhesion_spline(0.75f * h, h), 0.007f / std::pow(h, 3.25f) * std::pow(h / 4.0f, 0.25f),
-              1e-4f * adhesion_spline(0.75f * h, h));
+  EXPECT_EQ(A(0.3f * h), 0.0f);
+  EXPECT_EQ(A(0.5f * h), 0.0f);
+  EXPECT_EQ(A(1.2f * h), 0.0f);
+  EXPECT_GT(A(0.75f * h), A(0.6f * h));
+  EXPECT_GT(A(0.75f * h), A(0.9f * h));
+  EXPECT_NEAR(A(0.75f * h), 0.007f / std::pow(h, 3.25f) * std::pow(h / 4.0f, 0.25f),
+              1e-4f * A(0.75f * h));
 }
 
 // The principal moments of the particles' inertia tensor about their centre of mass

@@ -79,6 +79,13 @@ int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
   for (const auto& [dir, kind, option] : {std::tuple{o.export_dir, RecordKind::Points, "--export"},
                                           std::tuple{o.export_mesh_dir, mesh_kind, "--export-mesh"}}) {
     if (dir.empty()) continue;
+    if (kind != RecordKind::Points && sim.dimensions() == 2) {
+      std::fprintf(stderr,
+                   "tidepool: %s: the surface mesh is 3D only, and this scene is 2D; --export writes its "
+                   "particles (docs/2d.md)\n",
+                   option);
+      return 2;
+    }
     exports.push_back(Export{FrameRecorder{}, option});
     if (!exports.back().recorder.start(dir, o.export_fps, false, &error, kind, o.mesh)) {
       std::fprintf(stderr, "tidepool: %s: %s\n", option, error.c_str());

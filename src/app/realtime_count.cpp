@@ -56,7 +56,7 @@ uint64_t scale_count(uint64_t count, double step_ms, double budget_ms) {
 RealtimeCount choose_realtime_count(const Scene& scene, const SimParams& params,
                                     BackendKind backend, int threads, uint64_t floor) {
   RealtimeCount result;
-  const double scene_count = fluid_volume(scene) / std::pow(double(scene.spacing), 3);
+  const double scene_count = particles_at_own_spacing(scene);
   if (scene_count < 1.0) return result;  // emitters alone: nothing to size
   const uint64_t start = floor ? floor : uint64_t(scene_count);
   const double budget_ms = kRealtimeStepShare * 1000.0 / 60.0;

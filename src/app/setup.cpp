@@ -170,7 +170,7 @@ SimParams start_params(const Scene& scene, const Options& options, const Preset*
   // values, go over it.
   SimParams params = default_params();
   params.solver = solver;
-  apply_quality(params, q, backend);
+  apply_quality(params, q, backend, scene.dimensions);
   apply_layers(scene, options, preset, params);
   params.solver = solver;
   apply_overrides(options, params);
@@ -188,7 +188,7 @@ uint64_t start_particle_count(const Scene& scene, const Options& options, Backen
   if (options.particles > 0 || backend != BackendKind::Cpu) return options.particles;
   // A scene's spacing is written for a GPU-class machine; on the CPU the default is
   // sized to the cores so that the water moves at a watchable pace (--particles wins).
-  const double scene_count = fluid_volume(scene) / std::pow(double(scene.spacing), 3);
+  const double scene_count = particles_at_own_spacing(scene);
   const double budget = kDefaultParticlesPerCpuThread * omp_get_max_threads();
   return scene_count > budget ? uint64_t(budget) : 0;
 }

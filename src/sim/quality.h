@@ -34,13 +34,14 @@ struct QualityPreset {
 };
 
 // The named preset of `quality` for `solver` (SolverKind) on `backend`.
-QualityPreset quality_preset(Quality quality, int solver, BackendKind backend);
+// In 2D (dimensions 2) real time keeps PBF and PCISPH to smaller steps (see quality.cpp).
+QualityPreset quality_preset(Quality quality, int solver, BackendKind backend, int dimensions = 3);
 
 // Applies quality_preset(quality, params.solver, backend) to `params`.
-void apply_quality(SimParams& params, Quality quality, BackendKind backend);
+void apply_quality(SimParams& params, Quality quality, BackendKind backend, int dimensions = 3);
 
 // Whether `params` hold every value of that preset (the panel marks a quality whose
 // settings the user has since edited).
-bool matches_quality(const SimParams& params, Quality quality, BackendKind backend);
+bool matches_quality(const SimParams& params, Quality quality, BackendKind backend, int dimensions = 3);
 
 }  // namespace tp

@@ -462,7 +462,7 @@ void read_gas(const Reader& r, const json& g, Scene& s) {
 Scene read_scene(const json& doc, const std::string& source) {
   Reader r(source);
   r.only_keys(doc, "",
-              {"name", "description", "tank", "particle_spacing", "fluid_blocks", "fluid_spheres",
+              {"name", "description", "dimensions", "tank", "particle_spacing", "fluid_blocks", "fluid_spheres",
                "emitters", "outflows", "obstacles", "max_particles", "camera", "params", "gas"});
   Scene s;
   s.source = source;
@@ -472,6 +472,7 @@ Scene read_scene(const json& doc, const std::string& source) {
   const json& tank = r.need(doc, "", "tank");
   r.only_keys(tank, "tank", {"min", "max"});
   r.box(tank, "tank", &s.tank_lo, &s.tank_hi);
+  if (const json* v = Reader::find(doc, "dimensions")) s.dimensions = int(r.whole(*v, "dimensions", 2, 3));
   if (const json* v = Reader::find(doc, "particle_spacing"))
     s.spacing = float(r.number(*v, "particle_spacing", 1e-4, 10.0));
 
@@ -480,6 +481,7 @@ Scene read_scene(const json& doc, const std::string& source) {
   if (const json* v = Reader::find(doc, "camera")) read_camera(r, *v, s.camera);
   if (const json* v = Reader::find(doc, "params")) read_params(r, *v, s);
   if (const json* v = Reader::find(doc, "gas")) {
+    if (Reader::find(doc, "dimensions")) s.gas.dimensions = s.dimensions;  // gas.dimensions may still say
     read_gas(r, *v, s);
     for (const char* water : {"fluid_blocks", "fluid_spheres", "emitters", "outflows", "params"})
       if (Reader::find(doc, water))

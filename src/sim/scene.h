@@ -61,6 +61,9 @@ struct Scene {
   std::string description;
   std::string source;  ///< file it came from
   Vec3 tank_lo{-1, 0, -1}, tank_hi{1, 1, 1};
+  /// 3, or 2: the water moves in the plane through the tank's middle in z (z coordinates
+  /// of blocks, spheres, obstacles and emitters are put onto it; docs/2d.md).
+  int dimensions = 3;
   float spacing = 0.04f;  ///< [m] default particle spacing
   std::vector<FluidBlock> blocks;
   std::vector<FluidSphere> spheres;
@@ -101,8 +104,11 @@ void apply_scene_params(const Scene& scene, SimParams& params);
 
 // Total fluid volume of the scene's blocks and spheres inside the tank [m^3]: exact for a
 // sphere wholly inside, a numerical estimate for one cut by the walls. Overlapping shapes
-// count twice and obstacles are not subtracted.
+// count twice and obstacles are not subtracted. In a 2D scene the area in the plane [m^2].
 double fluid_volume(const Scene& scene);
+// About how many fluid particles the scene's blocks and spheres hold at its own spacing
+// (volume / s^3; in 2D area / s^2).
+double particles_at_own_spacing(const Scene& scene);
 // The spacing that gives about `count` particles for the scene's volume of water. A scene
 // with emitters and no initial water scales its own spacing so that its particle limit
 // (max_particles, or the automatic 100,000) becomes `count`.

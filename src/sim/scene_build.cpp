@@ -80,11 +80,55 @@ LatticeRange lattice_range(Vec3 blo, Vec3 bhi, Vec3 origin, float s, const doubl
   return r;
 }
 
+// Area of the disc (centre c, radius r) inside the tank's rectangle in x and y: the
+// midpoint rule over 2048 vertical strips, each the chord clipped to floor and ceiling.
+double disc_area_in_tank(Vec3 c, double r, const Scene& s) {
+  const double x0 = std::max(double(c.x) - r, double(s.tank_lo.x)),
+               x1 = std::min(double(c.x) + r, double(s.tank_hi.x));
+  if (!(x0 < x1)) return 0.0;
+  const int n = 2048;
+  const double dx = (x1 - x0) / n;
+  double a = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const double x = x0 + (k + 0.5) * dx - c.x, h2 = r * r - x * x;
+    if (h2 <= 0) continue;
+    const double h = std::sqrt(h2);
+    const double y0 = std::max(double(c.y) - h, double(s.tank_lo.y)), y1 = std::min(double(c.y) + h, double(s.tank_hi.y));
+    if (y1 > y0) a += (y1 - y0) * dx;
+  }
+  return a;
+}
+
+// A 2D scene as the 3D lattice code sees it at spacing s: the tank one spacing deep around
+// its middle plane in z, and every block, sphere, obstacle and emitter put onto that plane
+// (blocks through the whole depth).
+Scene flattened(const Scene& scene, float s) {
+  Scene f = scene;
+  const float plane = 0.5f * (scene.tank_lo.z + scene.tank_hi.z);
+  f.tank_lo.z = plane - 0.5f * s;
+  f.tank_hi.z = plane + 0.5f * s;
+  for (FluidBlock& b : f.blocks) {
+    b.lo.z = f.tank_lo.z;
+    b.hi.z = f.tank_hi.z;
+    b.velocity.z = 0.0f;
+  }
+  for (FluidSphere& b : f.spheres) {
+    b.center.z = plane;
+    b.velocity.z = 0.0f;
+  }
+  for (ObstacleShape& o : f.obstacles) o.center.z = plane;
+  for (Emitter& e : f.emitters) {
+    e.position.z = plane;
+    e.velocity.z = 0.0f;
+  }
+  return f;
+}
+
 // The scene's max_particles at spacing s: it counts particles of the scene's own spacing,
 // so at another spacing it stands for the same volume of water. 0 stays 0 (automatic).
 uint64_t max_particles_at(const Scene& scene, float s) {
   if (!scene.max_particles) return 0;
-  const double scale = std::pow(double(scene.spacing) / double(s), 3.0);
+  const double scale = std::pow(double(scene.spacing) / double(s), scene.dimensions == 2 ? 2.0 : 3.0);
   const double n = std::round(double(scene.max_particles) * scale);
   return uint64_t(std::min(std::max(n, double(kMinMaxParticles)), double(kMaxParticles)));
 }
@@ -102,6 +146,15 @@ double fluid_capacity(const Scene& scene, double initial, float s) {
 
 double fluid_volume(const Scene& s) {
   double v = 0.0;
+  if (s.dimensions == 2) {
+    for (const FluidBlock& b : s.blocks) {
+      const double w = std::min(b.hi.x, s.tank_hi.x) - std::max(b.lo.x, s.tank_lo.x);
+      const double h = std::min(b.hi.y, s.tank_hi.y) - std::max(b.lo.y, s.tank_lo.y);
+      if (w > 0 && h > 0) v += w * h;
+    }
+    for (const FluidSphere& d : s.spheres) v += disc_area_in_tank(d.center, d.radius, s);
+    return v;
+  }
   for (const FluidBlock& b : s.blocks) {
     Vec3 lo, hi;
     if (clip(b.lo, b.hi, s, &lo, &hi)) v += double(hi.x - lo.x) * (hi.y - lo.y) * (hi.z - lo.z);
@@ -111,31 +164,38 @@ double fluid_volume(const Scene& s) {
   return v;
 }
 
+double particles_at_own_spacing(const Scene& s) {
+  return fluid_volume(s) / std::pow(double(s.spacing), s.dimensions == 2 ? 2.0 : 3.0);
+}
+
 float spacing_for_count(const Scene& s, uint64_t count) {
   if (count == 0) return s.spacing;
   const double volume = fluid_volume(s);
-  if (volume > 0.0 || s.emitters.empty()) return float(std::cbrt(volume / double(count)));
-  return float(double(s.spacing) * std::cbrt(fluid_capacity(s, 0.0, s.spacing) / double(count)));
+  const double root = s.dimensions == 2 ? 0.5 : 1.0 / 3.0;  // an area in 2D
+  if (volume > 0.0 || s.emitters.empty()) return float(std::pow(volume / double(count), root));
+  return float(double(s.spacing) * std::pow(fluid_capacity(s, 0.0, s.spacing) / double(count), root));
 }
 
-InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_bytes,
+InitialState build_initial_state(const Scene& given, float s, uint64_t memory_bytes,
                                  uint64_t diffuse_particles) {
   if (!(s > 0.0f) || !std::isfinite(s))
     throw SceneError("particle spacing must be a positive number");
+  const bool plane = given.dimensions == 2;
+  const Scene scene = plane ? flattened(given, s) : given;
   const Vec3 lo = scene.tank_lo;
   const Vec3 extent = scene.tank_hi - scene.tank_lo;
   // Whole spacings per axis; the tank's max faces move in by less than one spacing.
   const double n[3] = {std::floor(extent.x / s + 1e-4), std::floor(extent.y / s + 1e-4),
-                       std::floor(extent.z / s + 1e-4)};
-  if (n[0] < 2 || n[1] < 2 || n[2] < 2) {
-    const double smallest = std::min({extent.x, extent.y, extent.z}) / 2.0;
+                       plane ? 1.0 : std::floor(extent.z / s + 1e-4)};
+  if (n[0] < 2 || n[1] < 2 || n[2] < (plane ? 1 : 2)) {
+    const double smallest = (plane ? std::min(extent.x, extent.y) : std::min({extent.x, extent.y, extent.z})) / 2.0;
     const double volume = fluid_volume(scene);
     throw SceneError("particle spacing " + fmt(s) +
                      " m is too coarse for the tank, which needs at "
                      "least two particles across every axis: use a spacing of at most " +
                      fmt(smallest) + " m" +
                      (volume > 0 ? " (at least about " +
-                                       fmt(std::ceil(volume / (smallest * smallest * smallest))) +
+                                       fmt(std::ceil(volume / (smallest * smallest * (plane ? 1.0 : smallest)))) +
                                        " particles)"
                                  : std::string()));
   }
@@ -164,7 +224,7 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
   const double fluid_most = fluid_capacity(scene, fluid_estimate, s);
   const double layers = 2.0;
   double boundary_estimate =
-      (n[0] + 2 * layers) * (n[1] + 2 * layers) * (n[2] + 2 * layers) - n[0] * n[1] * n[2];
+      (n[0] + 2 * layers) * (n[1] + 2 * layers) * (n[2] + (plane ? 0 : 2 * layers)) - n[0] * n[1] * n[2];
   for (const ObstacleShape& o : scene.obstacles) {  // the simulation samples their surfaces
     const Vec3 e = o.half_extent * 2.0f;
     const double area = o.kind == int(ShapeKind::Sphere)
@@ -205,6 +265,10 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
   st.spacing = s;
   st.tank_lo = lo;
   st.tank_hi = lo + Vec3{float(nx) * s, float(ny) * s, float(nz) * s};
+  if (plane) {
+    st.dimensions = 2;
+    st.tank_lo.z = st.tank_hi.z = lo.z + 0.5f * s;  // the plane, where the one layer lies
+  }
   auto point = [&](int64_t i, int64_t j, int64_t k) {
     return Vec3{lo.x + (float(i) + 0.5f) * s, lo.y + (float(j) + 0.5f) * s,
                 lo.z + (float(k) + 0.5f) * s};
@@ -270,8 +334,8 @@ InitialState build_initial_state(const Scene& scene, float s, uint64_t memory_by
                      "spheres (clear of the obstacles)");
   // Boundary: the lattice continued two layers beyond every face (edges and corners too).
   // w = 0 asks the simulation for the lattice volume.
-  const int L = int(layers);
-  for (int k = -L; k < nz + L; ++k)
+  const int L = int(layers), Lz = plane ? 0 : L;
+  for (int k = -Lz; k < nz + Lz; ++k)
     for (int j = -L; j < ny + L; ++j)
       for (int i = -L; i < nx + L; ++i) {
         const bool inside = i >= 0 && i < nx && j >= 0 && j < ny && k >= 0 && k < nz;

@@ -19,13 +19,16 @@ namespace tp {
 
 // Obstacle samples in the obstacle's own frame: lattice points of spacing s from half a
 // spacing to two and a half spacings inside its surface (the tank's walls also start half
-// a spacing behind the face the fluid rests on), w = the lattice volume.
-std::vector<Vec4> obstacle_samples(const ObstacleShape& shape, float spacing, float volume);
+// a spacing behind the face the fluid rests on), w = the lattice volume. In 2D the points
+// of the obstacle's cut through its centre's plane (z = 0 in its frame).
+std::vector<Vec4> obstacle_samples(const ObstacleShape& shape, float spacing, float volume, int dimensions = 3);
 // Points of one emitted layer in the nozzle's plane: (u, w) coordinates on a square lattice
-// of spacing s, inside the disk or rectangle.
-std::vector<Vec3> emitter_layer(const Emitter& emitter, float spacing);
-// The nozzle's frame: axis a along the velocity, u horizontal when it can be, w = a x u.
-void emitter_frame(const Emitter& emitter, Vec3* a, Vec3* u, Vec3* w);
+// of spacing s, inside the disk or rectangle. In 2D the nozzle is a slot: the points on the
+// u axis across the disk's diameter or the rectangle's width (emitter_frame: u in the plane).
+std::vector<Vec3> emitter_layer(const Emitter& emitter, float spacing, int dimensions = 3);
+// The nozzle's frame: axis a along the velocity, u horizontal when it can be, w = a x u;
+// in 2D u across a in the plane z = const (w along z).
+void emitter_frame(const Emitter& emitter, Vec3* a, Vec3* u, Vec3* w, int dimensions = 3);
 
 struct OutflowBoxes {
   Vec3 lo[kMaxOutflows], hi[kMaxOutflows];
@@ -39,14 +42,17 @@ void SimulationImpl<B>::setup_scene_objects(const InitialState& s) {
   if (s.outflows.size() > kMaxOutflows)
     throw std::invalid_argument("too many outflows (the limit is " + std::to_string(kMaxOutflows) + ")");
   obstacles_ = s.obstacles;
-  for (ObstacleShape& o : obstacles_) o.velocity = Vec3{0, 0, 0};
+  for (ObstacleShape& o : obstacles_) {
+    o.velocity = Vec3{0, 0, 0};
+    if (dimensions_ == 2) o.center.z = tank_lo_.z;  // cut through its middle by the plane
+  }
   obstacle_target_.clear();
   for (const ObstacleShape& o : obstacles_) obstacle_target_.push_back(o.center);
   emitters_ = s.emitters;
   outflows_ = s.outflows;
   emitter_travel_.assign(emitters_.size(), 0.0);
   emitter_points_.clear();
-  for (const Emitter& e : emitters_) emitter_points_.push_back(emitter_layer(e, spacing_));
+  for (const Emitter& e : emitters_) emitter_points_.push_back(emitter_layer(e, spacing_, dimensions_));
   const uint64_t initial = fluid.n;
   max_particles_ = s.max_particles ? s.max_particles : automatic_max_particles(initial);
   max_particles_ = std::min<uint64_t>(max_particles_, uint64_t(1) << 31);
@@ -54,9 +60,10 @@ void SimulationImpl<B>::setup_scene_objects(const InitialState& s) {
   // Obstacle samples: local offsets and owners, fixed; world positions follow the centres.
   std::vector<Vec4> local;
   std::vector<uint> owner;
-  const float volume = 1.0f / lattice_kernel_sum(CubicKernel::make(2.0f * spacing_), spacing_);
+  const float volume =
+      1.0f / lattice_kernel_sum(CubicKernel::make_for(dimensions_, 2.0f * spacing_), spacing_, dimensions_);
   for (size_t k = 0; k < obstacles_.size(); ++k)
-    for (const Vec4& p : obstacle_samples(obstacles_[k], spacing_, volume)) {
+    for (const Vec4& p : obstacle_samples(obstacles_[k], spacing_, volume, dimensions_)) {
       local.push_back(p);
       owner.push_back(uint(k));
     }
@@ -258,17 +265,20 @@ void SimulationImpl<B>::emit_particles() {
     if (emitter_travel_[k] < gap) continue;
     const float offset = float(std::min(emitter_travel_[k] - gap, double(spacing_)));
     Vec3 a, u, w;
-    emitter_frame(e, &a, &u, &w);
+    emitter_frame(e, &a, &u, &w, dimensions_);
     const float margin = 0.5f * spacing_;
+    const bool plane = dimensions_ == 2;
     for (const Vec3& p : emitter_points_[k]) {
-      const Vec3 x = e.position + u * p.x + w * p.y + a * offset;
+      Vec3 x = e.position + u * p.x + w * p.y + a * offset;
+      if (plane) x.z = tank_lo_.z;
       const bool in_tank = x.x > tank_lo_.x + margin && x.x < tank_hi_.x - margin && x.y > tank_lo_.y + margin &&
-                           x.y < tank_hi_.y - margin && x.z > tank_lo_.z + margin && x.z < tank_hi_.z - margin;
+                           x.y < tank_hi_.y - margin &&
+                           (plane || (x.z > tank_lo_.z + margin && x.z < tank_hi_.z - margin));
       bool clear = in_tank;
       for (int o = 0; o < c.obstacle_count && clear; ++o) clear = obstacle_distance(c.obstacles[o], x) > margin;
       if (!clear) continue;
       cand_x.push_back(make_vec4(x, 0.0f));
-      cand_v.push_back(make_vec4(e.velocity, 0.0f));
+      cand_v.push_back(make_vec4(plane ? Vec3{e.velocity.x, e.velocity.y, 0.0f} : e.velocity, 0.0f));
     }
     emitter_travel_[k] = std::min(emitter_travel_[k] - gap, gap);
   }

@@ -76,8 +76,15 @@ template <class B>
 void SimulationImpl<B>::validate_initial(const InitialState& s) {
   if (!(s.spacing > 0.0f) || !std::isfinite(s.spacing))
     throw std::invalid_argument("particle spacing must be a positive number");
-  if (!(s.tank_lo.x < s.tank_hi.x && s.tank_lo.y < s.tank_hi.y && s.tank_lo.z < s.tank_hi.z))
+  if (s.dimensions != 2 && s.dimensions != 3)
+    throw std::invalid_argument("dimensions must be 2 or 3, not " + std::to_string(s.dimensions));
+  if (s.dimensions == 2) {
+    if (!(s.tank_lo.x < s.tank_hi.x && s.tank_lo.y < s.tank_hi.y && s.tank_lo.z == s.tank_hi.z))
+      throw std::invalid_argument(
+          "a 2D tank's min corner must be below its max corner in x and y, with one z (the plane)");
+  } else if (!(s.tank_lo.x < s.tank_hi.x && s.tank_lo.y < s.tank_hi.y && s.tank_lo.z < s.tank_hi.z)) {
     throw std::invalid_argument("the tank's min corner must be below its max corner on every axis");
+  }
   if (s.fluid.empty() && s.emitters.empty())
     throw std::invalid_argument("the scene has no fluid particles and no emitter");
   if (!s.velocity.empty() && s.velocity.size() != s.fluid.size())
@@ -95,6 +102,7 @@ SimState SimulationImpl<B>::capture() {
   init.tank_lo = tank_lo_;
   init.tank_hi = tank_hi_;
   init.spacing = spacing_;
+  init.dimensions = dimensions_;
   init.fluid.resize(n);
   init.velocity.resize(n);
   s.id.resize(n);

@@ -44,6 +44,9 @@ struct InitialState {
   Vec3 tank_lo{0, 0, 0};        ///< [m] inner faces of the tank
   Vec3 tank_hi{1, 1, 1};
   float spacing = 0.05f;        ///< [m] particle spacing s; kernel support h = 2 s
+  /// 3, or 2: a simulation in the plane z = tank_lo.z, which must equal tank_hi.z (the
+  /// fluid, boundary samples, obstacles' centres and emitters in it; kernels/dimension.h).
+  int dimensions = 3;
   std::vector<Vec4> fluid;      ///< fluid positions (w ignored)
   std::vector<Vec4> velocity;   ///< initial velocities (empty = at rest)
   std::vector<Vec4> boundary;   ///< boundary samples: xyz position, w = volume [m^3]
@@ -168,6 +171,14 @@ struct RunStats {
   std::vector<PhaseTime> phases;
 };
 
+// Where the fluid's neighbour grid lies (Simulation::grid_geometry): cell (i, j, k) spans
+// origin + cell * (i, j, k) to origin + cell * (i + 1, j + 1, k + 1).
+struct GridGeometry {
+  Vec3 origin{0, 0, 0};  ///< [m] the corner of cell (0, 0, 0)
+  float cell = 0.0f;     ///< [m] cell size, the kernel support h = 2 spacings
+  Int3 dims{0, 0, 0};    ///< cells per axis
+};
+
 struct BackendInfo {
   BackendKind kind = BackendKind::Cpu;
   std::string description;  ///< "CPU (OpenMP, 2 threads)" or "CUDA: <device name>"
@@ -287,7 +298,13 @@ class Simulation {
   virtual uint boundary_count() const = 0;
   virtual float spacing() const = 0;
   virtual Vec3 tank_lo() const = 0;
+  /// 2 or 3; in 2D the particles stay in the plane z = tank_lo().z = tank_hi().z.
+  virtual int dimensions() const = 0;
   virtual Vec3 tank_hi() const = 0;
+  /// The fluid's neighbour grid as the last reset set it up: the corner of cell (0, 0, 0),
+  /// the cell size (h) and the cells per axis (in 2D one layer, on the plane). A particle
+  /// outside it counts in the nearest edge cell (kernels/grid.h).
+  virtual GridGeometry grid_geometry() const = 0;
   virtual float mass() const = 0;
   virtual BackendInfo backend() const = 0;
 };

@@ -33,12 +33,13 @@
 
 namespace tp {
 
-// Sum of W over an infinite cubic lattice of the given spacing (including the origin).
-// The fluid mass is rho0 / this sum, so that a particle inside a block at the initial
-// spacing sits exactly at rest density; boundary samples get volume 1 / this sum.
-float lattice_kernel_sum(const CubicKernel& kernel, float spacing);
+// Sum of W over an infinite cubic (2D: square) lattice of the given spacing (including the
+// origin), for a kernel normalised for that dimension (CubicKernel::make_for). The fluid
+// mass is rho0 / this sum, so that a particle inside a block at the initial spacing sits
+// exactly at rest density; boundary samples get volume (2D: area) 1 / this sum.
+float lattice_kernel_sum(const CubicKernel& kernel, float spacing, int dimensions = 3);
 // Sum of |grad W|^2 over the same lattice (PCISPH's delta, PBF's relaxation scale).
-float lattice_gradient_sum(const CubicKernel& kernel, float spacing);
+float lattice_gradient_sum(const CubicKernel& kernel, float spacing, int dimensions = 3);
 
 template <class Backend>
 class SimulationImpl;
@@ -72,7 +73,13 @@ class SimulationImpl final : public Simulation {
   double step() override;
   int advance(double seconds, double budget_ms) override;
   SimParams& params() override { return params_; }
-  void set_mouse(const MouseForce& force) override { mouse_ = force; }
+  void set_mouse(const MouseForce& force) override {
+    mouse_ = force;
+    if (dimensions_ == 2) {  // in the plane, whatever the caller's ray met
+      mouse_.point.z = tank_lo_.z;
+      mouse_.velocity.z = 0.0f;
+    }
+  }
   std::optional<Vec3> pick(const Ray& ray) const override;
   void publish(PublishTarget& target, ColorField field) override;
   // Diffuse particles: src/sim/diffuse.h.
@@ -105,7 +112,12 @@ class SimulationImpl final : public Simulation {
   uint boundary_count() const override { return wall_n_ + obstacle_n_; }
   float spacing() const override { return spacing_; }
   Vec3 tank_lo() const override { return tank_lo_; }
+  int dimensions() const override { return dimensions_; }
   Vec3 tank_hi() const override { return tank_hi_; }
+  GridGeometry grid_geometry() const override {
+    const GridView& g = grid_.view();
+    return GridGeometry{g.origin, 1.0f / g.inv_cell, g.dims};
+  }
   float mass() const override { return mass_; }
   BackendInfo backend() const override { return Backend::describe(); }
 
@@ -315,6 +327,7 @@ class SimulationImpl final : public Simulation {
   Buffer<Vec4> staging_;  ///< publish() without interop (CUDA only)
   uint wall_n_ = 0, obstacle_n_ = 0;
   float spacing_ = 0.0f, mass_ = 0.0f, lattice_grad2_ = 0.0f;
+  int dimensions_ = 3;  ///< 2: the plane z = tank_lo_.z (kernels/dimension.h)
   // The rest density the solver uses: follows params_.rest_density by at most a factor
   // of two per simulated second, so that a slider moved from 1000 to 100 lets the fluid
   // swell over a few seconds instead of releasing a 10x pressure in one step.
@@ -399,23 +412,25 @@ void SimulationImpl<B>::reset_state(const InitialState& s) {
   validate_initial(s);
   clamp_params(params_);
   spacing_ = s.spacing;
+  dimensions_ = s.dimensions;
   tank_lo_ = s.tank_lo;
   tank_hi_ = s.tank_hi;
-  const CubicKernel kernel = CubicKernel::make(2.0f * spacing_);
-  const float lattice_sum = lattice_kernel_sum(kernel, spacing_);
+  const CubicKernel kernel = CubicKernel::make_for(dimensions_, 2.0f * spacing_);
+  const float lattice_sum = lattice_kernel_sum(kernel, spacing_, dimensions_);
   mass_ = params_.rest_density / lattice_sum;
-  lattice_grad2_ = lattice_gradient_sum(kernel, spacing_);
+  lattice_grad2_ = lattice_gradient_sum(kernel, spacing_, dimensions_);
   rest_density_ = params_.rest_density;
 
   // The grids cover the tank plus one kernel support of boundary samples around it, in
-  // cells of h (see kernels/grid.h).
-  const float pad = kernel.h + spacing_;
-  const Vec3 lo = tank_lo_ - Vec3{pad, pad, pad};
-  const Vec3 hi = tank_hi_ + Vec3{pad, pad, pad};
+  // cells of h (see kernels/grid.h); in 2D one layer of cells, on the plane.
+  const float pad = kernel.h + spacing_, zpad = dimensions_ == 2 ? 0.0f : pad;
+  const Vec3 lo = tank_lo_ - Vec3{pad, pad, zpad};
+  const Vec3 hi = tank_hi_ + Vec3{pad, pad, zpad};
   grid_.configure(lo, hi, kernel.h);
   boundary_grid_.configure(lo, hi, kernel.h);
-  wall_clear_lo_ = tank_lo_ + Vec3{kernel.h, kernel.h, kernel.h};
-  wall_clear_hi_ = tank_hi_ - Vec3{kernel.h, kernel.h, kernel.h};
+  const float zclear = dimensions_ == 2 ? -INFINITY : kernel.h;  // no walls in z
+  wall_clear_lo_ = tank_lo_ + Vec3{kernel.h, kernel.h, zclear};
+  wall_clear_hi_ = tank_hi_ - Vec3{kernel.h, kernel.h, zclear};
 
   const uint n = uint(s.fluid.size());
   fluid.resize(n);
@@ -471,7 +486,16 @@ void SimulationImpl<B>::refresh_constants() {
   clamp_params(params_);
   constants_.p = params_;
   constants_.p.rest_density = rest_density_;
-  constants_.kernel = CubicKernel::make(2.0f * spacing_);
+  constants_.dimensions = dimensions_;
+  with_dimension(dimensions_, [&](auto d) {
+    using D = decltype(d);
+    const float h = 2.0f * spacing_;
+    constants_.kernel = CubicKernel::make<D::value>(h);
+    constants_.cohesion_norm = D::cohesion_norm(h);
+    constants_.adhesion_norm = D::adhesion_norm(h);
+    constants_.curvature_scale = D::curvature_scale;
+  });
+  if (dimensions_ == 2) constants_.p.gravity_z = 0.0f;  // the plane's gravity is its x and y
   constants_.spacing = spacing_;
   constants_.mass = mass_;
   constants_.lattice_grad2 = lattice_grad2_;

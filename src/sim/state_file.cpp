@@ -105,6 +105,7 @@ std::string encode_state(const SimState& s, const std::string& scene) {
   h["tank_lo"] = vec(init.tank_lo);
   h["tank_hi"] = vec(init.tank_hi);
   h["spacing"] = init.spacing;
+  h["dimensions"] = init.dimensions;
   h["max_particles"] = init.max_particles;
   h["obstacles"] = json::array();
   for (const ObstacleShape& o : init.obstacles)
@@ -207,6 +208,9 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
     init.tank_lo = r.vec3(h, "tank_lo", "");
     init.tank_hi = r.vec3(h, "tank_hi", "");
     init.spacing = float(r.number(h, "spacing"));
+    // States written before 2D existed have no "dimensions": 3.
+    init.dimensions = h.contains("dimensions") && h["dimensions"].is_number_integer() ? h["dimensions"].get<int>() : 3;
+    if (init.dimensions != 2 && init.dimensions != 3) fail("has dimensions " + std::to_string(init.dimensions) + " (2 or 3)");
     init.max_particles = r.count(h, "max_particles");
     const json& obstacles = r.list(h, "obstacles");
     if (obstacles.size() > size_t(kMaxObstacles)) fail("obstacles has more than " + std::to_string(kMaxObstacles));

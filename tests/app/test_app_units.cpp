@@ -165,6 +165,7 @@ struct FakeSim : Simulation {
   float spacing() const override { return 0.05f; }
   Vec3 tank_lo() const override { return {0, 0, 0}; }
   Vec3 tank_hi() const override { return {1, 1, 1}; }
+  int dimensions() const override { return 3; }
   float mass() const override { return 1; }
   BackendInfo backend() const override { return {}; }
 };
