@@ -18,6 +18,7 @@ uniform mat4 u_projection;
 uniform float u_radius;
 uniform float u_alpha;
 uniform vec3 u_light_dir;  // towards the light, view space, unit length
+uniform int u_disc;        // 2D: a flat disc with a thin darker rim instead of a lit ball
 
 out vec4 frag_color;
 
@@ -36,9 +37,18 @@ void main() {
   float ndc_depth = clip.z / clip.w;
   gl_FragDepth = 0.5 * (gl_DepthRange.diff * ndc_depth + gl_DepthRange.near + gl_DepthRange.far);
 
+  vec3 to_eye = -dir;
+  if (u_disc != 0) {
+    // A disc seen square-on: its colour, flat, and a thin rim (the outer fifth of the
+    // radius, by the hit's distance from the centre across the view) darker, so that
+    // neighbouring discs read as separate. The depth stays the sphere's: overlapping discs
+    // meet along a clean line.
+    float across = sqrt(max(1.0 - pow(dot(normal, to_eye), 2.0), 0.0));
+    frag_color = vec4(v_color * mix(1.0, 0.6, smoothstep(0.75, 0.9, across)), u_alpha);
+    return;
+  }
   // Diffuse + Blinn-Phong specular + a little ambient; a soft rim darkening helps
   // neighbouring spheres read as separate even in flat colour.
-  vec3 to_eye = -dir;
   vec3 half_vector = normalize(u_light_dir + to_eye);
   float diffuse = max(dot(normal, u_light_dir), 0.0);
   float specular = pow(max(dot(normal, half_vector), 0.0), 60.0);

@@ -24,6 +24,8 @@ uniform vec3 u_absorption;
 uniform float u_thickness_scale;
 uniform float u_reflectivity;
 uniform float u_refraction;
+uniform int u_two_d;  // 2D: the water is seen through its side, with no top facing the sky
+uniform float u_thickness_cap;  // 2D: the water's depth [m], the most any pixel has (0: none)
 uniform int u_debug;  // 0 shaded; 1 depth, 2 normal, 3 thickness (TIDEPOOL_SURFACE_DEBUG)
 
 // For the composite, which filters them linearly between texels: what it interpolates is
@@ -58,6 +60,7 @@ void main() {
   }
   vec3 n = texelFetch(u_normal, p, 0).xyz;
   float thickness = texture(u_thickness, v_uv).r * u_thickness_scale;  // half resolution
+  if (u_thickness_cap > 0.0) thickness = min(thickness, u_thickness_cap);
 
   vec2 ndc = v_uv * 2.0 - 1.0;
   vec3 position = vec3(d * (ndc.x + u_projection[2][0]) / u_projection[0][0],
@@ -75,8 +78,10 @@ void main() {
   vec3 transmittance = exp(-u_absorption * thickness);
   // Light scattered inside the water towards the eye: the sky's light, tinted by what the
   // water lets through over a short path, so thick water turns deep blue-green, not black.
-  vec3 scatter = vec3(0.30, 0.55, 0.75) * exp(-u_absorption * 0.35) *
-                 (0.55 + 0.45 * max((u_view_to_world * n).y, 0.0));
+  // (In 2D every normal lies across the view, none up: the water, seen through its side
+  // as through an aquarium's, is taken as lit as a top facing the sky would be.)
+  float sky = u_two_d != 0 ? 1.0 : 0.55 + 0.45 * max((u_view_to_world * n).y, 0.0);
+  vec3 scatter = vec3(0.30, 0.55, 0.75) * exp(-u_absorption * 0.35) * sky;
 
   // Reflection of the environment, weighted by Fresnel.
   float cos_theta = clamp(dot(n, to_eye), 0.0, 1.0);

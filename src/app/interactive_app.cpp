@@ -53,6 +53,10 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
       renderer_(shader_dir(), data_dir() + "/assets/textures/sky.png"),
       camera_(setup.scene.camera) {
   renderer_.set_tank(to_glm(setup_.sim->tank_lo()), to_glm(setup_.sim->tank_hi()));
+  grid_geometry_ = setup_.sim->grid_geometry();
+  dimensions_ = setup_.sim->dimensions();
+  plane_z_ = setup_.sim->tank_lo().z;
+  reset_camera();
   params_ = setup_.sim->params();
   backend_kind_ = setup_.sim->backend().kind;
   device_ = setup_.sim->backend().description;
@@ -62,6 +66,8 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   quality_solver_ = params_.solver;  // start_params applied it (and --set after it)
   render_.color_mode = color_mode;
   render_.mode = render_mode;
+  render_.grid_overlay = options.grid_overlay;
+  render_.two_d = dimensions_ == 2;
   render_.surface.auto_scale = options.surface_scale_auto;
   render_.surface.fixed_scale = options.surface_scale;
   render_.surface.anisotropic = options.surface_anisotropic;
@@ -139,7 +145,7 @@ void InteractiveApp::follow_quality() {
   controls_.quality_chosen = false;
   // The solver or the quality changed: that solver's settings at that quality (the water
   // stays as it is; only the step and iteration settings change).
-  apply_quality(params_, controls_.quality, backend_kind_);
+  apply_quality(params_, controls_.quality, backend_kind_, dimensions_);
   quality_solver_ = params_.solver;
   quality_applied_ = controls_.quality;
 }
@@ -182,6 +188,25 @@ void InteractiveApp::after_new_particles(Simulation& sim) {
   render_.particle_radius = 0.5f * setup_.spacing;
   // The tank's max faces snap to whole spacings, so they move with the particle count.
   renderer_.set_tank(to_glm(sim.tank_lo()), to_glm(sim.tank_hi()));
+  grid_geometry_ = sim.grid_geometry();
+  grid_serial_ = 0;  // counted again in the new grid
+  dimensions_ = sim.dimensions();
+  plane_z_ = sim.tank_lo().z;
+  render_.two_d = dimensions_ == 2;
+}
+
+void InteractiveApp::reset_camera() {
+  camera_ = OrbitCamera(setup_.scene.camera);
+  if (dimensions_ == 2)
+    camera_.set_plane(plane_z_, to_glm(setup_.sim->tank_lo()), to_glm(setup_.sim->tank_hi()));
+}
+
+void InteractiveApp::fall_back_from_mesh() {
+  if (dimensions_ != 2 || render_.mode != RenderMode::Mesh) return;
+  render_.mode = RenderMode::Surface;
+  if (!mesh_fallback_said_)
+    std::fprintf(stderr, "tidepool: the mesh render mode does not apply in 2D; drawing the surface\n");
+  mesh_fallback_said_ = true;
 }
 
 void InteractiveApp::load_scene(const std::string& name_or_path) {
@@ -209,7 +234,7 @@ void InteractiveApp::load_scene(const std::string& name_or_path) {
   }
   controls_.files.scene_error.clear();
   stop_recording("the scene changed");
-  camera_ = OrbitCamera(setup_.scene.camera);
+  reset_camera();
   // What "Restore start values" goes back to is now the new scene's start.
   controls_.start_params = params_;
   controls_.param_notes.clear();
@@ -250,7 +275,15 @@ MouseForce InteractiveApp::mouse_force(double frame_seconds) {
   // the particles (the CPU path), else in the simulation itself (inline CUDA: no thread).
   const PublishedState& state = *state_;
   MouseTool::Pick pick;
-  if (!state.particles.empty())
+  if (dimensions_ == 2)
+    // 2D: the cursor's point in the plane, on the water or not, so that the force acts
+    // exactly under the cursor (and a drag grabs there).
+    pick = [this](const Ray& ray) -> std::optional<Vec3> {
+      glm::vec3 hit;
+      if (!ray_plane_z(to_glm(ray.origin), to_glm(ray.direction), plane_z_, &hit)) return std::nullopt;
+      return Vec3{hit.x, hit.y, hit.z};
+    };
+  else if (!state.particles.empty())
     pick = [&](const Ray& ray) { return pick_points(state.particles, setup_.spacing, ray); };
   else
     pick = [&](const Ray& ray) {
@@ -324,7 +357,8 @@ void InteractiveApp::drag_obstacles() {
       shapes, input_.left && input_.left_ctrl, ctrl && over_scene && !other_drag, origin, direction,
       camera_.eye(), camera_.forward());
   if (frame.move) {
-    const glm::vec3 c = frame.move->center;
+    glm::vec3 c = frame.move->center;
+    if (dimensions_ == 2) c.z = plane_z_;  // (the drag plane is the simulation's, seen square-on)
     runner_.move_obstacle(frame.move->index, Vec3{c.x, c.y, c.z});
   }
   highlighted_obstacle_ = frame.highlighted;
@@ -515,6 +549,26 @@ void InteractiveApp::upload_state(const PublishedState& state, const GlTargets& 
     renderer_.diffuse_particles().set_count(0);  // switched off: none drawn
 }
 
+void InteractiveApp::update_grid_overlay(const PublishedState& state) {
+  if (!render_.grid_overlay || state.particles.empty()) {
+    if (grid_serial_ != 0) renderer_.set_grid_overlay({});
+    grid_serial_ = 0;
+    return;
+  }
+  if (state.serial == grid_serial_) return;  // drawn already
+  count_grid_cells(state.particles, grid_geometry_, kGridOverlayMaxCells, &grid_scratch_, &grid_cells_);
+  grid_serial_ = state.serial;
+  GridOverlayDraw draw;
+  draw.cells = grid_cells_.cells;
+  draw.cell = grid_geometry_.cell;
+  draw.plane = dimensions_ == 2;
+  draw.full = float(full_cell_count(dimensions_));
+  // The edges at the water's surface lie between the top particles' spheres (the cells'
+  // faces are half-way between lattice layers): pulled forward to show on them.
+  draw.pull = 0.6f * setup_.spacing;
+  renderer_.set_grid_overlay(std::move(draw));
+}
+
 int InteractiveApp::run() {
   // Declared after the renderer's buffer and destroyed before it: the target unregisters
   // the buffer from CUDA (interop) while it and the GL context still exist.
@@ -558,6 +612,7 @@ int InteractiveApp::run() {
     handle_keys(&quit);
     apply_camera_input(window_, input_, camera_);
     apply_requests();
+    fall_back_from_mesh();
     if (!next_scene_.empty()) break;  // a gas scene: run_window opens it
     update_threading();
 
@@ -590,6 +645,7 @@ int InteractiveApp::run() {
     previous_simulated_time_ = stats.simulated_time;
     frame_stats_.add(now, stats);
     upload_state(state, targets);
+    update_grid_overlay(state);
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -597,13 +653,15 @@ int InteractiveApp::run() {
     PanelExtent panel;  // none while hidden: the scene takes the whole window
     if (!controls_.panel_hidden) {
       PanelSim sim{setup_, params_, state.particle_count, state.boundary_count, backend_kind_,
-                   device_, &state.particles, &inspector_};
+                   device_, &state.particles, &inspector_, dimensions_,
+                   grid_serial_ != 0 ? &grid_cells_ : nullptr};
       panel = draw_panel(sim, stats, frame_stats_, render_, controls_);
-      draw_help_overlay(controls_, params_);
+      draw_help_overlay(controls_, params_, dimensions_);
     }
     print_widget_changes(controls_.widgets);
     const float shift = panel_screen_shift(window_, panel);
     camera_.set_screen_shift(shift);
+    camera_.fit_plane(float(fb_width) / float(fb_height));  // 2D: the tank beside the panel
     ImGui::Render();
 
     // The button and F12 save the scene without the panel, framed as with the panel

@@ -50,8 +50,13 @@ class InteractiveApp {
   // The panel's scene list or file field: switches scene (camera included), or leaves the
   // running one as it is and shows why not.
   void load_scene(const std::string& name_or_path);
-  // Counts, particle size and tank after a reset or a switch (inside with_sim).
+  // Counts, particle size, tank and dimension after a reset or a switch (inside with_sim).
   void after_new_particles(Simulation& sim);
+  // The scene's camera, square-on to the plane in 2D (a new scene, a loaded state).
+  void reset_camera();
+  // 2D: the mesh mode does not apply (marching cubes over one layer of particles): the
+  // surface instead, said once.
+  void fall_back_from_mesh();
   // Runs fn(simulation) between two steps (the simulation thread parked, when there is
   // one), with this frame's parameters handed over first and taken back after (a load
   // changes them). Exceptions pass through.
@@ -77,6 +82,9 @@ class InteractiveApp {
   };
   void upload_mesh(const PublishedState& state, const GlTargets& targets);
   void upload_state(const PublishedState& state, const GlTargets& targets);
+  // The grid overlay (Debug views): the occupied cells of the state's particles into the
+  // renderer while it is on (the CPU path, whose positions are on the host), none when off.
+  void update_grid_overlay(const PublishedState& state);
   // The Record toggle: starts or stops writing PLY frames; stop_recording says `why` in the
   // panel when the app stops it (a reset).
   void toggle_recording();
@@ -128,6 +136,12 @@ class InteractiveApp {
   ObstacleDrag obstacle_drag_;
   int highlighted_obstacle_ = -1;  ///< drawn highlighted this frame, -1 none
   ParticleInspector inspector_;
+  // The grid overlay: the simulation's grid (read at each reset), the cells counted for the
+  // state of serial grid_serial_ (0: none counted), and the count per cell they reuse.
+  GridGeometry grid_geometry_;
+  GridOccupancy grid_cells_;
+  uint64_t grid_serial_ = 0;
+  std::vector<uint32_t> grid_scratch_;
   FrameStats frame_stats_;
   AppControls controls_;
   RenderSettings render_;
@@ -140,6 +154,10 @@ class InteractiveApp {
   std::unique_ptr<WindowBench> bench_;  ///< --bench-window
   ScriptedDrag drag_;                   ///< --bench-drag
   bool drag_held_ = false;
+  // The simulation's dimension (2: in the plane z = plane_z_), set by after_new_particles.
+  int dimensions_ = 3;
+  float plane_z_ = 0.0f;
+  bool mesh_fallback_said_ = false;
   std::string next_scene_;  ///< a gas scene to switch to (see next_scene)
 };
 

@@ -210,7 +210,7 @@ void InteractiveApp::load_state() {
                      ", " + std::to_string(last_reset_count_) + " particles";
   stop_recording("a state was loaded");
   quality_solver_ = params_.solver;  // the saved run's parameters stand
-  camera_ = OrbitCamera(setup_.scene.camera);
+  reset_camera();
   controls_.param_notes.clear();
   std::fprintf(stderr, "tidepool: loaded state %s (t = %.3f s, %d particles)\n",
                full_path(files.state_path).c_str(), loaded_time, last_reset_count_);

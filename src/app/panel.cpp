@@ -1,4 +1,5 @@
 #include "app/panel.h"
+#include "app/realtime_count.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +8,7 @@
 #include <cstring>
 
 #include "app/panel_style.h"
+#include "render/grid_overlay_pass.h"
 #include "imgui.h"
 #include "sim/memory_need.h"
 #include "sim/gas_params.h"
@@ -170,7 +172,7 @@ void realtime_line(PanelSim& sim, const FrameStats& frame, AppControls& controls
   const bool running = !controls.paused && !controls.lockstep && frame.steps_per_frame() > 0.0;
   controls.behind_shown = running && speed > 0.0 && speed < (controls.behind_shown ? 0.97 : 0.9);
   const uint64_t suggestion =
-      controls.behind_shown ? realtime_particle_suggestion(speed, sim.particle_count) : 0;
+      controls.behind_shown ? realtime_particle_suggestion(speed, sim.particle_count, sim.dimensions) : 0;
   if (suggestion == 0) {
     ImGui::TextDisabled("%s", controls.lockstep ? "Lockstep (--steps-per-frame): no clock"
                               : controls.paused ? "Paused"
@@ -208,8 +210,12 @@ void statistics_section(PanelSim& sim, const RunStats& stats, const FrameStats& 
   realtime_line(sim, frame, controls);
   ImGui::Text("Steps per frame: %.1f   dt: %.3g ms", frame.steps_per_frame(),
               stats.last_dt * 1000.0);
-  ImGui::Text("Particles: %s fluid, %s boundary", with_thousands(sim.particle_count).c_str(),
-              with_thousands(sim.boundary_count).c_str());
+  ImGui::Text("Particles: %s fluid, %s boundary%s", with_thousands(sim.particle_count).c_str(),
+              with_thousands(sim.boundary_count).c_str(), sim.dimensions == 2 ? "   2D" : "");
+  if (sim.dimensions == 2)
+    tooltip("A 2D simulation: the water moves in the plane z = const, seen square-on; the "
+            "particles are drawn as discs. Right or middle drag pans, the wheel zooms about "
+            "the cursor (docs/2d.md).");
   if (!setup.count_note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("%s", setup.count_note.c_str());
@@ -312,7 +318,7 @@ void simulation_section(PanelSim& sim, AppControls& controls) {
           "ones the validation tests run); it may run slower than real time. Switching keeps "
           "the water; it sets the time step, iterations and spray for the running solver, "
           "and again when you switch solver.");
-  if (!matches_quality(sim.params, controls.quality, sim.backend)) {
+  if (!matches_quality(sim.params, controls.quality, sim.backend, sim.dimensions)) {
     ImGui::SameLine();
     ImGui::TextDisabled("*");
     tooltip("Edited: the time step, iteration or spray settings differ from this quality's "
@@ -413,16 +419,24 @@ void mesh_settings(AppControls& controls) {
 }
 
 void render_section(PanelSim& sim, RenderSettings& render, AppControls& controls) {
+  const bool two_d = sim.dimensions == 2;
   if (ImGui::BeginCombo("Draw as", render_mode_name(render.mode))) {
-    for (int k = 0; k < kRenderModeCount; ++k)
-      if (ImGui::Selectable(render_mode_name(RenderMode(k)), k == int(render.mode)))
+    for (int k = 0; k < kRenderModeCount; ++k) {
+      // 2D: no mesh (marching cubes needs water with a depth): greyed out.
+      const ImGuiSelectableFlags flags =
+          two_d && RenderMode(k) == RenderMode::Mesh ? ImGuiSelectableFlags_Disabled : 0;
+      if (ImGui::Selectable(render_mode_name(RenderMode(k)), k == int(render.mode), flags))
         render.mode = RenderMode(k);
+    }
     ImGui::EndCombo();
   }
-  tooltip("spheres: one ball per particle, coloured by a quantity. surface: the water's "
-          "surface, smoothed from the particles, with refraction and reflection. mesh: a "
-          "triangle surface built from the particles each displayed step (marching cubes, "
-          "docs/mesh.md), shaded as the surface.");
+  tooltip(two_d ? "spheres: one disc per particle, coloured by a quantity. surface: the water, "
+                  "smoothed from the particles, with refraction and reflection. mesh: not in "
+                  "2D (a surface built by marching cubes needs water with a depth)."
+                : "spheres: one ball per particle, coloured by a quantity. surface: the water's "
+                  "surface, smoothed from the particles, with refraction and reflection. mesh: a "
+                  "triangle surface built from the particles each displayed step (marching cubes, "
+                  "docs/mesh.md), shaded as the surface.");
   if (render.mode == RenderMode::Mesh) mesh_settings(controls);
   if (render.mode == RenderMode::Surface || render.mode == RenderMode::Mesh) {
     surface_settings(render.surface);
@@ -551,14 +565,16 @@ float rest_water_depth(const Scene& scene) {
   for (const FluidBlock& block : scene.blocks)
     if (block.lo.y < ceiling && block.hi.y > floor)
       depth = std::max(depth, std::min(block.hi.y, ceiling) - floor);
-  const double area = double(scene.tank_hi.x - scene.tank_lo.x) * (scene.tank_hi.z - scene.tank_lo.z);
+  // (In 2D fluid_volume is an area and the water's depth that over the tank's width.)
+  const double area = double(scene.tank_hi.x - scene.tank_lo.x) *
+                      (scene.dimensions == 2 ? 1.0 : double(scene.tank_hi.z - scene.tank_lo.z));
   if (area > 0.0) depth = std::max(depth, float(fluid_volume(scene) / area));
   return std::min(depth, ceiling - floor);
 }
 
-uint64_t realtime_particle_suggestion(double speed, uint64_t particles) {
+uint64_t realtime_particle_suggestion(double speed, uint64_t particles, int dimensions) {
   if (!(speed > 0.0) || speed >= 1.0 || particles == 0) return 0;
-  const double count = 0.9 * double(particles) * std::pow(speed, 0.75);
+  const double count = 0.9 * double(particles) * std::pow(speed, count_exponent(dimensions));
   return std::max<uint64_t>(100, uint64_t(std::llround(count / 100.0)) * 100);
 }
 
@@ -658,6 +674,44 @@ void density_error_histogram(const PanelSim& sim, const RenderSettings& render) 
               sum / double(n), most, 100.0 * above / double(n));
 }
 
+// The grid overlay: the neighbour grid's occupied cells, coloured by their particles.
+void grid_overlay_section(const PanelSim& sim, RenderSettings& render) {
+  ImGui::Separator();
+  ImGui::Checkbox("Grid cells", &render.grid_overlay);
+  tooltip("The neighbour grid's cells that hold fluid particles, their edges drawn over the "
+          "water (depth-tested: the cells at its surface and in splashes show) and coloured "
+          "by the particles in each. A cell is h = 2 spacings wide, so a full one holds "
+          "2 x 2 x 2 (2 x 2 in 2D). Each particle's neighbours are searched in its cell "
+          "and the cells around it.");
+  if (!render.grid_overlay) return;
+  const int full = full_cell_count(sim.dimensions);
+  const auto swatch = [](const char* id, const float* c) {
+    ImGui::ColorButton(id, ImVec4(c[0], c[1], c[2], 1.0f),
+                       ImGuiColorEditFlags_NoTooltip | ImGuiColorEditFlags_NoPicker,
+                       ImVec2(ImGui::GetFontSize(), ImGui::GetFontSize()));
+    ImGui::SameLine();
+  };
+  swatch("##sparse", GridOverlayPass::kSparse);
+  ImGui::Text("1  ");
+  ImGui::SameLine();
+  swatch("##half", GridOverlayPass::kHalf);
+  ImGui::Text("%d  ", full / 2);
+  ImGui::SameLine();
+  swatch("##full", GridOverlayPass::kFull);
+  ImGui::Text("%d+ particles per cell", full);
+  if (sim.particle_count > 0 && (!sim.particles || sim.particles->empty())) {
+    ImGui::TextDisabled("Not drawn: the CPU backend's (here the positions stay on the GPU).");
+    return;
+  }
+  if (!sim.grid) return;
+  const GridOccupancy& g = *sim.grid;
+  ImGui::Text("%s cells occupied, %.1f particles each on average, at most %d",
+              with_thousands(g.occupied).c_str(), g.mean, g.most);
+  if (g.cells.size() < g.occupied)
+    ImGui::TextWrapped("Drawing the first %s (the cap), in the grid's order: x, then y, then "
+                       "z from the tank's low z side.", with_thousands(g.cells.size()).c_str());
+}
+
 // The particle inspector's values (shift + left click on a particle).
 void inspector_section(PanelSim& sim) {
   ParticleInspector* in = sim.inspector;
@@ -712,6 +766,7 @@ void debug_section(PanelSim& sim, RenderSettings& render) {
   }
   ImGui::TextDisabled("Range and map: Render > Colour by.");
   density_error_histogram(sim, render);
+  grid_overlay_section(sim, render);
   inspector_section(sim);
 }
 
@@ -720,7 +775,9 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   // The title names the active solver, so it shows even with the panel collapsed or
   // scrolled; "###" keeps the window's identity (position, size) across the switch.
   PanelExtent extent;
-  if (!begin_panel(std::string("Tidepool: ") + solver_label(sim.params.solver) + "###Tidepool", &extent))
+  if (!begin_panel(std::string("Tidepool: ") + solver_label(sim.params.solver) +
+                       (sim.dimensions == 2 ? " (2D)" : "") + "###Tidepool",
+                   &extent))
     return extent;
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
     statistics_section(sim, stats, frame, controls);
@@ -735,7 +792,7 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   if (ImGui::CollapsingHeader("Render")) render_section(sim, render, controls);
   // Open when a debug colouring starts the window, and whenever a particle is picked.
   const bool debug_colour = int(render.color_mode) >= int(ColorMode::Neighbors);
-  if (debug_colour) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+  if (debug_colour || render.grid_overlay) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   if (sim.inspector && sim.inspector->just_picked) {
     ImGui::SetNextItemOpen(true, ImGuiCond_Always);
     sim.inspector->just_picked = false;
@@ -769,15 +826,15 @@ void help_overlay(const std::string& mouse, const std::string& keys) {
   ImGui::End();
 }
 
-void draw_help_overlay(const AppControls& controls, const SimParams& params) {
+void draw_help_overlay(const AppControls& controls, const SimParams& params, int dimensions) {
   const char* modes[] = {"push", "pull", "drag"};
   const int m = params.mouse_mode;
   char mouse[192], keys[160];
-  std::snprintf(mouse, sizeof(mouse),
-                "%sLeft drag: %s water   %sRight drag: orbit   Middle drag: pan   Wheel: zoom",
+  std::snprintf(mouse, sizeof(mouse), "%sLeft drag: %s water   %s%s   Wheel: zoom",
                 controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move",
                 controls.obstacles ? "Ctrl+left drag: move obstacle   Shift+click: inspect   "
-                                   : "Shift+click: inspect   ");
+                                   : "Shift+click: inspect   ",
+                dimensions == 2 ? "Right or middle drag: pan" : "Right drag: orbit   Middle drag: pan");
   std::snprintf(keys, sizeof(keys),
                 "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
                 "Tab: hide panel   Esc: quit",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/frame_stats.h"
+#include "app/grid_overlay.h"
 #include "app/panel_files.h"
 #include "app/setup.h"
 #include "render/render_types.h"
@@ -101,8 +102,9 @@ float pressure_scale(const SimParams& params, const Scene& scene);
 
 // The particle count at which a simulation that runs at `speed` (simulated s per wall s)
 // with `particles` would keep real time, with 10 % to spare, in hundreds: the cost of a
-// simulated second grows as count^(4/3) (realtime_count.h). 0 when it keeps up already.
-uint64_t realtime_particle_suggestion(double speed, uint64_t particles);
+// simulated second grows as count^(4/3), in 2D count^(3/2) (realtime_count.h). 0 when it
+// keeps up already.
+uint64_t realtime_particle_suggestion(double speed, uint64_t particles, int dimensions = 3);
 
 // "Emitted 1,234, removed 56": what the emitters added and the outflows took since reset.
 std::string flow_counts_text(const RunStats& stats);
@@ -157,6 +159,8 @@ struct PanelSim {
   std::string device;  ///< the backend's description, "CPU (OpenMP, 2 threads)"
   const std::vector<Vec4>* particles = nullptr;  ///< the state's positions and colour values (CPU)
   ParticleInspector* inspector = nullptr;        ///< the Debug views section shows and stops it
+  int dimensions = 3;  ///< 2: the simulation runs in a plane (the title says 2D, no mesh mode)
+  const GridOccupancy* grid = nullptr;  ///< the grid overlay's cells, while it is on (CPU)
 };
 
 // The panel's window (fixed width, kept inside the display, the items' width pushed):
@@ -172,6 +176,7 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
                        RenderSettings& render, AppControls& controls);
 
 // Bottom-left: the controls, and the state when it is not obvious (paused).
-void draw_help_overlay(const AppControls& controls, const SimParams& params);
+// In 2D (`dimensions` 2) both the right and the middle drag pan.
+void draw_help_overlay(const AppControls& controls, const SimParams& params, int dimensions = 3);
 
 }  // namespace tp

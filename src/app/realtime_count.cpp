@@ -47,9 +47,9 @@ double measure_frame_ms(const Scene& scene, const SimParams& params, BackendKind
 
 }  // namespace
 
-uint64_t scale_count(uint64_t count, double step_ms, double budget_ms) {
+uint64_t scale_count(uint64_t count, double step_ms, double budget_ms, int dimensions) {
   if (!(step_ms > 0.0) || !(budget_ms > 0.0) || count == 0) return 0;
-  const double factor = std::min(std::pow(budget_ms / step_ms, 0.75), 8.0);
+  const double factor = std::min(std::pow(budget_ms / step_ms, count_exponent(dimensions)), 8.0);
   return uint64_t(std::llround(double(count) * factor));
 }
 
@@ -72,7 +72,7 @@ RealtimeCount choose_realtime_count(const Scene& scene, const SimParams& params,
       if (ms <= 0.0) break;
       measured_at = actual;
       measured_ms = ms;
-      chosen = std::min(scale_count(actual, ms, budget_ms), kMaxRealtimeCount);
+      chosen = std::min(scale_count(actual, ms, budget_ms, scene.dimensions), kMaxRealtimeCount);
       // Close enough to what was measured: no second measurement needed.
       if (chosen > actual * 4 / 5 && chosen < actual * 5 / 4) break;
       count = std::max(chosen, start);

@@ -22,9 +22,12 @@ constexpr double kRealtimeStepShare = 0.25;
 
 // The count whose frame of simulated time would take `budget_ms`, from `count` taking
 // `step_ms`: the cost of a simulated second grows as count^(4/3) (count times the steps,
-// whose size follows the spacing, count^(-1/3)). At most 8 times `count` from one
-// measurement (the next measurement corrects it); 0 when nothing was measured.
-uint64_t scale_count(uint64_t count, double step_ms, double budget_ms);
+// whose size follows the spacing, count^(-1/3)); in 2D as count^(3/2) (steps as
+// count^(1/2)). At most 8 times `count` from one measurement (the next measurement corrects
+// it); 0 when nothing was measured.
+uint64_t scale_count(uint64_t count, double step_ms, double budget_ms, int dimensions = 3);
+// The exponent that turns a ratio of costs into a ratio of counts: D / (D + 1).
+inline double count_exponent(int dimensions) { return dimensions == 2 ? 2.0 / 3.0 : 0.75; }
 
 struct RealtimeCount {
   uint64_t particles = 0;  ///< the count to start with; 0 = the rule's count (no more fit)

@@ -59,7 +59,7 @@ SimParams start_params(const Scene& scene, const Options& options, const Preset*
 
 // The fluid particle count a scene starts with on this backend: --particles when given;
 // else 0 (the scene's own spacing), except on the CPU backend where a scene with more
-// than 4000 particles per thread is scaled down to that many. 0 with --spacing.
+// than 4000 particles per thread (2D: 2250) is scaled down to that many. 0 with --spacing.
 uint64_t start_particle_count(const Scene& scene, const Options& options, BackendKind backend);
 // The particle spacing a scene starts with on this backend: --spacing when given, else
 // the one for start_particle_count, else the scene's own.

@@ -13,13 +13,18 @@
 namespace tp {
 
 void apply_camera_input(GLFWwindow* window, const InputState& input, OrbitCamera& camera) {
-  if (input.orbit_dx != 0.0 || input.orbit_dy != 0.0) camera.orbit(input.orbit_dx, input.orbit_dy);
-  if (input.pan_dx != 0.0 || input.pan_dy != 0.0) {
-    int width = 0, height = 0;
-    glfwGetWindowSize(window, &width, &height);
-    camera.pan(input.pan_dx, input.pan_dy, width, height);
+  int width = 0, height = 0;
+  glfwGetWindowSize(window, &width, &height);
+  // In 2D there is nothing to orbit: the right drag pans as the middle one does.
+  double pan_dx = input.pan_dx, pan_dy = input.pan_dy;
+  if (camera.two_d()) {
+    pan_dx += input.orbit_dx;
+    pan_dy += input.orbit_dy;
+  } else if (input.orbit_dx != 0.0 || input.orbit_dy != 0.0) {
+    camera.orbit(input.orbit_dx, input.orbit_dy);
   }
-  if (input.scroll != 0.0) camera.zoom(input.scroll);
+  if (pan_dx != 0.0 || pan_dy != 0.0) camera.pan(pan_dx, pan_dy, width, height);
+  if (input.scroll != 0.0) camera.zoom_at(input.scroll, input.cursor_x, input.cursor_y, width, height);
 }
 
 float panel_screen_shift(GLFWwindow* window, const PanelExtent& panel) {

@@ -20,7 +20,8 @@ struct GLFWwindow;
 
 namespace tp {
 
-// Orbit, pan and zoom from this frame's right drag, middle drag and wheel.
+// Orbit, pan and zoom from this frame's right drag, middle drag and wheel (in 2D both drags
+// pan, and the wheel zooms about the point under the cursor).
 void apply_camera_input(GLFWwindow* window, const InputState& input, OrbitCamera& camera);
 
 // The image centre's shift that centres the scene in the space beside the panel, on

@@ -79,6 +79,12 @@ struct GasLook {
 // `look` with every field in its range; NaN takes the default.
 GasLook clamp_gas_look(const GasLook& look);
 
+// [m] How deep the surface mode draws 2D water (RenderSettings::two_d): one layer of
+// particles is a few millimetres of water, which would look like clear glass; shaded as
+// this depth of water (absorption, tint) it looks like the 3D tanks' water seen through
+// their side (the 3D dam break's tank is 1 m deep).
+constexpr float kTwoDimensionalDepth = 1.0f;
+
 struct RenderSettings {
   RenderMode mode = RenderMode::Spheres;
   SurfaceSettings surface;
@@ -91,6 +97,12 @@ struct RenderSettings {
   glm::vec3 background{0.16f, 0.17f, 0.20f};
   glm::vec3 flat_color{0.16f, 0.45f, 0.85f};
   bool show_walls = true;
+  /// The simulation is 2D (a plane seen square-on): particles are drawn as flat discs, and
+  /// the surface's thickness is that of water kTwoDimensionalDepth deep (SurfaceRenderer).
+  bool two_d = false;
+  /// The Debug views' grid overlay: the neighbour grid's occupied cells drawn over the
+  /// water (the app hands the renderer the cells while it is on; GridOverlayPass).
+  bool grid_overlay = false;
   GasLook gas;  ///< the gas grid's look (when the renderer's GasField holds one)
 };
 

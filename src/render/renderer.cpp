@@ -14,7 +14,8 @@ Renderer::Renderer(const std::string& shader_dir, const std::string& environment
       diffuse_(std::make_unique<DiffusePass>(shader_dir)),
       obstacle_pass_(std::make_unique<ObstaclePass>(shader_dir)),
       gas_volume_(std::make_unique<GasVolumePass>(shader_dir)),
-      gas_plane_(std::make_unique<GasPlanePass>(shader_dir)) {
+      gas_plane_(std::make_unique<GasPlanePass>(shader_dir)),
+      grid_pass_(std::make_unique<GridOverlayPass>(shader_dir)) {
   glGenBuffers(1, &marker_vbo_);
   glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
   glBufferData(GL_ARRAY_BUFFER, sizeof(Vec4), nullptr, GL_DYNAMIC_DRAW);
@@ -35,6 +36,7 @@ void Renderer::reload_shaders() {
   auto obstacles = std::make_unique<ObstaclePass>(shader_dir_);
   auto gas_volume = std::make_unique<GasVolumePass>(shader_dir_);
   auto gas_plane = std::make_unique<GasPlanePass>(shader_dir_);
+  auto grid = std::make_unique<GridOverlayPass>(shader_dir_);
   surface_->reload_shaders(shader_dir_);  // keeps its old programs when this throws
   spheres_ = std::move(spheres);
   tank_ = std::move(tank);
@@ -42,6 +44,8 @@ void Renderer::reload_shaders() {
   obstacle_pass_ = std::move(obstacles);
   gas_volume_ = std::move(gas_volume);
   gas_plane_ = std::move(gas_plane);
+  grid_pass_ = std::move(grid);
+  grid_pass_->upload(grid_overlay_);
   if (have_tank_) tank_->set_box(tank_lo_, tank_hi_);
 }
 
@@ -119,6 +123,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     fluid.spacing = 2.0f * settings.particle_radius;
     fluid.nearest_depth = nearest_tank_depth(camera);
     fluid.clip_to_scene = !obstacles_.empty();
+    fluid.two_d = settings.two_d;
     // The floor is the tank's bottom face, below every particle: seen from above it hides
     // none of them.
     const float eye_y = glm::inverse(camera.view)[3].y;
@@ -137,6 +142,13 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
   probe_.begin("diffuse");
   draw_diffuse(camera, settings);
   probe_.end();
+
+  if (!grid_overlay_.cells.empty()) {
+    // Over the water, depth-tested against it (the cells' edges at its surface show).
+    probe_.begin("grid overlay");
+    grid_pass_->draw(camera, grid_overlay_);
+    probe_.end();
+  }
 
   // The gas, in every mode (the gas app uses the spheres one, with no particles), over the
   // opaque scene. The far walls are behind all of it: they go first, then the gas, then
@@ -190,6 +202,7 @@ void Renderer::draw_spheres(const CameraView& camera, const RenderSettings& sett
   fluid.color_mode = int(settings.color_mode);
   fluid.range = settings.color_range;
   fluid.flat_color = settings.flat_color;
+  fluid.disc = settings.two_d;
   spheres_->draw(camera, fluid);
 }
 
@@ -262,6 +275,7 @@ void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& set
     ball.radius = marker.radius;
     ball.color_mode = int(ColorMode::Flat);
     ball.flat_color = marker.color;
+    ball.disc = settings.two_d;
     // The marker sits on the fluid surface, half inside it: draw it once faint through
     // everything (so it is never lost) and once brighter where it is in front.
     glDisable(GL_DEPTH_TEST);
@@ -280,6 +294,7 @@ void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& set
     ball.color_mode = int(ColorMode::Flat);
     ball.radius = highlight_radius_;
     ball.alpha = 0.8f;
+    ball.disc = settings.two_d;
     if (highlight_.size() > 1) {
       const size_t n = highlight_.size() - 1;
       glBindBuffer(GL_ARRAY_BUFFER, highlight_vbo_);

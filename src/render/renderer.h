@@ -1,6 +1,6 @@
 // The frame's 3D drawing, in order: clear, tank floor, obstacles (ObstaclePass), fluid
 // (spheres, the screen-space surface, or the mesh: see SurfaceRenderer), spray, foam and bubbles
-// (DiffusePass), translucent walls, gas (GasVolumePass, or GasPlanePass for a 2D grid),
+// (DiffusePass), the grid overlay (GridOverlayPass), translucent walls, gas (GasVolumePass, or GasPlanePass for a 2D grid),
 // edges, mouse marker. The app draws its panel afterwards.
 // Holds every GL resource of the scene; construct it with a current GL 3.3 context.
 #pragma once
@@ -16,6 +16,7 @@
 #include "render/gas_field.h"
 #include "render/gas_plane_pass.h"
 #include "render/gas_volume_pass.h"
+#include "render/grid_overlay_pass.h"
 #include "render/obstacle_pass.h"
 #include "render/particle_buffer.h"
 #include "render/pass_probe.h"
@@ -48,6 +49,12 @@ class Renderer {
   void set_highlight(std::vector<Vec4> points, float radius) {
     highlight_ = std::move(points);
     highlight_radius_ = radius;
+  }
+  // The Debug views' grid overlay (GridOverlayPass): the occupied cells, drawn over the
+  // water in every mode; no cells: none. Kept until replaced.
+  void set_grid_overlay(GridOverlayDraw grid) {
+    grid_overlay_ = std::move(grid);
+    grid_pass_->upload(grid_overlay_);
   }
   ParticleBuffer& particles() { return particles_; }
   // Spray, foam and bubbles (see DiffusePass): drawn when it holds any.
@@ -98,6 +105,8 @@ class Renderer {
   std::unique_ptr<ObstaclePass> obstacle_pass_;
   std::unique_ptr<GasVolumePass> gas_volume_;
   std::unique_ptr<GasPlanePass> gas_plane_;
+  std::unique_ptr<GridOverlayPass> grid_pass_;
+  GridOverlayDraw grid_overlay_;
   std::vector<ObstacleDraw> obstacles_;
   PassProbe probe_;
   ResolutionController resolution_;  ///< the surface's scale while it is automatic

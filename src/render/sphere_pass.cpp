@@ -14,6 +14,7 @@ void SpherePass::draw(const CameraView& camera, const SphereDraw& spheres) const
   glUniform2f(program_.uniform("u_range"), spheres.range.x, spheres.range.y);
   glUniform3fv(program_.uniform("u_flat_color"), 1, glm::value_ptr(spheres.flat_color));
   glUniform1f(program_.uniform("u_alpha"), spheres.alpha);
+  glUniform1i(program_.uniform("u_disc"), spheres.disc ? 1 : 0);
   // A key light from above and behind the viewer's left shoulder, fixed in world space so
   // the shading stays put while the camera orbits.
   const glm::vec3 light_world = glm::normalize(glm::vec3(-0.4f, 1.0f, 0.55f));

@@ -21,6 +21,8 @@ struct SphereDraw {
   glm::vec2 range{0, 1};
   glm::vec3 flat_color{1.0f};
   float alpha = 1.0f;  ///< < 1 for the translucent marker (blend must be on)
+  /// A flat disc (2D): the colour without lighting, a thin darker rim. Depth as the sphere's.
+  bool disc = false;
 };
 
 class SpherePass {

@@ -68,9 +68,17 @@ void SurfaceRenderer::draw(const CameraView& camera, const FluidDraw& fluid,
   // The summed chords count each sphere's volume, which overlaps its neighbours: divided by
   // the share of space the spheres fill, the thickness is the water's, in metres.
   const float sphere_volume = 4.18879f * radius * radius * radius;
-  const float fill =
-      std::max(sphere_volume / std::pow(std::max(fluid.spacing, 1e-6f), 3.0f), 0.05f);
-  shade_and_composite(camera, fluid, settings, 1.0f / fill, water, probe);
+  const float spacing = std::max(fluid.spacing, 1e-6f);
+  const float fill = std::max(sphere_volume / std::pow(spacing, 3.0f), 0.05f);
+  // 2D: a whole layer (one particle per spacing squared) sums to about
+  // sphere_volume / spacing^2 of chord per unit area, seen square-on, more or less with the
+  // particles' disorder (and the splats' shapes). Scaled so that half of that reads as
+  // water kTwoDimensionalDepth deep, and capped there by the shading: the water is evenly
+  // deep wherever the layer is whole, and only its thin edges and spray are lighter.
+  const float layer = sphere_volume / (spacing * spacing);
+  const float thickness_scale =
+      fluid.two_d ? 2.0f * kTwoDimensionalDepth / std::max(layer, 1e-6f) : 1.0f / fill;
+  shade_and_composite(camera, fluid, settings, thickness_scale, water, probe);
 }
 
 void SurfaceRenderer::draw_mesh(const CameraView& camera, const MeshBuffer& mesh, const FluidDraw& fluid,
@@ -92,7 +100,7 @@ void SurfaceRenderer::shade_and_composite(const CameraView& camera, const FluidD
   const Passes& p = *passes_;
   probe.begin("surface shade", true);
   // One texel more than the composite: its linear lookups reach that far.
-  p.shade.draw(camera, targets_, environment_.id(), settings, thickness_scale, water + 1.0f);
+  p.shade.draw(camera, targets_, environment_.id(), settings, thickness_scale, water + 1.0f, fluid.two_d);
   probe.end();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   probe.begin("surface composite");

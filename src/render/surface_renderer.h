@@ -51,6 +51,9 @@ struct FluidDraw {
   /// Something of the scene may stand in front of a particle (obstacles, or the eye below
   /// the floor): the sphere depth is tested against the scene's (FluidDepthPass).
   bool depth_test_scene = true;
+  /// 2D: one layer of particles in a plane seen square-on; its summed chords are scaled to
+  /// kTwoDimensionalDepth of water where the layer is whole.
+  bool two_d = false;
 };
 
 class SurfaceRenderer {

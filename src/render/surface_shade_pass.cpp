@@ -11,7 +11,7 @@ SurfaceShadePass::SurfaceShadePass(const std::string& shader_dir)
 
 void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targets,
                             GLuint environment, const SurfaceSettings& settings,
-                            float thickness_per_chord, glm::vec2 grow) const {
+                            float thickness_per_chord, glm::vec2 grow, bool two_d) const {
   glBindFramebuffer(GL_FRAMEBUFFER, targets.shade_fbo);
   glViewport(0, 0, targets.scaled_width(), targets.scaled_height());
   glDisable(GL_DEPTH_TEST);
@@ -34,6 +34,8 @@ void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targ
               settings.thickness_scale * thickness_per_chord);
   glUniform1f(program_.uniform("u_reflectivity"), settings.reflectivity);
   glUniform1f(program_.uniform("u_refraction"), settings.refraction);
+  glUniform1i(program_.uniform("u_two_d"), two_d ? 1 : 0);
+  glUniform1f(program_.uniform("u_thickness_cap"), two_d ? kTwoDimensionalDepth * settings.thickness_scale : 0.0f);
   // A look at the intermediate textures, for whoever tunes the passes.
   static const int debug_view = [] {
     const char* env = std::getenv("TIDEPOOL_SURFACE_DEBUG");

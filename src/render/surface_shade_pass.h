@@ -17,7 +17,10 @@ class SurfaceShadePass {
  public:
   explicit SurfaceShadePass(const std::string& shader_dir);  ///< throws RenderError
   void draw(const CameraView& camera, const SurfaceTargets& targets, GLuint environment,
-            const SurfaceSettings& settings, float thickness_per_chord, glm::vec2 grow) const;
+            const SurfaceSettings& settings, float thickness_per_chord, glm::vec2 grow,
+            bool two_d = false) const;
+  // two_d: the water glows as if lit through its side, and its thickness stops at
+  // kTwoDimensionalDepth (a whole layer is that deep, whatever the particles' disorder).
 
  private:
   GlProgram program_;

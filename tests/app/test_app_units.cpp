@@ -7,6 +7,7 @@
 
 #include "app/camera.h"
 #include "app/frame_stats.h"
+#include "app/grid_overlay.h"
 #include "app/mouse_tool.h"
 #include "render/render_types.h"
 
@@ -50,6 +51,43 @@ TEST(OrbitCamera, RayThroughTheProjectedPointHitsIt) {
       EXPECT_LT(glm::length(origin - camera.eye()), 1e-5f) << "the ray starts at the eye";
     }
   }
+}
+
+// 2D: square-on to the plane (orbiting does nothing), the whole tank in view beside the
+// panel, and a wheel step about the cursor keeps the plane point under it there.
+TEST(OrbitCamera, PlaneViewIsSquareOnFitsTheTankAndZoomsAboutTheCursor) {
+  CameraSetup setup;
+  setup.target = {0.0f, 1.0f, 0.4f};
+  setup.distance = 2;
+  setup.yaw = 30;
+  setup.pitch = 25;
+  OrbitCamera camera(setup);
+  camera.set_plane(0.1f, glm::vec3(-2, 0, 0.1f), glm::vec3(2, 2, 0.1f));
+  camera.orbit(200, 100);
+  EXPECT_NEAR(camera.forward().z, -1.0f, 1e-6f) << "square-on, after an orbit attempt";
+  const double width = 1280, height = 800;
+  camera.set_screen_shift(0.3f);
+  camera.fit_plane(float(width / height));
+  const glm::mat4 vp = camera.projection(float(width / height)) * camera.view();
+  for (glm::vec3 corner : {glm::vec3(-2, 0, 0.1f), glm::vec3(2, 2, 0.1f), glm::vec3(-2, 2, 0.1f), glm::vec3(2, 0, 0.1f)}) {
+    const glm::vec4 clip = vp * glm::vec4(corner, 1);
+    const glm::vec3 ndc = glm::vec3(clip) / clip.w;
+    EXPECT_LE(std::abs(ndc.y), 1.0f) << "corner " << corner.x << ", " << corner.y;
+    EXPECT_GE(ndc.x, -1.0f + 0.0f) << "corner " << corner.x;
+    EXPECT_LE(ndc.x, 1.0f);
+  }
+  const double cx = 900, cy = 300;
+  glm::vec3 origin, direction, before, after;
+  camera.ray(cx, cy, width, height, &origin, &direction);
+  ASSERT_TRUE(ray_plane_z(origin, direction, 0.1f, &before));
+  EXPECT_EQ(before.z, 0.1f);
+  camera.zoom_at(3, cx, cy, width, height);
+  camera.ray(cx, cy, width, height, &origin, &direction);
+  ASSERT_TRUE(ray_plane_z(origin, direction, 0.1f, &after));
+  EXPECT_LT(glm::length(after - before), 1e-3f) << "the point under the cursor moved";
+  // Parallel to the plane, or pointing away: no hit.
+  EXPECT_FALSE(ray_plane_z(glm::vec3(0, 0, 1), glm::vec3(1, 0, 0), 0.1f, &after));
+  EXPECT_FALSE(ray_plane_z(glm::vec3(0, 0, 1), glm::vec3(0, 0, 1), 0.1f, &after));
 }
 
 namespace {
@@ -166,6 +204,7 @@ struct FakeSim : Simulation {
   Vec3 tank_lo() const override { return {0, 0, 0}; }
   Vec3 tank_hi() const override { return {1, 1, 1}; }
   int dimensions() const override { return 3; }
+  GridGeometry grid_geometry() const override { return {}; }
   float mass() const override { return 1; }
   BackendInfo backend() const override { return {}; }
 };
@@ -250,4 +289,39 @@ TEST(RenderMode, NamesRoundTripAndSpheresIsTheDefault) {
   tp::RenderMode mode = tp::RenderMode::Surface;
   EXPECT_FALSE(tp::parse_render_mode("water", &mode));
   EXPECT_EQ(mode, tp::RenderMode::Surface) << "left alone on failure";
+}
+
+// The grid overlay's cells: each particle in the cell the simulation's grid gives it (one
+// outside the grid in the nearest edge cell), the occupied cells in the grid's order with
+// their counts, and the cap keeping the first of them.
+TEST(GridOverlay, CountsParticlesPerCellInTheGridsOrderUpToTheCap) {
+  using tp::Vec4;
+  const tp::GridGeometry grid{tp::Vec3{-1, 0, 0}, 0.5f, tp::Int3{4, 3, 2}};
+  const std::vector<Vec4> particles = {
+      {-0.9f, 0.1f, 0.1f, 0}, {-0.6f, 0.4f, 0.2f, 0}, {-0.8f, 0.2f, 0.3f, 0},  // cell (0, 0, 0)
+      {0.7f, 1.2f, 0.8f, 0},                                                  // cell (3, 2, 1)
+      {5.0f, -3.0f, 0.1f, 0},                                                 // outside: (3, 0, 0)
+      {0.1f, 0.6f, 0.6f, 0}, {0.2f, 0.7f, 0.9f, 0}};                          // cell (2, 1, 1)
+  std::vector<uint32_t> scratch;
+  tp::GridOccupancy cells;
+  tp::count_grid_cells(particles, grid, 100, &scratch, &cells);
+  ASSERT_EQ(cells.cells.size(), 4u);
+  EXPECT_EQ(cells.occupied, 4u);
+  EXPECT_EQ(cells.most, 3);
+  EXPECT_NEAR(cells.mean, 7.0 / 4.0, 1e-12);
+  const float expected[4][4] = {{-1, 0, 0, 3}, {0.5f, 0, 0, 1}, {0, 0.5f, 0.5f, 2}, {0.5f, 1, 0.5f, 1}};
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_FLOAT_EQ(cells.cells[k].x, expected[k][0]) << k;
+    EXPECT_FLOAT_EQ(cells.cells[k].y, expected[k][1]) << k;
+    EXPECT_FLOAT_EQ(cells.cells[k].z, expected[k][2]) << k;
+    EXPECT_FLOAT_EQ(cells.cells[k].w, expected[k][3]) << k;
+  }
+  for (uint32_t c : scratch) EXPECT_EQ(c, 0u) << "the counts are all zero again";
+  // The cap: the first two cells drawn, all four counted.
+  tp::count_grid_cells(particles, grid, 2, &scratch, &cells);
+  ASSERT_EQ(cells.cells.size(), 2u);
+  EXPECT_EQ(cells.occupied, 4u);
+  EXPECT_FLOAT_EQ(cells.cells[1].w, 1.0f);
+  EXPECT_EQ(tp::full_cell_count(3), 8);
+  EXPECT_EQ(tp::full_cell_count(2), 4);
 }
