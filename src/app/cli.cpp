@@ -47,6 +47,8 @@ Window
                            their neighbourhood (default on) or as spheres
   --gl-check               check for OpenGL errors after every render pass; exit 1 on any
   --hide-panel             start with the panel hidden (Tab shows it)
+  --grid-overlay           start with the Debug views' overlay of the neighbour grid's
+                           occupied cells, coloured by particles per cell
   --steps-per-frame N      exactly N steps per frame instead of following the clock
                            (the frame waits for them: deterministic, not real time)
   --quality Q              realtime (window default: keeps the clock, particle count
@@ -336,6 +338,8 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       o->gl_check = true;
     } else if (arg == "--hide-panel") {
       o->hide_panel = true;
+    } else if (arg == "--grid-overlay") {
+      o->grid_overlay = true;
     } else if (arg == "--steps-per-frame") {
       if (!need(&v)) return false;
       if (!parse_int(v, 1, 100000, &n)) return fail("--steps-per-frame must be from 1 to 100000");
@@ -402,7 +406,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   const bool headless = o->headless || o->bench;
   for (const char* window_only :
        {"--screenshot", "--frames", "--size", "--color", "--render", "--surface-scale", "--surface-anisotropic",
-        "--gl-check", "--hide-panel", "--steps-per-frame", "--bench-window", "--bench-drag"})
+        "--gl-check", "--hide-panel", "--grid-overlay", "--steps-per-frame", "--bench-window", "--bench-drag"})
     if (headless && o->given.count(window_only))
       return fail(std::string(window_only) + " needs a window; it cannot be used with " +
                   (o->bench ? "--bench" : "--headless"));

@@ -36,6 +36,7 @@ struct Options {
   bool surface_anisotropic = true;
   bool gl_check = false;            ///< glGetError after every render pass; errors fail the run
   bool hide_panel = false;          ///< start with the panel and help line hidden (Tab)
+  bool grid_overlay = false;        ///< start with the Debug views' grid overlay on
   // Deterministic window runs (tests): a fixed number of steps per frame instead of
   // following the clock (combine with --set dt_min=X --set dt_max=X for a fixed step).
   int steps_per_frame = 0;          ///< 0 = follow the clock

@@ -287,6 +287,106 @@ TEST(Window, DebugViewsColourTheWaterDifferently) {
   }
 }
 
+// The grid overlay's lines (--grid-overlay, the Debug views' Grid cells): its ramp runs
+// from dim red (one particle) through orange to pale yellow (a full cell): red well above
+// blue, which neither the water nor the grey tank and floor have.
+bool is_grid_line(const uint8_t* p) { return p[0] >= 100 && p[0] >= p[2] + 50; }
+
+// The grid overlay (Debug views): the edges of the occupied cells of the neighbour grid,
+// around the water and nowhere else, coloured by how many particles each cell holds.
+TEST(Window, GridOverlayOutlinesTheWatersCellsColouredByOccupancy) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+
+  // ---- 3D, the pool: lines over the water and in a cell's reach around it, none in the
+  // empty tank above it (the same run without the overlay tells where the water is).
+  const std::string args = kDeterministicPool + " --frames 10 --gl-check";
+  const FinishedRun plain = run_to_end(args, dir + "/pool.png");
+  ASSERT_RAN(plain);
+  const FinishedRun grid = run_to_end(args + " --grid-overlay", dir + "/pool_grid.png");
+  ASSERT_RAN(grid);
+  expect_no_gl_errors(grid.result);
+  const Blob water = find_water(plain.shot, kScene);
+  ASSERT_GT(water.count, 50000);
+  // A cell is 2 spacings (0.07 m, about 30 px here): the cells of the particles next to
+  // the walls reach past them.
+  constexpr int kReach = 40;
+  const Rect around{water.box.x0 - kReach, water.box.y0 - kReach, water.box.x1 + kReach, water.box.y1 + kReach};
+  const long plain_in = find_pixels(plain.shot, around, is_grid_line).count;
+  const long lines_in = find_pixels(grid.shot, around, is_grid_line).count;
+  const long lines_all = find_pixels(grid.shot, kScene, is_grid_line).count;
+  const long lines_out = lines_all - lines_in;
+  const Blob lines = find_pixels(grid.shot, kScene, is_grid_line);
+  std::printf("pool: water box x %d..%d y %d..%d; grid-line pixels %ld around it (%ld without the overlay), "
+              "%ld elsewhere; lines' box x %d..%d y %d..%d\n",
+              water.box.x0, water.box.x1, water.box.y0, water.box.y1, lines_in, plain_in, lines_out,
+              lines.box.x0, lines.box.x1, lines.box.y0, lines.box.y1);
+  EXPECT_EQ(plain_in, 0) << "nothing grid-coloured without the overlay";
+  EXPECT_GT(lines_in, 8000) << "the cells' edges are drawn around the water";
+  EXPECT_EQ(lines_out, 0) << "and nowhere else";
+  // They span the water: its cells from end to end, not a few of them.
+  EXPECT_LT(lines.box.x0, water.box.x0 + 20);
+  EXPECT_GT(lines.box.x1, water.box.x1 - 20);
+  // The empty tank above the water is exactly as without the overlay.
+  const Rect above{kScene.x0, 0, kScene.x1, water.box.y0 - kReach};
+  EXPECT_EQ(count_differing(plain.shot, grid.shot, above), 0);
+
+  // ---- 2D, seen square-on so that every cell shows: a 0.3 x 0.2 m block (interior cells
+  // of 2 x 2 particles, full) and above it a strip one particle high (cells of 2 at most,
+  // half full), in zero gravity so that nothing moves between the cells.
+  const std::string scene = dir + "/grid_2d.json";
+  {
+    std::ofstream out(scene);
+    out << R"({ "name": "grid_2d", "dimensions": 2,
+  "tank": { "min": [0.0, 0.0, -0.5], "max": [0.6, 0.4, 0.5] }, "particle_spacing": 0.01,
+  "fluid_blocks": [ { "min": [0.0, 0.0, -0.5], "max": [0.3, 0.2, 0.5] },
+                    { "min": [0.0, 0.3, -0.5], "max": [0.3, 0.31, 0.5] } ],
+  "camera": { "target": [0.3, 0.2, 0.0], "distance": 1.2 } })";
+  }
+  const std::string args2d = "--scene " + quoted(scene) +
+                             " --size 1280x800 --color flat --steps-per-frame 1 --frames 4 "
+                             "--set dt_min=0.0005 --set dt_max=0.0005 --set gravity_y=0";
+  const FinishedRun plain2d = run_to_end(args2d, dir + "/plane.png");
+  ASSERT_RAN(plain2d);
+  const FinishedRun grid2d = run_to_end(args2d + " --grid-overlay", dir + "/plane_grid.png");
+  ASSERT_RAN(grid2d);
+  const Blob all_water = find_water(plain2d.shot, kScene);
+  ASSERT_GT(all_water.count, 10000);
+  // The strip is the water's top rows; the block starts below the gap (0.1 m, a third of
+  // the water's height on screen).
+  const int h = all_water.box.height();
+  const Rect strip{all_water.box.x0, all_water.box.y0 - 5, all_water.box.x1, all_water.box.y0 + h / 12};
+  const Blob block = find_water(plain2d.shot, Rect{all_water.box.x0, all_water.box.y0 + h / 6,
+                                                  all_water.box.x1, all_water.box.y1});
+  ASSERT_GT(block.count, 8000);
+  // The block's inside, away from its edges (where cells may hold a row or column only).
+  const int bw = block.box.width(), bh = block.box.height();
+  const Rect inside{block.box.x0 + bw / 5, block.box.y0 + bh / 5, block.box.x1 - bw / 5, block.box.y1 - bh / 5};
+  const auto line = [](const uint8_t* p) { return is_grid_line(p); };
+  const long strip_px = find_pixels(grid2d.shot, strip, is_grid_line).count;
+  const long inside_px = find_pixels(grid2d.shot, inside, is_grid_line).count;
+  const Rgb sparse = mean_colour_where(grid2d.shot, grid2d.shot, strip, line);
+  const Rgb full = mean_colour_where(grid2d.shot, grid2d.shot, inside, line);
+  std::printf("2D: strip's cells (%.0f, %.0f, %.0f) over %ld px, the block's inside (%.0f, %.0f, %.0f) over %ld px\n",
+              sparse.r, sparse.g, sparse.b, strip_px, full.r, full.g, full.b, inside_px);
+  EXPECT_GT(strip_px, 300);
+  EXPECT_GT(inside_px, 2000);
+  // Orange (2 of 4) against pale yellow (4): green and blue rise along the ramp.
+  EXPECT_GT(full.g, sparse.g + 60.0) << "full cells at the bright end, sparse ones at the dim end";
+  EXPECT_GT(full.b, sparse.b + 40.0);
+  // Between the strip and the block (the middle third of the gap between their discs, 7
+  // spacings or 3.5 cells here) no cell holds any particle.
+  const Blob strip_water = find_water(plain2d.shot, Rect{all_water.box.x0, all_water.box.y0,
+                                                        all_water.box.x1, all_water.box.y0 + h / 6});
+  const int gap = block.box.y0 - strip_water.box.y1;
+  const int gap_y0 = strip_water.box.y1 + gap / 3, gap_y1 = block.box.y0 - gap / 3;
+  const long gap_px = find_pixels(grid2d.shot, Rect{all_water.box.x0, gap_y0, all_water.box.x1, gap_y1}, is_grid_line).count;
+  std::printf("2D: %ld grid-line pixels in the gap (y %d..%d)\n", gap_px, gap_y0, gap_y1);
+  EXPECT_GT(gap, 60) << "the gap is seen";
+  EXPECT_EQ(gap_px, 0);
+}
+
 TEST(Window, ResizedWindowStillRenders) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
