@@ -125,6 +125,46 @@ inline float closest_to_obstacles(const Snapshot& s, const std::vector<ObstacleS
   return d;
 }
 
+// What the resting-column tests measure over 1.5 s of a settling column of spacing s,
+// sampled every 10 steps: the mean density error and the bottom layer's pressure against
+// rho0 g depth (depth below the top layer plus half a spacing) over 0.5-1.5 s, and the mean
+// kinetic energy over 0.1-0.4 s and over 1.2-1.5 s.
+struct ColumnRecord {
+  double error = 0.0, ratio = 0.0, energy_early = 0.0, energy_late = 0.0;
+};
+inline ColumnRecord settle_column(Simulation& sim, float s) {
+  const double rho0 = sim.params().rest_density;
+  ColumnRecord r;
+  int samples = 0, early = 0, late = 0;
+  for (int step = 0; sim.stats().simulated_time < 1.5; ++step) {
+    sim.step();
+    const double t = sim.stats().simulated_time;
+    if (step % 10) continue;
+    const Snapshot snap = sim.snapshot();
+    const double energy = kinetic_energy(snap, sim.mass());
+    if (t > 0.1 && t < 0.4) r.energy_early += energy, ++early;
+    if (t > 1.2) r.energy_late += energy, ++late;
+    if (t < 0.5) continue;
+    r.error += sim.stats().last_density_error;
+    float top = 0.0f;
+    for (const Vec4& x : snap.position) top = std::max(top, x.y);
+    const float surface = top + 0.5f * s;
+    double p_sum = 0.0, expected_sum = 0.0;
+    for (size_t i = 0; i < snap.position.size(); ++i) {
+      if (snap.position[i].y > s) continue;
+      p_sum += snap.pressure[i];
+      expected_sum += rho0 * 9.81 * (surface - snap.position[i].y);
+    }
+    r.ratio += p_sum / expected_sum;
+    ++samples;
+  }
+  r.error /= samples;
+  r.ratio /= samples;
+  r.energy_early /= early;
+  r.energy_late /= late;
+  return r;
+}
+
 inline ParticleCheck check(Simulation& sim) {
   return check_particles(sim.snapshot(), sim.tank_lo(), sim.tank_hi());
 }

@@ -128,34 +128,8 @@ TEST_P(EachSolver2D, RestingColumnSettlesIncompressibleAndHydrostatic) {
   sim->params().solver = int(kind);
   const uint n = sim->particle_count();
   ASSERT_EQ(n, 16u * 32u);
-  const double rho0 = sim->params().rest_density;
-  double error_sum = 0.0, ratio_sum = 0.0, energy_early = 0.0, energy_late = 0.0;
-  int samples = 0, early = 0, late = 0;
-  for (int step = 0; sim->stats().simulated_time < 1.5; ++step) {
-    sim->step();
-    const double t = sim->stats().simulated_time;
-    if (step % 10) continue;
-    const Snapshot snap = sim->snapshot();
-    const double energy = kinetic_energy(snap, sim->mass());
-    if (t > 0.1 && t < 0.4) energy_early += energy, ++early;
-    if (t > 1.2) energy_late += energy, ++late;
-    if (t < 0.5) continue;
-    error_sum += sim->stats().last_density_error;
-    float top = 0.0f;
-    for (const Vec4& x : snap.position) top = std::max(top, x.y);
-    const float surface = top + 0.5f * s;
-    double p_sum = 0.0, expected_sum = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-      if (snap.position[i].y > s) continue;
-      p_sum += snap.pressure[i];
-      expected_sum += rho0 * 9.81 * (surface - snap.position[i].y);
-    }
-    ratio_sum += p_sum / expected_sum;
-    ++samples;
-  }
-  const double error = error_sum / samples, ratio = ratio_sum / samples;
-  energy_early /= early;
-  energy_late /= late;
+  const ColumnRecord r = settle_column(*sim, s);
+  const double error = r.error, ratio = r.ratio, energy_early = r.energy_early, energy_late = r.energy_late;
   const RunStats st = sim->stats();
   std::printf("2D %s: mean density error %.3f %% (0.5-1.5 s), bottom pressure %.3f x rho0 g depth, kinetic "
               "energy %.2e -> %.2e J/m, %llu steps, mean iterations %.1f\n",
@@ -333,9 +307,10 @@ TEST(TwoD, ObstaclesDraggedInThePlanePushTheWaterCalmly) {
       double& top = t < 0.2 ? before : after;
       top = std::max(top, sim->stats().last_max_speed);
       const float share = float(std::clamp((t - 0.2) / 0.2, 0.0, 1.0));  // 0.25 m/s from 0.2 to 0.4 s
-      if (t >= 0.2)
-        for (size_t k = 0; k < start.size(); ++k)
-          EXPECT_TRUE(sim->move_obstacle(int(k), start[k].center + Vec3{0.05f * share, 0.0f, 0.3f}));
+      if (t < 0.2) continue;
+      for (size_t k = 0; k < start.size(); ++k) {
+        EXPECT_TRUE(sim->move_obstacle(int(k), start[k].center + Vec3{0.05f * share, 0.0f, 0.3f}));
+      }
     }
     const Snapshot snap = sim->snapshot();
     std::printf("channel_2d %s: top speed %.2f m/s before the drag, %.2f during and after; obstacles moved %.3f m\n",

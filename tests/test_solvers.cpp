@@ -38,38 +38,8 @@ TEST_P(EachSolver, RestingColumnSettlesIncompressibleAndHydrostatic) {
   sim->params().solver = int(kind);
   const uint n = sim->particle_count();
   ASSERT_EQ(n, 8u * 8u * 32u);
-  const double rho0 = sim->params().rest_density;
-
-  // Sampled every 10 steps from 0.5 s (after the first settling) to 1.5 s: kinetic energy,
-  // density error, and the pressure of the bottom layer against rho0 g depth (depth below
-  // the free surface: the top layer's height plus half a spacing).
-  double energy_early = 0.0, energy_late = 0.0, error_sum = 0.0, ratio_sum = 0.0;
-  int early = 0, late = 0, samples = 0;
-  for (int step = 0; sim->stats().simulated_time < 1.5; ++step) {
-    sim->step();
-    const double t = sim->stats().simulated_time;
-    if (step % 10) continue;
-    const Snapshot snap = sim->snapshot();
-    const double energy = kinetic_energy(snap, sim->mass());
-    if (t > 0.1 && t < 0.4) energy_early += energy, ++early;
-    if (t > 1.2) energy_late += energy, ++late;
-    if (t < 0.5) continue;
-    error_sum += sim->stats().last_density_error;
-    float top = 0.0f;
-    for (const Vec4& x : snap.position) top = std::max(top, x.y);
-    const float surface = top + 0.5f * s;
-    double p_sum = 0.0, expected_sum = 0.0;
-    for (size_t i = 0; i < n; ++i) {
-      if (snap.position[i].y > s) continue;
-      p_sum += snap.pressure[i];
-      expected_sum += rho0 * 9.81 * (surface - snap.position[i].y);
-    }
-    ratio_sum += p_sum / expected_sum;
-    ++samples;
-  }
-  energy_early /= early;
-  energy_late /= late;
-  const double error = error_sum / samples, ratio = ratio_sum / samples;
+  const ColumnRecord r = settle_column(*sim, s);
+  const double error = r.error, ratio = r.ratio, energy_early = r.energy_early, energy_late = r.energy_late;
   const RunStats st = sim->stats();
   std::printf("%s: mean density error %.3f %% (0.5-1.5 s), bottom pressure %.3f x rho0 g depth, "
               "kinetic energy %.2e J (0.1-0.4 s) -> %.2e J (1.2-1.5 s), %llu steps, mean dt "
