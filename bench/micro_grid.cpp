@@ -35,9 +35,9 @@
 
 #include "kernels/grid.h"
 #include "kernels/sph_kernel.h"
-#include "sim/backend_cpu.h"
-#include "sim/neighbor_grid.h"
-#include "sim/neighbor_list.h"
+#include "sim/backend/backend_cpu.h"
+#include "sim/neighbors/neighbor_grid.h"
+#include "sim/neighbors/neighbor_list.h"
 
 namespace {
 

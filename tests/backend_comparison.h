@@ -16,8 +16,8 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/gas_sim.h"
-#include "sim/backend_cpu.h"
+#include "sim/gas/gas_sim.h"
+#include "sim/backend/backend_cpu.h"
 #include "sim_helpers.h"
 
 namespace tp::test {

@@ -10,9 +10,9 @@
 #include <exception>
 #include <string>
 
-#include "sim/memory_need.h"
-#include "sim/gas_scene.h"
-#include "sim/scene.h"
+#include "sim/backend/memory_need.h"
+#include "sim/scene/gas_scene.h"
+#include "sim/scene/scene.h"
 
 namespace tp::test {
 

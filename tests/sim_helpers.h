@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "sim/io.h"
-#include "sim/params.h"
-#include "sim/quality.h"
-#include "sim/scene.h"
-#include "sim/simulation.h"
+#include "sim/io/particle_io.h"
+#include "sim/water/params.h"
+#include "sim/scene/quality.h"
+#include "sim/scene/scene.h"
+#include "sim/water/simulation.h"
 
 namespace tp::test {
 

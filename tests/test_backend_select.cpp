@@ -1,8 +1,8 @@
 // Backend choice with injected CUDA failures: the fallbacks work on a machine without a GPU.
 #include <gtest/gtest.h>
 
-#include "sim/backend_select.h"
-#include "sim/memory_need.h"
+#include "sim/backend/backend_select.h"
+#include "sim/backend/memory_need.h"
 
 using namespace tp;
 

@@ -20,7 +20,7 @@
 
 #include "cuda_arch_coverage.h"
 #include "gpu/cuda_runtime.h"
-#include "sim/backend_select.h"
+#include "sim/backend/backend_select.h"
 #include "sim_helpers.h"
 
 using namespace tp;

@@ -14,10 +14,10 @@
 #include <tuple>
 
 #define TP_CUDA_EMULATED 1
-#include "sim/backend_cuda.cuh"
-#include "sim/backend_cpu.h"
-#include "sim/gas_sim.h"
-#include "sim/memory_need.h"
+#include "sim/backend/backend_cuda.cuh"
+#include "sim/backend/backend_cpu.h"
+#include "sim/gas/gas_sim.h"
+#include "sim/backend/memory_need.h"
 #include "backend_comparison.h"
 #include "sim_helpers.h"
 #include "util/alloc_faults.h"

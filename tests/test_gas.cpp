@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "sim/gas_params.h"
-#include "sim/gas_sim.h"
+#include "sim/gas/gas_params.h"
+#include "sim/gas/gas_sim.h"
 
 namespace tp {
 namespace {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/gas_sim.h"
+#include "sim/gas/gas_sim.h"
 #include "sim_helpers.h"
 
 namespace tp {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/gas_state.h"
+#include "sim/io/gas_state.h"
 
 namespace tp {
 namespace {

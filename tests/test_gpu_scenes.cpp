@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "backend_comparison.h"
-#include "sim/backend_select.h"
+#include "sim/backend/backend_select.h"
 
 namespace tp {
 namespace {

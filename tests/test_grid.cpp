@@ -6,9 +6,9 @@
 #include <set>
 #include <vector>
 
-#include "sim/backend_cpu.h"
-#include "sim/neighbor_grid.h"
-#include "sim/neighbor_list.h"
+#include "sim/backend/backend_cpu.h"
+#include "sim/neighbors/neighbor_grid.h"
+#include "sim/neighbors/neighbor_list.h"
 
 using namespace tp;
 

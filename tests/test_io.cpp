@@ -8,7 +8,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "sim/io.h"
+#include "sim/io/particle_io.h"
 
 using namespace tp;
 

@@ -7,7 +7,7 @@
 
 #include <map>
 
-#include "sim/backend_cpu.h"
+#include "sim/backend/backend_cpu.h"
 #include "sim_helpers.h"
 
 namespace tp {

@@ -10,12 +10,12 @@
 #include <string>
 
 #include "alloc_counter.h"
-#include "sim/io.h"
-#include "sim/memory_need.h"
-#include "sim/params.h"
-#include "sim/scene.h"
-#include "sim/simulation.h"
-#include "sim/state_file.h"
+#include "sim/io/particle_io.h"
+#include "sim/backend/memory_need.h"
+#include "sim/water/params.h"
+#include "sim/scene/scene.h"
+#include "sim/water/simulation.h"
+#include "sim/io/state_file.h"
 
 using namespace tp;
 

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/backend_cpu.h"
-#include "sim/surface_mesh.h"
+#include "sim/backend/backend_cpu.h"
+#include "sim/mesh/surface_mesh.h"
 
 namespace tp {
 namespace {

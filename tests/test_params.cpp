@@ -7,7 +7,7 @@
 #include <limits>
 #include <set>
 
-#include "sim/params.h"
+#include "sim/water/params.h"
 
 using namespace tp;
 

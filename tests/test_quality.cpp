@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/quality.h"
+#include "sim/scene/quality.h"
 #include "sim_helpers.h"
 
 namespace tp {

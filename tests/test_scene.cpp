@@ -10,8 +10,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "sim/params.h"
-#include "sim/scene.h"
+#include "sim/water/params.h"
+#include "sim/scene/scene.h"
 
 using namespace tp;
 

@@ -19,7 +19,7 @@
 
 #include "alloc_counter.h"
 #include "scene_fuzz_check.h"
-#include "sim/scene.h"
+#include "sim/scene/scene.h"
 
 using namespace tp;
 using nlohmann::json;

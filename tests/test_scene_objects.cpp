@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "sim/scene_objects.h"
+#include "sim/water/scene_objects.h"
 #include "sim_helpers.h"
 
 namespace tp {

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <thread>
 
-#include "sim/quality.h"
-#include "sim/sim_runner.h"
+#include "sim/scene/quality.h"
+#include "sim/runner/sim_runner.h"
 #include "sim_helpers.h"
 
 namespace tp {

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "sim/state_file.h"
+#include "sim/io/state_file.h"
 #include "sim_helpers.h"
 
 namespace tp {

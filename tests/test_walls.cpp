@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "kernels/boundary.h"
-#include "sim/params.h"
+#include "sim/water/params.h"
 #include "sim_helpers.h"
 
 namespace tp {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "render/render_types.h"
-#include "sim/params.h"
+#include "sim/water/params.h"
 
 namespace tp {
 

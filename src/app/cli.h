@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/mesh.h"
+#include "sim/mesh/mesh.h"
 
 namespace tp {
 

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "app/cli.h"
-#include "app/headless.h"
+#include "app/headless/headless.h"
 #include "app/window_app.h"
-#include "sim/simulation.h"
+#include "sim/water/simulation.h"
 
 namespace {
 

@@ -11,17 +11,17 @@
 #include <stdexcept>
 #include <string>
 
-#include "app/gas_app.h"
-#include "app/input.h"
-#include "app/interactive_app.h"
-#include "app/paths.h"
-#include "app/setup.h"
-#include "app/stop_signals.h"
+#include "app/gas/gas_app.h"
+#include "app/window/input.h"
+#include "app/water/interactive_app.h"
+#include "util/paths.h"
+#include "app/start/setup.h"
+#include "util/stop_signals.h"
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "render/gl_program.h"
-#include "sim/backend_select.h"
+#include "sim/backend/backend_select.h"
 #ifdef TP_HAVE_XLIB
 // Last: Xlib's macros (None, Bool, Status, ...) stay out of the headers above.
 #include <X11/Xlib.h>

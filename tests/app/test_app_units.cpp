@@ -5,10 +5,10 @@
 #include <cmath>
 #include <glm/glm.hpp>
 
-#include "app/camera.h"
-#include "app/frame_stats.h"
-#include "app/grid_overlay.h"
-#include "app/mouse_tool.h"
+#include "app/window/camera.h"
+#include "app/window/frame_stats.h"
+#include "app/water/grid_overlay.h"
+#include "app/water/mouse_tool.h"
 #include "render/render_types.h"
 
 using namespace tp;

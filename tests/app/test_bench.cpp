@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "app/bench.h"
+#include "app/headless/bench.h"
 #include "app/cli.h"
-#include "app/setup.h"
+#include "app/start/setup.h"
 #include "process.h"
 
 using namespace tp;

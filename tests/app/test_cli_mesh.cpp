@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "process.h"
-#include "sim/mesh.h"
+#include "sim/mesh/mesh.h"
 
 using namespace tp::test;
 

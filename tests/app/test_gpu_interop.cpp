@@ -22,13 +22,13 @@
 #include <vector>
 
 #include "../sim_helpers.h"
-#include "app/gl_publish_target.h"
+#include "app/window/gl_publish_target.h"
 #include "gpu/cuda_runtime.h"
 #include "render/gas_field.h"
 #include "render/mesh_buffer.h"
 #include "render/particle_buffer.h"
-#include "sim/backend_select.h"
-#include "sim/gas_sim.h"
+#include "sim/backend/backend_select.h"
+#include "sim/gas/gas_sim.h"
 
 using namespace tp;
 

@@ -5,7 +5,7 @@
 
 #include <glm/glm.hpp>
 
-#include "app/obstacle_picking.h"
+#include "app/window/obstacle_picking.h"
 
 using namespace tp;
 

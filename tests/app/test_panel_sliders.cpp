@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "app/panel.h"
+#include "app/water/panel.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // GImGui->HoveredId: which widget the mouse is over
-#include "sim/params.h"
+#include "sim/water/params.h"
 
 using namespace tp;
 

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "app/cli.h"
-#include "app/preset.h"
-#include "app/setup.h"
-#include "sim/params.h"
-#include "sim/scene.h"
+#include "sim/scene/preset.h"
+#include "app/start/setup.h"
+#include "sim/water/params.h"
+#include "sim/scene/scene.h"
 
 using namespace tp;
 

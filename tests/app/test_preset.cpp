@@ -11,8 +11,8 @@
 #include <sstream>
 #include <string>
 
-#include "app/preset.h"
-#include "sim/params.h"
+#include "sim/scene/preset.h"
+#include "sim/water/params.h"
 
 using namespace tp;
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "../sim_helpers.h"
-#include "app/gl_publish_target.h"
-#include "app/interop_publisher.h"
+#include "app/window/gl_publish_target.h"
+#include "app/window/interop_publisher.h"
 
 using namespace tp;
 

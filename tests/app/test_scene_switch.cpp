@@ -10,12 +10,12 @@
 #include <functional>
 #include <string>
 
-#include "app/frame_recorder.h"
-#include "app/panel.h"
-#include "app/preset.h"
-#include "app/realtime_count.h"
-#include "app/setup.h"
-#include "sim/params.h"
+#include "sim/io/frame_recorder.h"
+#include "app/water/panel.h"
+#include "sim/scene/preset.h"
+#include "app/start/realtime_count.h"
+#include "app/start/setup.h"
+#include "sim/water/params.h"
 
 using namespace tp;
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "app/screenshot_file.h"
+#include "app/window/screenshot_file.h"
 
 using namespace tp;
 

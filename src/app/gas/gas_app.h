@@ -1,0 +1,104 @@
+// The window for a gas scene (smoke, ink): the frame loop over an open window with a current
+// GL context and ImGui initialised, as InteractiveApp is for water. The gas steps in the
+// frame on the window's thread (the CPU backend's cores or the GPU), as many steps as keep
+// it on the clock within a budget; each drawn state is published into the renderer's 3D
+// texture (through the CUDA-GL interop on the GPU path). The mouse adds smoke and stirs
+// it; ctrl + left drag moves obstacles; pause, step, reset (with a new grid), screenshots,
+// the scene list and state files work as in the water's window.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/window/camera.h"
+#include "app/cli.h"
+#include "app/window/frame_stats.h"
+#include "app/gas/gas_panel.h"
+#include "app/window/input.h"
+#include "app/window/obstacle_picking.h"
+#include "app/window/window_bench.h"
+#include "render/renderer.h"
+#include "sim/gas/gas_sim.h"
+#include "sim/scene/scene.h"
+
+struct GLFWwindow;
+
+namespace tp {
+
+// A gas scene ready for the window: the simulation, the scene, the backend's message.
+struct GasSession {
+  std::unique_ptr<GasSimulation> gas;
+  Scene scene;
+  BackendKind backend = BackendKind::Cpu;
+  std::string backend_message;
+};
+
+// Makes the session of options.scene (a gas scene; `overrides` its --set values): throws
+// SetupError with a sentence (water-only options, a bad grid, not enough memory).
+GasSession make_gas_session(const Options& options, const Scene& scene,
+                            const std::vector<std::pair<std::string, std::string>>& overrides);
+
+class GasApp {
+ public:
+  // Throws RenderError when the shaders cannot be loaded.
+  GasApp(GLFWwindow* window, InputState& input, GasSession& session, const Options& options);
+
+  int run();  ///< the frame loop; returns the exit code
+  // The water scene chosen in the scene list, which this window cannot run: run_window
+  // starts it after run() returns. "" when the session simply ended.
+  const std::string& next_scene() const { return next_scene_; }
+  // Ends the session: the closing lines (no GL or window call). Returns the exit code,
+  // `exit_code` or that of a stop when `stop_reason` is given.
+  int finish(int exit_code, const std::string& stop_reason);
+
+ private:
+  void handle_keys(bool* quit);
+  void apply_requests(bool* quit);
+  void reset();
+  void load_scene(const std::string& name_or_path, bool* quit);
+  // After the gas was replaced (a reset, a scene, a state; the start): the renderer's box
+  // and grid, the panel's cells, a drawing at once, and the panel's clock carried over
+  // from `time_before` (the simulated time before the change).
+  void after_new_grid(double time_before);
+  void save_state();
+  void load_state();
+  // Steps toward the clock (or one step when asked while paused), the mouse's source and
+  // the obstacle moves applied first. Returns true when the gas changed.
+  bool simulate(double frame_seconds);
+  void update_mouse(double frame_seconds);
+  void drag_obstacles();
+  Marker marker() const;
+  RunStats run_stats() const;  ///< the gas's figures as FrameStats and WindowBench read them
+  void script_drag(double t);  ///< --bench-drag: a drag through the tank half-way through
+  void report_window_bench();
+
+  GLFWwindow* window_;
+  InputState& input_;
+  GasSession& session_;
+  const Options& options_;
+  Renderer renderer_;
+  OrbitCamera camera_;
+  GasControls controls_;
+  RenderSettings render_;
+  FrameStats frame_stats_;
+  ObstacleDrag obstacle_drag_;
+  int highlighted_obstacle_ = -1;
+  std::string device_;
+  std::string next_scene_;
+  // The mouse's source: active while the left button drags (no ctrl), at the cursor's
+  // point on the plane through the tank facing the camera (the grid's plane in 2D).
+  bool mouse_active_ = false;
+  glm::vec3 mouse_point_{0.0f}, mouse_velocity_{0.0f};
+  double debt_ = 0.0;  ///< [s] simulated time owed to the clock
+  double clock_offset_ = 0.0;  ///< [s] added to the gas's clock for the panel's rates
+  bool republish_ = true;      ///< the gas changed outside a step: draw it anew
+  std::vector<std::pair<std::string, double>> phase_totals_;  ///< ms summed since start
+  uint64_t serial_ = 0;    ///< states made (each step one)
+  int frames_drawn_ = 0;
+  bool panel_gl_errors_ = false;
+  std::unique_ptr<WindowBench> bench_;
+  ScriptedDrag drag_;
+  bool drag_held_ = false;
+};
+
+}  // namespace tp

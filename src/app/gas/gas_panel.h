@@ -1,0 +1,67 @@
+// The gas window's panel: statistics (frame rate, real-time ratio, the pressure solver's
+// iterations and residual, the divergence it leaves, the smoke's mass, ms per phase and
+// per render pass), the grid's resolution with Reset, the scenes, every GasParams field
+// (the parameter table's sliders, as the water's), the mouse tool and the look. Like the
+// water's panel it edits settings in place and leaves requests for the frame loop.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "app/window/frame_stats.h"
+#include "app/water/panel.h"
+#include "sim/gas/gas_sim.h"
+#include "sim/scene/scene.h"
+
+namespace tp {
+
+// What a left drag does to the gas: push adds smoke (dye of `colour`) and carries the gas
+// along with the cursor; stir only carries it.
+enum class GasMouseMode : int { Push = 0, Stir = 1 };
+
+struct GasMouse {
+  int mode = int(GasMouseMode::Push);  ///< GasMouseMode
+  float radius = 0.08f;   ///< [m] of the source around the cursor
+  float amount = 8.0f;    ///< [1/s] smoke added per second at its centre (push)
+  float strength = 1.0f;  ///< the gas is pulled toward this times the cursor's velocity
+  glm::vec3 colour{1.0f, 1.0f, 1.0f};  ///< the dye pushed in
+};
+
+struct GasControls {
+  AppControls common;     ///< pause, step, reset, screenshots, scenes, state files, widgets
+  int cells = 0;          ///< the panel's grid: cells along the longest side, applied by Reset
+  int running_cells = 0;  ///< the grid's now
+  GasShade shade;         ///< the view, the sun, the range of the colour maps
+  bool auto_range = true;  ///< the colour maps' top follows the flow (see auto_view_range)
+  GasMouse mouse;
+  GasParams start_params{};              ///< what "Restore start values" goes back to
+  std::vector<std::string> param_notes;  ///< what clamping changed after the last edit
+};
+
+// What the panel shows of the running gas.
+struct GasPanelSim {
+  const Scene& scene;
+  GasParams& params;  ///< edited by the panel
+  const GasStats& stats;
+  const GasGrid& grid;
+  BackendKind backend = BackendKind::Cpu;
+  std::string device;  ///< "CPU (OpenMP, 2 threads)"
+};
+
+PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSettings& render,
+                           GasControls& controls);
+
+// The top of the speed view's map (the largest speed) or the vorticity view's (that speed
+// over four cells: a shear across four cells at the top speed), for the maps' Auto.
+float auto_view_range(int view, float max_speed, float dx);
+
+// Bottom-left: the gas window's mouse and keys.
+void draw_gas_help(const GasControls& controls, bool obstacles);
+
+// "32x48x32 cells of 0.03125 m (3D), 12.3 MB": what the Reset with `cells` would make of
+// `scene` (gas_setup), or why it cannot.
+std::string gas_grid_text(const Scene& scene, int cells, BackendKind backend);
+
+}  // namespace tp

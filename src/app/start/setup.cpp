@@ -1,0 +1,266 @@
+#include "app/start/setup.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "util/paths.h"
+#include "app/start/realtime_count.h"
+#include "sim/backend/backend_select.h"
+#include "sim/backend/memory_need.h"
+#include "sim/water/params.h"
+#include "sim/io/state_file.h"
+
+namespace tp {
+
+namespace {
+constexpr double kDefaultParticlesPerCpuThread = 4000.0;
+// 2D: measured, the 2D dam break kept real time in the window at 4,489 particles on 2
+// cores (0.99x; 6,400: 0.87x; 20,000: 0.12x): its steps shrink with the spacing faster.
+constexpr double kDefaultParticlesPerCpuThread2D = 2250.0;
+}  // namespace
+
+int window_sim_threads(const Options& options) {
+  const int all = omp_get_max_threads();  // --threads (capped at the cores) or all cores
+  if (options.threads > 0) return all;
+  return std::max(1, all - 1);
+}
+
+// The window at the realtime quality, with no size asked for: the count measured for real
+// time on this machine (realtime_count.h), never fewer than the rule's. Else 0 (the rule).
+static uint64_t measured_start_count(const Scene& scene, const Options& options,
+                                     const SimParams& params, BackendKind backend,
+                                     std::string* note, std::optional<Quality> quality = {}) {
+  note->clear();
+  if (options.headless || options.bench ||
+      (quality ? *quality : start_quality(options)) != Quality::Realtime ||
+      options.particles > 0 || options.spacing > 0.0 || !options.load_state.empty() ||
+      options.steps_per_frame > 0)  // lockstep runs repeat exactly: no measured count
+    return 0;
+  const RealtimeCount count =
+      choose_realtime_count(scene, params, backend,
+                            backend == BackendKind::Cpu ? window_sim_threads(options) : 0,
+                            start_particle_count(scene, options, backend));
+  *note = count.note;
+  if (!note->empty()) std::fprintf(stderr, "tidepool: %s\n", note->c_str());
+  return count.particles;
+}
+
+void apply_overrides(const Options& options, SimParams& params) {
+  for (const auto& [key, value] : options.sets) {
+    std::string error;
+    if (!set_param_from_text(params, key, value, &error)) throw SetupError("--set " + error);
+  }
+  // Each value was in range; what remains are conflicts between them (dt_min > dt_max).
+  SimParams checked = params;
+  const std::vector<std::string> notes = clamp_params(checked);
+  if (!notes.empty()) throw SetupError("--set " + notes.front().substr(0, notes.front().find(';')));
+}
+
+BackendChoice start_backend(const Options& options) {
+  if (options.threads > 0) {
+    const int cores = omp_get_num_procs();
+    if (options.threads > cores)
+      std::fprintf(stderr, "tidepool: --threads %d is more than the %d cores here; using %d\n",
+                   options.threads, cores, cores);
+    omp_set_num_threads(std::min(options.threads, cores));
+  }
+  BackendRequest request;
+  if (!parse_backend_request(options.backend, &request))
+    throw SetupError("--backend must be auto, cpu or cuda, not '" + options.backend + "'");
+  const BackendChoice choice = choose_backend(request, cuda_runtime());
+  if (!choice.ok) throw SetupError(choice.message);
+  return choice;
+}
+
+// The particle window's scenes; a gas scene is refused with what to do instead.
+Scene find_water_scene(const std::string& name_or_path) {
+  Scene scene;
+  try {
+    scene = find_scene(name_or_path, scene_dir());
+  } catch (const SceneError& e) {
+    throw SetupError(e.what());
+  }
+  if (scene.is_gas)
+    throw SetupError("'" + scene.name + "' is a gas scene, not water: open it in the window with --scene " +
+                     scene.name + ", or run it with --headless or --bench");
+  return scene;
+}
+
+SimSetup make_setup(const Options& options) {
+  const BackendChoice choice = start_backend(options);
+  SimSetup setup;
+  setup.backend_message = choice.message;
+  setup.scene = find_water_scene(options.scene);
+  if (!options.preset.empty()) {
+    try {
+      setup.preset = load_preset_file(options.preset);
+    } catch (const PresetError& e) {
+      throw SetupError(e.what());
+    }
+  }
+  const SimParams params =
+      start_params(setup.scene, options, setup.preset ? &*setup.preset : nullptr, choice.kind);
+  try {
+    setup.sim = make_simulation(choice.kind);
+  } catch (const std::exception& e) {
+    throw SetupError(std::string("cannot start the simulation: ") + e.what());
+  }
+  setup.sim->params() = params;
+  setup.spacing = start_spacing(setup.scene, options, choice.kind);
+  if (const uint64_t count =
+          measured_start_count(setup.scene, options, params, choice.kind, &setup.count_note))
+    setup.spacing = spacing_for_count(setup.scene, count);
+  reset_particles(setup, 0);
+  if (!options.load_state.empty()) {
+    // The saved run's parameters, then --solver and --set as given.
+    load_state(setup, options.load_state);
+    SimParams& loaded = setup.sim->params();
+    if (!options.solver.empty()) parse_solver(options.solver, &loaded.solver);
+    apply_overrides(options, loaded);
+  }
+  return setup;
+}
+
+Quality start_quality(const Options& options) {
+  Quality quality = options.headless || options.bench ? Quality::Accurate : Quality::Realtime;
+  if (!options.quality.empty()) parse_quality(options.quality, &quality);  // checked by the CLI
+  return quality;
+}
+
+namespace {
+
+// The layers start_params puts over the defaults: the scene's params, the --preset file,
+// --solver. Throws SetupError.
+void apply_layers(const Scene& scene, const Options& options, const Preset* preset,
+                  SimParams& params) {
+  try {
+    apply_scene_params(scene, params);
+  } catch (const SceneError& e) {
+    throw SetupError(e.what());
+  }
+  if (preset) {
+    try {
+      apply_preset(*preset, params);
+    } catch (const PresetError& e) {
+      throw SetupError(e.what());
+    }
+  }
+  if (!options.solver.empty() && !parse_solver(options.solver, &params.solver))
+    throw SetupError("--solver must be one of " + solver_names_list() + ", not '" +
+                     options.solver + "'");
+}
+
+}  // namespace
+
+SimParams start_params(const Scene& scene, const Options& options, const Preset* preset,
+                       BackendKind backend, std::optional<Quality> quality, int solver) {
+  // Which solver runs decides the quality's preset, so it is found first: the caller's,
+  // else the layers', else PBF at the realtime quality when none of them chose one.
+  SimParams layered = default_params();
+  apply_layers(scene, options, preset, layered);
+  apply_overrides(options, layered);  // (--set solver=...)
+  const Quality q = quality ? *quality : start_quality(options);
+  if (solver < 0) {
+    bool chosen = !options.solver.empty() || preset;
+    for (const auto& [key, value] : scene.params) chosen |= key == "solver";
+    for (const auto& [key, value] : options.sets) chosen |= key == "solver";
+    solver = q == Quality::Realtime && !chosen ? int(SolverKind::Pbf) : layered.solver;
+  }
+  // The quality's preset is the base; the scene, a preset file and --set, which name their
+  // values, go over it.
+  SimParams params = default_params();
+  params.solver = solver;
+  apply_quality(params, q, backend, scene.dimensions);
+  apply_layers(scene, options, preset, params);
+  params.solver = solver;
+  apply_overrides(options, params);
+  return params;
+}
+
+float start_spacing(const Scene& scene, const Options& options, BackendKind backend) {
+  if (options.spacing > 0.0) return float(options.spacing);
+  const uint64_t particles = start_particle_count(scene, options, backend);
+  return particles ? spacing_for_count(scene, particles) : scene.spacing;
+}
+
+uint64_t start_particle_count(const Scene& scene, const Options& options, BackendKind backend) {
+  if (options.spacing > 0.0) return 0;
+  if (options.particles > 0 || backend != BackendKind::Cpu) return options.particles;
+  // A scene's spacing is written for a GPU-class machine; on the CPU the default is
+  // sized to the cores so that the water moves at a watchable pace (--particles wins).
+  const double scene_count = particles_at_own_spacing(scene);
+  const double budget =
+      (scene.dimensions == 2 ? kDefaultParticlesPerCpuThread2D : kDefaultParticlesPerCpuThread) * omp_get_max_threads();
+  return scene_count > budget ? uint64_t(budget) : 0;
+}
+
+void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path,
+                  std::optional<Quality> quality) {
+  const Scene scene = find_water_scene(name_or_path);
+  Simulation& sim = *setup.sim;
+  // The running solver is the user's choice, not the scene's; so is the quality.
+  SimParams params = start_params(scene, options, setup.preset ? &*setup.preset : nullptr,
+                                  sim.backend().kind, quality, sim.params().solver);
+  float spacing = start_spacing(scene, options, sim.backend().kind);
+  std::string count_note;
+  if (const uint64_t count =
+          measured_start_count(scene, options, params, sim.backend().kind, &count_note, quality))
+    spacing = spacing_for_count(scene, count);
+  InitialState state;
+  try {
+    state = build_initial_state(scene, spacing, memory_budget_bytes(sim.backend().kind),
+                                diffuse_cap_for(params, sim.backend().kind));
+  } catch (const std::exception& e) {
+    throw SetupError(e.what());
+  }
+  // The reset reads the parameters (the particle mass follows the rest density).
+  const SimParams old = sim.params();
+  sim.params() = params;
+  try {
+    sim.reset(state);
+  } catch (const std::exception& e) {
+    sim.params() = old;
+    throw SetupError(e.what());
+  }
+  setup.scene = std::move(scene);
+  setup.spacing = spacing;
+  setup.count_note = count_note;
+}
+
+void load_state(SimSetup& setup, const std::string& path) {
+  std::string scene_name, error;
+  if (!load_state_file(*setup.sim, path, &scene_name, &error)) throw SetupError(error);
+  setup.spacing = setup.sim->spacing();
+  if (scene_name.empty()) return;
+  try {
+    setup.scene = find_scene(scene_name, scene_dir());
+  } catch (const SceneError&) {
+    // Not a shipped scene (a file elsewhere): keep the current one for the camera and Reset.
+  }
+}
+
+bool save_state(SimSetup& setup, const std::string& path, std::string* error) {
+  const std::string dir = scene_dir() + "/";
+  std::string scene = setup.scene.source;
+  if (scene.compare(0, dir.size(), dir) == 0 && scene.size() > 5 &&
+      scene.find('/', dir.size()) == std::string::npos)
+    scene = scene.substr(dir.size(), scene.size() - dir.size() - 5);  // "name.json" -> "name"
+  return save_state_file(*setup.sim, scene, path, error);
+}
+
+void reset_particles(SimSetup& setup, uint64_t particles) {
+  const float spacing = particles ? spacing_for_count(setup.scene, particles) : setup.spacing;
+  try {
+    Simulation& sim = *setup.sim;
+    sim.reset(build_initial_state(setup.scene, spacing, memory_budget_bytes(sim.backend().kind),
+                                  diffuse_cap_for(sim.params(), sim.backend().kind)));
+  } catch (const std::exception& e) {
+    throw SetupError(e.what());
+  }
+  setup.spacing = spacing;
+}
+
+}  // namespace tp

@@ -1,0 +1,50 @@
+#include "app/window/frame_stats.h"
+
+namespace tp {
+
+void FrameStats::add(double now, const RunStats& stats) {
+  ++frames_;
+  if (samples_.empty() || stats.steps != samples_.back().steps) ++new_states_;
+  // A reset restarts the simulation's counters: differences across it mean nothing.
+  if (!samples_.empty() && stats.steps < samples_.back().steps) samples_.clear();
+  samples_.push_back(
+      Sample{now, frames_, stats.steps, stats.simulated_time, new_states_, stats.phases});
+  // Keep one sample at or beyond the window's start so the window is always full length.
+  while (samples_.size() > 2 && now - samples_[1].time >= window_) samples_.pop_front();
+  recompute();
+}
+
+void FrameStats::recompute() {
+  const Sample& a = samples_.front();
+  const Sample& b = samples_.back();
+  const double seconds = b.time - a.time;
+  if (samples_.size() < 2 || seconds <= 0.0) return;
+  const double frames = double(b.frame - a.frame);
+  const double steps = double(b.steps - a.steps);
+  fps_ = frames / seconds;
+  speed_ = (b.simulated_time - a.simulated_time) / seconds;
+  states_ = double(b.new_states - a.new_states) / seconds;
+  steps_per_frame_ = frames > 0 ? steps / frames : 0.0;
+  // While paused there are no new steps: keep showing the last measured phase times.
+  if (steps <= 0) return;
+  phase_ms_.clear();
+  ms_per_step_ = 0.0;
+  for (const PhaseTime& phase : b.phases) {
+    double before = 0.0;
+    bool ran_before = false;
+    for (const PhaseTime& old : a.phases) {
+      if (old.name == phase.name) {
+        before = old.total_ms;
+        ran_before = true;
+      }
+    }
+    // The simulation keeps every phase it has ever timed; after a solver switch those of
+    // the previous solver stop growing. They are not part of a step now: leave them out.
+    if (ran_before && phase.total_ms <= before) continue;
+    const double ms = (phase.total_ms - before) / steps;
+    phase_ms_.emplace_back(phase.name, ms);
+    ms_per_step_ += ms;
+  }
+}
+
+}  // namespace tp

@@ -1,0 +1,78 @@
+#include "app/window/input.h"
+
+#include <GLFW/glfw3.h>
+
+#include "imgui.h"
+
+namespace tp {
+
+namespace {
+
+InputState& state_of(GLFWwindow* window) {
+  return *static_cast<InputState*>(glfwGetWindowUserPointer(window));
+}
+
+// ImGui is created after the callbacks are installed; until then nothing is captured.
+bool imgui_wants_mouse() { return ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureMouse; }
+bool imgui_wants_keyboard() {
+  return ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureKeyboard;
+}
+
+void on_mouse_button(GLFWwindow* window, int button, int action, int mods) {
+  InputState& s = state_of(window);
+  const bool press = action == GLFW_PRESS;
+  if (press && imgui_wants_mouse()) return;  // a click on the panel
+  glfwGetCursorPos(window, &s.cursor_x, &s.cursor_y);
+  if (button == GLFW_MOUSE_BUTTON_LEFT) {
+    s.left = press;
+    s.left_ctrl = press && (mods & GLFW_MOD_CONTROL) != 0;
+    // Kept after the release: a click (press and release within one frame) still reads
+    // as a shift-click when the frame looks.
+    if (press) s.left_shift = (mods & GLFW_MOD_SHIFT) != 0;
+    if (press) s.left_pressed = true;
+  } else if (button == GLFW_MOUSE_BUTTON_RIGHT) {
+    s.right = press;
+  } else if (button == GLFW_MOUSE_BUTTON_MIDDLE) {
+    s.middle = press;
+  }
+}
+
+void on_cursor(GLFWwindow* window, double x, double y) {
+  InputState& s = state_of(window);
+  const double dx = x - s.cursor_x, dy = y - s.cursor_y;
+  if (s.right) {
+    s.orbit_dx += dx;
+    s.orbit_dy += dy;
+  }
+  if (s.middle) {
+    s.pan_dx += dx;
+    s.pan_dy += dy;
+  }
+  s.cursor_x = x;
+  s.cursor_y = y;
+}
+
+void on_scroll(GLFWwindow* window, double /*dx*/, double dy) {
+  if (imgui_wants_mouse()) return;
+  state_of(window).scroll += dy;
+}
+
+void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods*/) {
+  // Holding S keeps stepping; holding Space must not toggle pause on every repeat.
+  if (action != GLFW_PRESS && !(action == GLFW_REPEAT && key == GLFW_KEY_S)) return;
+  if (imgui_wants_keyboard()) return;
+  state_of(window).keys.push_back(key);
+}
+
+}  // namespace
+
+void install_input_callbacks(GLFWwindow* window, InputState* state) {
+  glfwSetWindowUserPointer(window, state);
+  glfwGetCursorPos(window, &state->cursor_x, &state->cursor_y);
+  glfwSetMouseButtonCallback(window, on_mouse_button);
+  glfwSetCursorPosCallback(window, on_cursor);
+  glfwSetScrollCallback(window, on_scroll);
+  glfwSetKeyCallback(window, on_key);
+}
+
+}  // namespace tp

@@ -1,0 +1,177 @@
+#include "app/window/panel_files.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/window/panel_style.h"
+#include "sim/scene/scene.h"
+#include "imgui.h"
+#include "imgui_stdlib.h"
+
+namespace tp {
+
+std::string scene_label(const Scene& scene, const FileControls& files) {
+  const std::string& source = scene.source;
+  for (const std::string& name : files.scene_names)
+    if (source == files.scene_dir + "/" + name + ".json") return name;
+  const size_t slash = source.rfind('/');
+  return slash == std::string::npos ? source : source.substr(slash + 1);
+}
+
+void note_widget(WidgetLog& log, const std::string& name) {
+  // A window's first frame lays it out before it is placed (a list that opens): not yet.
+  if (!log.enabled || ImGui::IsWindowAppearing()) return;
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  log.rects[name] = WidgetRect{int(lo.x), int(lo.y), int(hi.x - lo.x), int(hi.y - lo.y)};
+}
+
+void print_widget_changes(WidgetLog& log) {
+  if (!log.enabled) return;
+  for (const auto& [name, rect] : log.rects) {
+    const auto printed = log.printed.find(name);
+    if (printed != log.printed.end() && printed->second == rect) continue;
+    std::fprintf(stderr, "tidepool: widget '%s' %d %d %d %d\n", name.c_str(), rect.x, rect.y,
+                 rect.width, rect.height);
+    log.printed[name] = rect;
+  }
+}
+
+void scene_rows(const Scene& scene, FileControls& files, WidgetLog& log) {
+  const std::string current = scene_label(scene, files);
+  // Tall enough for every shipped scene without scrolling (water and gas: a dozen).
+  const bool open = ImGui::BeginCombo("Scene", current.c_str(), ImGuiComboFlags_HeightLarge);
+  if (!open) {
+    // While the list is open, the last item is the list's window, not the combo.
+    note_widget(log, "scene");
+    tooltip(scene.description.empty() ? nullptr : scene.description.c_str());
+  }
+  if (open) {
+    for (const std::string& name : files.scene_names) {
+      const bool gas = std::find(files.gas_scene_names.begin(), files.gas_scene_names.end(), name) !=
+                       files.gas_scene_names.end();
+      const std::string label = gas ? name + "  (gas)##" + name : name;
+      if (ImGui::Selectable(label.c_str(), name == current)) files.scene_request = name;
+      note_widget(log, "scene:" + name);
+    }
+    ImGui::EndCombo();
+  }
+  const float em = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(em * 17.0f);
+  const bool enter = ImGui::InputTextWithHint("##scene_path", "scene file (.json)",
+                                              &files.scene_path,
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  note_widget(log, "scene path");
+  tooltip("A scene file to load (format in docs/scenes.md), or the name of a shipped "
+          "scene. Enter or Load opens it; a file with a mistake leaves the running scene as "
+          "it is and says what is wrong.");
+  ImGui::SameLine();
+  if (ImGui::Button("Load") || enter) {
+    if (files.scene_path.empty())
+      files.scene_error = "Type the path of a scene file first.";
+    else
+      files.scene_request = files.scene_path;
+  }
+  note_widget(log, "scene load");
+  if (!files.scene_error.empty()) {
+    colored_text(kErrorColor, files.scene_error);
+    note_widget(log, "scene error");
+  }
+}
+
+namespace {
+
+void record_rows(FileControls& files, WidgetLog& log) {
+  const float em = ImGui::GetFontSize();
+  ImGui::TextDisabled("Record frames");
+  ImGui::BeginDisabled(files.recording);
+  const char* kinds[] = {"particles (PLY points)", "surface mesh (PLY)", "surface mesh (OBJ)"};
+  const char* names[] = {"points", "mesh ply", "mesh obj"};  // for the widget log (tests)
+  files.record_kind = std::clamp(files.record_kind, 0, 2);
+  ImGui::SetNextItemWidth(-1.0f);
+  if (ImGui::BeginCombo("##record_kind", kinds[files.record_kind])) {
+    for (int k = 0; k < 3; ++k) {
+      if (ImGui::Selectable(kinds[k], k == files.record_kind)) files.record_kind = k;
+      note_widget(log, std::string("record kind:") + names[k]);
+    }
+    ImGui::EndCombo();
+  }
+  note_widget(log, "record kind");
+  tooltip("What each frame holds: the particles (frame_00000.ply, ...), or the water's "
+          "surface as a closed triangle mesh with normals (mesh_00000.ply or .obj, built with "
+          "the mesh settings under Rendering; PLY adds each vertex's velocity). docs/mesh.md.");
+  ImGui::SetNextItemWidth(-1.0f);  // the panel's width
+  if (ImGui::InputText("##record_dir", &files.record_dir)) files.record_dir_automatic = false;
+  note_widget(log, "record dir");
+  tooltip("Directory for the frames, created when recording starts (relative to the working "
+          "directory). The frames are frame_00000.ply, frame_00001.ply, ...: ParaView opens "
+          "them as one time series.");
+  ImGui::EndDisabled();
+  if (ImGui::Button(files.recording ? "Stop recording" : "Record"))
+    files.record_toggle_requested = true;
+  note_widget(log, "record");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(files.recording);
+  ImGui::SetNextItemWidth(em * 4.0f);
+  ImGui::InputFloat("fps, simulated##record", &files.record_fps, 0.0f, 0.0f, "%g");
+  files.record_fps = std::clamp(files.record_fps, 0.1f, 1000.0f);
+  tooltip("The simulation may run slower than real time; the frames are spaced in simulated "
+          "time, as with --export-fps.");
+  ImGui::EndDisabled();
+  if (!files.record_status.empty()) {
+    const ImVec4 color = files.record_failed ? kErrorColor
+                         : files.recording   ? kNoteColor
+                                             : ImGui::GetStyleColorVec4(ImGuiCol_Text);
+    colored_text(color, files.record_status);
+    note_widget(log, "record status");
+  }
+}
+
+void preset_rows(FileControls& files, WidgetLog& log) {
+  ImGui::TextDisabled("Parameter preset");
+  ImGui::SetNextItemWidth(-1.0f);
+  ImGui::InputText("##preset_path", &files.preset_path);
+  note_widget(log, "preset path");
+  tooltip("A JSON file with every simulation parameter (the solver too), for --preset FILE "
+          "or Load preset. Loading sets all of them or, when the file has a mistake, none.");
+  if (ImGui::Button("Save preset")) files.preset_save_requested = true;
+  note_widget(log, "preset save");
+  ImGui::SameLine();
+  if (ImGui::Button("Load preset")) files.preset_load_requested = true;
+  note_widget(log, "preset load");
+  if (!files.preset_note.empty()) {
+    colored_text(files.preset_failed ? kErrorColor : kDoneColor, files.preset_note);
+    note_widget(log, "preset note");
+  }
+}
+
+}  // namespace
+
+void state_rows(FileControls& files, WidgetLog& log, const char* what) {
+  ImGui::TextDisabled("Simulation state");
+  ImGui::SetNextItemWidth(-1.0f);
+  ImGui::InputText("##state_path", &files.state_path);
+  note_widget(log, "state path");
+  tooltip(what);
+  if (ImGui::Button("Save state")) files.state_save_requested = true;
+  note_widget(log, "state save");
+  ImGui::SameLine();
+  if (ImGui::Button("Load state")) files.state_load_requested = true;
+  note_widget(log, "state load");
+  if (!files.state_note.empty()) {
+    colored_text(files.state_failed ? kErrorColor : kDoneColor, files.state_note);
+    note_widget(log, "state note");
+  }
+}
+
+void files_section(FileControls& files, WidgetLog& log) {
+  record_rows(files, log);
+  ImGui::Separator();
+  preset_rows(files, log);
+  ImGui::Separator();
+  state_rows(files, log,
+             "A file with the whole simulation: particles, obstacles, emitters, spray and foam, "
+             "time and parameters. Loading it continues exactly where it was saved "
+             "(also: --load-state FILE).");
+}
+
+}  // namespace tp

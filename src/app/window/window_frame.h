@@ -1,0 +1,71 @@
+// What the water's window (InteractiveApp) and the gas's (GasApp) do alike around a frame:
+// the camera's input, framing beside the panel, screenshots, the scripted drag and the
+// figures of --bench-window, --gl-check's verdict and the closing line of pass times.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "app/window/camera.h"
+#include "app/cli.h"
+#include "app/window/input.h"
+#include "app/water/panel.h"
+#include "app/window/window_bench.h"
+#include "render/renderer.h"
+
+struct GLFWwindow;
+
+namespace tp {
+
+// Orbit, pan and zoom from this frame's right drag, middle drag and wheel (in 2D both drags
+// pan, and the wheel zooms about the point under the cursor).
+void apply_camera_input(GLFWwindow* window, const InputState& input, OrbitCamera& camera);
+
+// The image centre's shift that centres the scene in the space beside the panel, on
+// whichever side it sits, by at most a quarter of the window (OrbitCamera::set_screen_shift).
+float panel_screen_shift(GLFWwindow* window, const PanelExtent& panel);
+
+CameraView camera_view(const OrbitCamera& camera, int framebuffer_width, int framebuffer_height);
+
+// Where a world point is drawn, in window pixels (y down).
+glm::vec2 window_point(GLFWwindow* window, const OrbitCamera& camera, const glm::vec3& world);
+
+// The world-space ray through the cursor.
+void cursor_ray(GLFWwindow* window, const InputState& input, const OrbitCamera& camera, glm::vec3* origin,
+                glm::vec3* direction);
+
+// F5 and the panel's button: the shaders again, or the old ones kept and the error shown.
+void reload_shaders_if_asked(Renderer& renderer, AppControls& controls);
+
+// F12 and the panel's button: the scene drawn once as with the panel collapsed (centred),
+// saved as a timestamped PNG, and the shift put back. `draw` draws the scene.
+void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, AppControls& controls,
+                         const std::function<void()>& draw);
+
+// --screenshot: the last frame into `path`; false (said on stderr) when it cannot be saved.
+bool save_last_frame(const std::string& path, int fb_width, int fb_height);
+
+// --gl-check after the panel's drawing: each error on stderr; true when there was one.
+bool gl_errors_after_panel();
+
+// --gl-check's verdict at the end: the renderer's errors and the panel's, said; the exit
+// code, 1 when there were any.
+int gl_check_verdict(const Renderer& renderer, bool panel_errors, int exit_code);
+
+// "tidepool: ms per pass (GPU/CPU): ..." for scripts comparing modes and sizes.
+void print_pass_times(const std::vector<PassTime>& times);
+
+// The --bench-drag script: moves the cursor along the drag's path (projected each frame)
+// and holds the left button while the drag is held, through the same input path as a
+// real mouse; tells `bench` when the press was made.
+void play_scripted_drag(const ScriptedDrag& drag, double t, GLFWwindow* window, const OrbitCamera& camera,
+                        InputState& input, WindowBench& bench, bool* held);
+
+// --bench-window's figures: the text on stdout and the JSON into --bench-json (or both
+// on stdout and stderr with --bench-json -).
+void print_window_bench(const WindowBenchResult& result, const Options& options);
+
+}  // namespace tp

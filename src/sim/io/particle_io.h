@@ -1,0 +1,34 @@
+// Output files: particle frames as binary PLY (ParaView, Blender) and the JSON run report.
+// Files are written to a temporary name and renamed, so a reader never sees half a file.
+#pragma once
+
+#include <string>
+
+#include "sim/water/simulation.h"
+#include "util/atomic_file.h"
+
+namespace tp {
+
+// Writes ids, positions and velocities as a binary little-endian PLY point cloud, one row
+// per particle in id order; `time` (simulated seconds, if >= 0) goes into a header comment.
+// Returns false and a sentence in *error on failure.
+bool write_ply(const std::string& path, const Snapshot& snapshot, std::string* error,
+               double time = -1.0);
+
+struct ParticleCheck {
+  uint64_t outside = 0;    ///< particles outside [tank_lo, tank_hi]
+  uint64_t nonfinite = 0;  ///< particles with a NaN or infinite position, velocity or density
+};
+ParticleCheck check_particles(const Snapshot& snapshot, Vec3 tank_lo, Vec3 tank_hi);
+
+struct RunReport {
+  std::string backend, solver, scene;
+  uint64_t particles = 0;
+  double wall_seconds = 0.0;
+  uint64_t steps_run = 0;  ///< steps in this run (a loaded state's steps come before it)
+  RunStats stats;
+  ParticleCheck check;
+};
+std::string report_json(const RunReport& report);
+
+}  // namespace tp

@@ -1,0 +1,32 @@
+// The CPU backend's instantiation of the solver driver (g++, OpenMP).
+#include <omp.h>
+
+#include <memory>
+
+#include "sim/backend/backend_cpu.h"
+#include "sim/water/solvers.h"
+
+namespace tp {
+
+BackendInfo CpuBackend::describe() {
+  // Short: the panel's Device line must stay one line (a wrapped line pushed the panel's
+  // last rows below an 800-pixel window's edge).
+#if TP_LANE_WIDTH
+  const std::string lanes = lanes_enabled() ? std::string(", ") + kLaneIsa : "";
+#else
+  const std::string lanes;
+#endif
+  return BackendInfo{BackendKind::Cpu,
+                     "CPU (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads" + lanes + ")"};
+}
+
+template class SimulationImpl<CpuBackend>;
+#define TP_INSTANTIATE_SOLVER(type, name, label) template struct type<CpuBackend>;
+TP_SOLVERS(TP_INSTANTIATE_SOLVER)
+#undef TP_INSTANTIATE_SOLVER
+
+std::unique_ptr<Simulation> make_cpu_simulation() {
+  return std::make_unique<SimulationImpl<CpuBackend>>();
+}
+
+}  // namespace tp

@@ -1,0 +1,146 @@
+// PBF (Macklin & Mueller 2013) as a list of phases; the per-particle physics is in
+// kernels/pbf.h and kernels/sph_terms.h.
+#pragma once
+
+#include "kernels/boundary.h"
+#include "kernels/forces.h"
+#include "kernels/pbf.h"
+#include "sim/water/simulation_impl.h"
+
+namespace tp {
+
+// Gravity and the mouse, the time step, and the predicted positions
+// x* = x + dt (v + dt a), projected into the tank [MM13, Alg. 1, lines 1-4]. Viscosity,
+// which needs neighbours, comes at the end of the step with XSPH (pbf_update_velocity),
+// so that a step searches for neighbours once, at x*, as in [MM13, Alg. 1, line 5].
+template <class B>
+void pbf_predict(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  {
+    const StepConstants k = sim.constants();
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      f.acceleration[i] = make_vec4(body_acceleration(xyz(f.position[i]), xyz(f.velocity[i]), k), 0.0f);
+    });
+  }
+  StepConstants& c = sim.constants();
+  const auto most = sim.flow_maxima(false);
+  c.dt = sim.limit_dt(flow_time_step(most.speed, most.acceleration, c));
+  const StepConstants k = c;
+  Vec4* predicted = sim.fluid.predicted.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    Vec3 v = xyz(f.velocity[i]) + xyz(f.acceleration[i]) * k.dt;
+    const Vec3 x = xyz(f.position[i]) + v * k.dt;
+    predicted[i] = make_vec4(pbf_project_to_walls(x, xyz(f.position[i]), k), 0.0f);
+  });
+}
+
+// The density constraint, Jacobi iterations [MM13, Alg. 1, lines 7-19]: lambda, then the
+// corrections and the move (each correction limited: pbf_limit_correction) with the tank
+// projection. pbf_iterations of them; with a
+// pbf_tolerance, the loop stops once the mean compression that an iteration's lambda pass
+// measured (before its correction) is below it, after at least two iterations, as the
+// reference library's loop does (one reduction per iteration: a host wait on CUDA).
+template <class B>
+void pbf_solve(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  const NeighborList nl = sim.fluid_list();
+  const BoundaryView b = sim.boundary_view();
+  const StepConstants k = sim.constants();
+  Vec4* predicted = sim.fluid.predicted.data();
+  double first_error = 0.0;
+  const int cap = k.p.pbf_iterations;
+  const double tolerance = 0.01 * k.p.pbf_tolerance;
+  constexpr int kMinIterations = 2;
+  // Each particle's lambda goes with its position into `carried`, which the corrections
+  // read (one load of a neighbour gives both); the last iteration's lambdas go into the
+  // pressure array in pbf_update_velocity's first pass.
+  Vec4* carried = sim.fluid.aux.data();
+  int it = 0;
+  while (it < cap) {
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      RealOf<decltype(i)> rho;
+      const auto l = pbf_lambda(i, predicted, nl, b, k, &rho);
+      store_xyzw(carried, i, load_xyz(predicted, i), l);
+      store(f.density, i, rho);
+      store(f.scratch, i, compression(rho, k));
+    });
+    // The compression the prediction had: read at the next wait, unless the loop waits
+    // for its errors anyway.
+    double error = 0.0;
+    if (tolerance > 0.0) {
+      const float* err = f.scratch;
+      error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
+      if (it == 0) first_error = error;
+    } else if (it == 0) {
+      sim.record_first_error(f.scratch, f.n);
+      first_error = NAN;
+    }
+    // The corrections and the move in one pass: every correction reads its neighbours'
+    // positions from `carried`, as they were before this iteration's moves (Jacobi), and
+    // the moved positions go back into the predicted ones.
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      const auto dx = pbf_limit_correction(pbf_correction(i, carried, nl, b, k), k);
+      store_xyz(predicted, i, pbf_project_to_walls(load_xyz(carried, i) + dx, load_xyz(f.position, i), k));
+    });
+    ++it;
+    if (tolerance > 0.0 && it >= kMinIterations && error <= tolerance) break;
+  }
+  sim.record_iterations(it, first_error);
+}
+
+// Velocities from the displacement; the vorticities, when confinement is on; then one pass
+// (pbf_end_of_step) for the density at the corrected positions (the step's end state: its
+// compression goes into the statistics), vorticity confinement, XSPH and the viscosity;
+// then the move [MM13, Alg. 1, lines 21-24].
+template <class B>
+void pbf_update_velocity(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  const NeighborList nl = sim.fluid_list();
+  const BoundaryView b = sim.boundary_view();
+  const StepConstants k = sim.constants();
+  const Vec4* predicted = sim.fluid.predicted.data();
+  Vec4* omega = sim.fluid.aux.data();
+  const float inv_dt = 1.0f / k.dt;
+  // The velocities from the displacement, with 1/rho of the last constraint pass (the
+  // density it left), which the vorticity and the end-of-step pass read.
+  Vec4* v_inv_rho = f.velocity_inv_density;
+  // PBF has no pressure; the last constraint pass's lambdas (pbf_solve's `carried`, in w)
+  // take its array, for snapshots and state files.
+  float* lambda = f.pressure;
+  const Vec4* carried = sim.fluid.aux.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    v_inv_rho[i] = make_vec4((xyz(predicted[i]) - xyz(f.position[i])) * inv_dt, 1.0f / f.density[i]);
+    lambda[i] = carried[i].w;
+  });
+  const bool vorticity = k.p.pbf_vorticity > 0.0f;
+  if (vorticity)
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      const auto w = pbf_vorticity(i, predicted, v_inv_rho, nl, k);
+      store_xyzw(omega, i, w, length(w));  // |omega| in w, for the end of step's eta
+    });
+  Vec4* out = sim.fluid.spare4.data();
+  B::for_each_lanes(f.n, TP_LANES(i) {
+    RealOf<decltype(i)> rho;
+    store_xyz(out, i, pbf_end_of_step(i, predicted, v_inv_rho, omega, nl, b, vorticity, k, &rho));
+    store(f.density, i, rho);
+    store(f.scratch, i, compression(rho, k));
+  });
+  sim.record_state_error();
+  // Surface tension and adhesion: the external force of the next step's prediction (so
+  // before its constraint projection), taken here where the neighbours at x* are known
+  // and their densities just measured, as the viscosity is: the step searches once.
+  sim.add_surface_forces(predicted, out, k.dt);
+  sim.fluid.velocity.swap(sim.fluid.spare4);
+  sim.commit_predicted();
+}
+
+template <class B>
+double Pbf<B>::step(SimulationImpl<B>& sim) {
+  sim.phase("forces", [&] { pbf_predict(sim); });
+  sim.phase("grid", [&] { sim.sort_by_predicted(); });
+  sim.phase("constraints", [&] { pbf_solve(sim); });
+  sim.phase("velocity", [&] { pbf_update_velocity(sim); });
+  return sim.constants().dt;
+}
+
+}  // namespace tp

@@ -1,0 +1,36 @@
+#include "util/paths.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+namespace tp {
+
+std::string executable_dir() {
+  char buffer[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n <= 0) return ".";
+  std::string path(buffer, size_t(n));
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::string data_dir() {
+  if (const char* env = std::getenv("TIDEPOOL_DATA_DIR"); env && *env) return env;
+  return executable_dir() + "/../share/tidepool";
+}
+
+std::string shader_dir() { return data_dir() + "/shaders"; }
+std::string scene_dir() { return data_dir() + "/assets/scenes"; }
+
+std::string full_path(const std::string& path) {
+  std::error_code ignored;
+  const std::filesystem::path full = std::filesystem::absolute(path, ignored);
+  return full.empty() ? path : full.lexically_normal().string();
+}
+
+}  // namespace tp
