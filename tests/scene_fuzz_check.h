@@ -10,7 +10,7 @@
 #include <exception>
 #include <string>
 
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 #include "sim/scene/gas_scene.h"
 #include "sim/scene/scene.h"
 

@@ -2,7 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/backend/backend_select.h"
-#include "sim/backend/memory_need.h"
+#include "sim/backend/memory.h"
+#include "sim/water/simulation.h"
 
 using namespace tp;
 

@@ -17,7 +17,7 @@
 #include "sim/backend/backend_cuda.cuh"
 #include "sim/backend/backend_cpu.h"
 #include "sim/gas/gas_sim.h"
-#include "sim/backend/memory_need.h"
+#include "sim/backend/memory.h"
 #include "backend_comparison.h"
 #include "sim_helpers.h"
 #include "util/alloc_faults.h"

@@ -11,7 +11,7 @@
 
 #include "alloc_counter.h"
 #include "sim/io/particle_io.h"
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 #include "sim/water/params.h"
 #include "sim/scene/scene.h"
 #include "sim/water/simulation.h"

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/backend/backend_cpu.h"
+#include "sim/io/mesh_io.h"
 #include "sim/mesh/surface_mesh.h"
 
 namespace tp {

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "process.h"
-#include "sim/mesh/mesh.h"
+#include "sim/io/mesh_io.h"
 
 using namespace tp::test;
 

@@ -8,7 +8,7 @@
 #include "imgui.h"
 #include "sim/gas/gas_params.h"
 #include "sim/scene/gas_scene.h"
-#include "sim/backend/memory_need.h"
+#include "sim/backend/memory.h"
 
 namespace tp {
 

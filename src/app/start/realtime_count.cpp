@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 
 namespace tp {
 

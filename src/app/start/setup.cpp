@@ -9,7 +9,7 @@
 #include "util/paths.h"
 #include "app/start/realtime_count.h"
 #include "sim/backend/backend_select.h"
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 #include "sim/water/params.h"
 #include "sim/io/state_file.h"
 

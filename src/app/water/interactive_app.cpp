@@ -23,7 +23,7 @@
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
 #include "render/screenshot.h"
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 #include "sim/water/params.h"
 
 namespace tp {

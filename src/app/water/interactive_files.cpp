@@ -15,7 +15,7 @@
 #include "app/window/screenshot_file.h"
 #include "imgui.h"
 #include "render/screenshot.h"
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 
 namespace tp {
 

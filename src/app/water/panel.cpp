@@ -10,7 +10,7 @@
 #include "app/water/panel_debug.h"
 #include "app/window/panel_style.h"
 #include "imgui.h"
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 #include "sim/gas/gas_params.h"
 #include "sim/water/params.h"
 

@@ -19,7 +19,7 @@
 
 #include "kernels/common.h"
 #include "kernels/lanes.h"
-#include "sim/water/simulation.h"
+#include "sim/backend/backend_kind.h"
 #include "util/alloc_faults.h"
 
 namespace tp {

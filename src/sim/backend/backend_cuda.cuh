@@ -61,7 +61,7 @@
 #include <vector>
 
 #include "kernels/common.h"
-#include "sim/water/simulation.h"
+#include "sim/backend/backend_kind.h"
 
 namespace tp {
 inline namespace TP_CUDA_NAMESPACE {

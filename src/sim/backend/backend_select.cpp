@@ -1,43 +1,13 @@
 #include "sim/backend/backend_select.h"
 
-#include "sim/gas/gas_sim.h"
-
 #include <stdexcept>
 
 namespace tp {
 
-std::unique_ptr<Simulation> make_cpu_simulation();
-std::unique_ptr<GasSimulation> make_cpu_gas_simulation();
-#ifdef TP_HAVE_CUDA
-std::unique_ptr<Simulation> make_cuda_simulation();
-std::unique_ptr<GasSimulation> make_cuda_gas_simulation();
-#else
-namespace {
-// Either simulation asked for on CUDA in a build without it.
-[[noreturn]] void no_cuda_backend() {
+void throw_no_cuda_backend() {
   throw std::runtime_error(
       "this binary was built without the CUDA backend; install the CUDA toolkit (nvcc) and "
       "rebuild with -DTIDEPOOL_CUDA=ON");
-}
-}  // namespace
-#endif
-
-std::unique_ptr<Simulation> make_simulation(BackendKind kind) {
-  if (kind == BackendKind::Cpu) return make_cpu_simulation();
-#ifdef TP_HAVE_CUDA
-  return make_cuda_simulation();
-#else
-  no_cuda_backend();
-#endif
-}
-
-std::unique_ptr<GasSimulation> make_gas_simulation(BackendKind kind) {
-  if (kind == BackendKind::Cpu) return make_cpu_gas_simulation();
-#ifdef TP_HAVE_CUDA
-  return make_cuda_gas_simulation();
-#else
-  no_cuda_backend();
-#endif
 }
 
 std::vector<std::string> compiled_backends() {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "gpu/cuda_runtime.h"
-#include "sim/water/simulation.h"
+#include "sim/backend/backend_kind.h"
 
 namespace tp {
 

@@ -4,9 +4,21 @@
 // particles, the spray, the splats and the gas's cells.
 #pragma once
 
-#include "sim/water/simulation.h"
+#include "kernels/common.h"
 
 namespace tp {
+
+// Where publish() writes one Vec4 per particle: xyz position, w = the chosen ColorField.
+// The renderer implements it over a GL buffer. On the CPU path map_host gives mapped
+// buffer memory (one upload, no staging copy); on the CUDA path map_device may give a
+// device pointer into the same buffer (CUDA-GL interop), else the host path is used.
+class PublishTarget {
+ public:
+  virtual ~PublishTarget() = default;
+  virtual Vec4* map_host(size_t count) = 0;  ///< nullptr on failure
+  virtual void* map_device(size_t count) { (void)count; return nullptr; }
+  virtual void unmap() = 0;
+};
 
 // Writes value(i), i < n, into `target`; `staging` is kept between frames by the caller.
 template <class B, class F>

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "kernels/gas.h"
-#include "sim/water/simulation.h"  // BackendKind
+#include "kernels/obstacle.h"
+#include "sim/backend/backend_kind.h"
+#include "sim/backend/publish_values.h"
 
 namespace tp {
 

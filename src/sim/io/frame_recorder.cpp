@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "sim/io/mesh_io.h"
 #include "sim/io/particle_io.h"
 
 namespace tp {

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/mesh/mesh.h"
+#include "sim/io/mesh_io.h"
 #include "util/atomic_file.h"
 
 namespace tp {

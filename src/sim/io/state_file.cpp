@@ -12,7 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 #include "sim/water/params.h"
 #include "util/atomic_file.h"
 

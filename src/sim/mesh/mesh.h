@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "kernels/common.h"
@@ -44,12 +43,5 @@ struct MeshLatticeInfo {
   Vec3 dx{0.0f, 0.0f, 0.0f};
   float reach = 0.0f;  ///< [m] largest kernel half extent
 };
-
-// Binary little-endian PLY (x y z nx ny nz [vx vy vz], faces as uchar-counted uint lists)
-// and Wavefront OBJ (v, vn, f v//vn), written atomically (src/util/atomic_file.h).
-bool write_mesh_ply(const std::string& path, const TriangleMesh& m, std::string* error, double time = -1.0);
-bool write_mesh_obj(const std::string& path, const TriangleMesh& m, std::string* error);
-// Reads what write_mesh_ply wrote (and binary PLY meshes laid out the same way).
-bool read_mesh_ply(const std::string& path, TriangleMesh* m, std::string* error);
 
 }  // namespace tp

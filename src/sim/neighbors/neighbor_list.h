@@ -11,7 +11,7 @@
 #include "kernels/lanes.h"
 #include "kernels/neighbor_list.h"
 #include "kernels/particles.h"
-#include "sim/backend/memory_need.h"
+#include "sim/backend/memory.h"
 
 // The vector searches below use the intrinsics kernels/lanes.h includes, under its
 // TP_LANE_WIDTH.
@@ -238,7 +238,7 @@ class NeighborLists {
   // (fluid, boundary, samples) lacked. The next build() and samples() use it.
   void grow(const Max3& over) {
     const bool fluid = fluid_.grow_by(over.a), boundary = boundary_.grow_by(over.b);
-    // Refused with a sentence rather than failing to allocate (src/sim/memory_need.h).
+    // Refused with a sentence rather than failing to allocate (src/sim/backend/memory.h).
     if (fluid || boundary)
       require_neighbor_list_memory(n_, fluid_.capacity + boundary_.capacity + 2 * List::kSpare,
                                    Backend::kIsDevice);

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "sim/gas/gas_params.h"
-#include "sim/backend/memory_need.h"
+#include "sim/backend/memory.h"
 
 namespace tp {
 

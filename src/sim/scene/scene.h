@@ -9,15 +9,10 @@
 #include <vector>
 
 #include "kernels/gas.h"
+#include "sim/backend/memory.h"  // SceneError
 #include "sim/water/simulation.h"
 
 namespace tp {
-
-// A scene that cannot be used, with a message naming the file and the key path.
-class SceneError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct FluidBlock {
   Vec3 lo, hi;             ///< [m] box corners
@@ -121,7 +116,7 @@ float spacing_for_count(const Scene& scene, uint64_t count);
 // copied, and max_particles scaled to spacing s (it counts particles of the scene's own
 // spacing, so at another it stands for the same volume of water). The fluid is empty only in a scene with emitters. Throws
 // SceneError, before allocating anything, when the simulation would not fit in
-// `memory_bytes` (0 = the machine's available memory; see src/sim/memory_need.h); with
+// `memory_bytes` (0 = the machine's available memory; see src/sim/water/memory_need.h); with
 // emitters, that counts the most fluid particles they may bring (max_particles, or 4 x
 // the initial count, at least 100,000), and `diffuse_particles` spray, foam and bubbles
 // (the simulation's cap).

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "sim/backend/memory_need.h"
+#include "sim/water/memory_need.h"
 #include "sim/scene/scene.h"
 
 namespace tp {

@@ -1,4 +1,4 @@
-// The CPU backend's instantiation of the solver driver (g++, OpenMP).
+// The CPU backend's instantiation of the solver driver (g++, OpenMP), and make_simulation.
 #include <omp.h>
 
 #include <memory>
@@ -27,6 +27,19 @@ TP_SOLVERS(TP_INSTANTIATE_SOLVER)
 
 std::unique_ptr<Simulation> make_cpu_simulation() {
   return std::make_unique<SimulationImpl<CpuBackend>>();
+}
+
+#ifdef TP_HAVE_CUDA
+std::unique_ptr<Simulation> make_cuda_simulation();  // instantiate_cuda.cu
+#endif
+
+std::unique_ptr<Simulation> make_simulation(BackendKind kind) {
+  if (kind == BackendKind::Cpu) return make_cpu_simulation();
+#ifdef TP_HAVE_CUDA
+  return make_cuda_simulation();
+#else
+  throw_no_cuda_backend();
+#endif
 }
 
 }  // namespace tp

@@ -6,7 +6,6 @@
 #include <memory>
 
 #include "sim/backend/backend_cuda.cuh"
-#include "sim/gas/gas_solver.h"
 #include "sim/water/solvers.h"
 
 namespace tp {
@@ -15,12 +14,6 @@ template class SimulationImpl<CudaBackend>;
 #define TP_INSTANTIATE_SOLVER(type, name, label) template struct type<CudaBackend>;
 TP_SOLVERS(TP_INSTANTIATE_SOLVER)
 #undef TP_INSTANTIATE_SOLVER
-
-template class GasSolver<CudaBackend>;
-
-std::unique_ptr<GasSimulation> make_emulated_cuda_gas_simulation() {
-  return std::make_unique<GasSolver<CudaBackend>>();
-}
 
 std::unique_ptr<Simulation> make_emulated_cuda_simulation() {
   return std::make_unique<SimulationImpl<CudaBackend>>();

@@ -10,11 +10,11 @@
 
 #include "kernels/obstacle.h"
 #include "kernels/sim_params.h"
+#include "sim/backend/backend_kind.h"
+#include "sim/backend/publish_values.h"
 #include "sim/mesh/mesh.h"
 
 namespace tp {
-
-enum class BackendKind { Cpu, Cuda };
 
 // A nozzle that adds water: a disk (or rectangle) through `position`, perpendicular to
 // `velocity`, filled with a square lattice at the particle spacing. A layer is laid down
@@ -78,18 +78,6 @@ enum class ColorField {
   Neighbors = 3,     ///< fluid and boundary neighbours within h (debug view)
   Vorticity = 4,     ///< |omega| [1/s], the SPH curl of the velocity (debug view)
   DensityError = 5,  ///< [%] the compression the statistics report, max(rho/rho0 - 1, 0)
-};
-
-// Where publish() writes one Vec4 per particle: xyz position, w = the chosen ColorField.
-// The renderer implements it over a GL buffer. On the CPU path map_host gives mapped
-// buffer memory (one upload, no staging copy); on the CUDA path map_device may give a
-// device pointer into the same buffer (CUDA-GL interop), else the host path is used.
-class PublishTarget {
- public:
-  virtual ~PublishTarget() = default;
-  virtual Vec4* map_host(size_t count) = 0;  ///< nullptr on failure
-  virtual void* map_device(size_t count) { (void)count; return nullptr; }
-  virtual void unmap() = 0;
 };
 
 // Where publish_mesh() writes the mesh last built: the renderer's vertex buffer holds the
@@ -177,11 +165,6 @@ struct GridGeometry {
   Vec3 origin{0, 0, 0};  ///< [m] the corner of cell (0, 0, 0)
   float cell = 0.0f;     ///< [m] cell size, the kernel support h = 2 spacings
   Int3 dims{0, 0, 0};    ///< cells per axis
-};
-
-struct BackendInfo {
-  BackendKind kind = BackendKind::Cpu;
-  std::string description;  ///< "CPU (OpenMP, 2 threads)" or "CUDA: <device name>"
 };
 
 // Everything a simulation needs to continue exactly as it would have (state files,
@@ -312,8 +295,5 @@ class Simulation {
 // Makes a simulation on the given backend with default parameters. Throws
 // std::runtime_error when that backend is not compiled in or cannot start.
 std::unique_ptr<Simulation> make_simulation(BackendKind kind);
-
-// Backends compiled into this binary, e.g. {"cpu", "cuda"}.
-std::vector<std::string> compiled_backends();
 
 }  // namespace tp
