@@ -1,5 +1,5 @@
 // Micro-benchmarks of the neighbour search on the CPU backend (issue 7, "Performance"):
-// the counting-sort grid (src/sim/neighbor_grid.h) and the neighbour loop (kernels/grid.h),
+// the counting-sort grid (src/sim/neighbors/neighbor_grid.h) and the neighbour loop (kernels/grid.h),
 // alone and together, on a jittered cubic lattice in shuffled memory order.
 //
 //   BM_GridBuild        NeighborGrid::build + reorder of the positions (counting sort, gather)
@@ -10,7 +10,7 @@
 //                       kernels/sph_kernel.h); the sum and the count are written
 //   BM_FullSearch       build + reorder + pass, from the shuffled order every iteration
 //   BM_ListBuild        what the simulation runs after each grid build: every particle's
-//                       neighbour list (src/sim/neighbor_list.h; AVX-512 where built for
+//                       neighbour list (src/sim/neighbors/neighbor_list.h; AVX-512 where built for
 //                       it), stored, as the reference library stores its lists
 //   BM_FullListSearch   build + reorder + lists, from the shuffled order every iteration
 //

@@ -111,7 +111,7 @@ TP_HD TP_INLINE bool is_finite(Vec3 v) { return is_finite(v.x) && is_finite(v.y)
 // skipped, as IEEE's maxNum (fmaxf) does, so that the max over values with NaNs among
 // them is the max of the others in every order of combination, on the CPU's chunks and
 // in a GPU's reduction tree alike (`a < b ? b : a` keeps a NaN that comes first, and the
-// tree's order decides which does). The NaN guard (src/sim/step_guard.h) deals with the
+// tree's order decides which does). The NaN guard (src/sim/water/step_guard.h) deals with the
 // particles that hold them.
 struct MaxSkippingNaN {
   TP_HD TP_INLINE float operator()(float a, float b) const { return (b > a || a != a) ? b : a; }

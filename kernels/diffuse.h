@@ -5,7 +5,7 @@
 // moves fast; each diffuse particle is then a spray droplet, foam or a bubble by how many
 // fluid particles surround it, and moves accordingly.
 //
-// Storage (src/sim/diffuse.h): position Vec4 = xyz, w = lifetime left [s];
+// Storage (src/sim/water/diffuse.h): position Vec4 = xyz, w = lifetime left [s];
 // velocity Vec4 = xyz, w = kind (a DiffuseKind as float).
 #pragma once
 

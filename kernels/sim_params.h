@@ -1,6 +1,6 @@
 // SimParams: every live simulation parameter as one struct of plain numbers. The panel
 // edits the fields directly; names, ranges, defaults and tooltips live in one table
-// (src/sim/params.cpp), which also clamps. Kernels read it through StepConstants.
+// (src/sim/water/params.cpp), which also clamps. Kernels read it through StepConstants.
 #pragma once
 
 #include "common.h"

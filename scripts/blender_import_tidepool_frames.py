@@ -22,9 +22,9 @@
 # objects render as they are (give them a water material the same way: select all, the
 # one with the material last, Object > Link/Transfer Data > Link Materials).
 #
-# Frame formats: particles (src/sim/io.cpp): binary little-endian PLY, "comment time T s"
+# Frame formats: particles (src/sim/io/particle_io.cpp): binary little-endian PLY, "comment time T s"
 # in the header, then per particle: uint id, float x, y, z, vx, vy, vz. Surface
-# (src/sim/mesh_io.cpp): binary little-endian PLY, "comment time T s" (optional), per
+# (src/sim/io/mesh_io.cpp): binary little-endian PLY, "comment time T s" (optional), per
 # vertex float x, y, z, nx, ny, nz and, from --export-mesh, vx, vy, vz; then per
 # triangle uchar 3 and three uint vertex indices, counter-clockwise seen from outside the
 # water (normals point out).

@@ -31,9 +31,9 @@
 #   tidepool["announce_times"](self, "/path/to/dir", kind="mesh")
 # (and add a second Programmable Source, without kind, for the particles).
 #
-# Frame formats: particles (src/sim/io.cpp): binary little-endian PLY, "comment time T s"
+# Frame formats: particles (src/sim/io/particle_io.cpp): binary little-endian PLY, "comment time T s"
 # in the header, then per particle: uint id, float x, y, z, vx, vy, vz. Surface
-# (src/sim/mesh_io.cpp): binary little-endian PLY, "comment time T s" (optional), per
+# (src/sim/io/mesh_io.cpp): binary little-endian PLY, "comment time T s" (optional), per
 # vertex float x, y, z, nx, ny, nz and, from --export-mesh, vx, vy, vz; then per
 # triangle uchar 3 and three uint vertex indices, counter-clockwise seen from outside the
 # water. Axes are Tidepool's: y is up.

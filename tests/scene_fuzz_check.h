@@ -101,7 +101,7 @@ inline std::string check_scene_mutant(const std::string& text, MutantOutcome* ou
     if (what.size() <= prefix.size()) return "the message says nothing: " + what;
     if (what.find_first_of("\n\r") != std::string::npos)
       return "the message is not one line: " + what;
-    // (src/sim/scene.cpp's last resort; the text itself may appear quoted from the input.)
+    // (src/sim/scene/scene.cpp's last resort; the text itself may appear quoted from the input.)
     if (what.rfind(prefix + "unexpected JSON content (", 0) == 0)
       return "a wrong type reached nlohmann instead of the Reader: " + what;
     const bool syntax =

@@ -31,7 +31,7 @@ inline Scene box_scene(Vec3 tank_lo, Vec3 tank_hi, Vec3 block_lo, Vec3 block_hi,
   return parse_scene(json, "test");
 }
 
-// A CPU simulation of `scene` at the accurate quality (sim/quality.h: the preset the
+// A CPU simulation of `scene` at the accurate quality (sim/scene/quality.h: the preset the
 // validation tests run; the parameter table's defaults), then the scene's own parameters.
 inline std::unique_ptr<Simulation> cpu_sim(const Scene& scene, float spacing) {
   auto sim = make_simulation(BackendKind::Cpu);

@@ -277,7 +277,7 @@ TEST_F(EmulatedDevice, HostReadsOfDeviceMemoryArePoisoned) {
 // What a step costs the host: launches, waits and allocations per step of each solver on
 // the dam break (no emitters, outflows or spray), in steady state. Printed for
 // docs/benchmarks.md; held to: no allocation in steady state, and the waits documented
-// in src/sim/backend_cuda.cuh as an upper bound (they may only go down).
+// in src/sim/backend/backend_cuda.cuh as an upper bound (they may only go down).
 TEST_F(EmulatedDevice, StepStructure) {
   const Scene scene = find_scene("dam_break", kSceneDir);
   for (int solver = 0; solver < int(solver_names().size()); ++solver) {
@@ -303,7 +303,7 @@ TEST_F(EmulatedDevice, StepStructure) {
   }
 }
 
-// The NaN guard on a device (src/sim/step_guard.h): the poisoned step is judged at the next
+// The NaN guard on a device (src/sim/water/step_guard.h): the poisoned step is judged at the next
 // step's wait, undone there and retaken at half its time step, so that the state is the one
 // a clean half step from the same start gives, and the user is told once; a NaN that stays
 // stops the simulation at the last finite state. On each solver.

@@ -1,4 +1,4 @@
-// The gas simulation (src/sim/gas_solver.h, kernels/gas.h) on the CPU backend: the
+// The gas simulation (src/sim/gas/gas_solver.h, kernels/gas.h) on the CPU backend: the
 // projection leaves no divergence (beside obstacles too), advection keeps a blob's mass and
 // carries it where the flow goes (the second-order option sharper), the lid-driven cavity
 // at Re = 100 against Ghia, Ghia & Shin 1982, and vorticity confinement keeps the curls.

@@ -1,4 +1,4 @@
-// Gas state files (src/sim/gas_state.h): a saved gas loads back exactly (fields, obstacles
+// Gas state files (src/sim/io/gas_state.h): a saved gas loads back exactly (fields, obstacles
 // where they were moved, parameters, clock) and runs on as the original does; a missing,
 // foreign, truncated or damaged file is a sentence naming it, with the running gas untouched.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The water mesh (src/sim/surface_mesh.h, kernels/marching_cubes.h, kernels/surface_field.h)
+// The water mesh (src/sim/mesh/surface_mesh.h, kernels/marching_cubes.h, kernels/surface_field.h)
 // on the CPU backend: the generated case table, marching cubes against a known field, the
 // mesh of resting water (closed, manifold, outward, its volume), a ball's roundness, the
 // anisotropic kernels' flatter surface, and the PLY/OBJ files.

@@ -1,4 +1,4 @@
-// The NaN guard (src/sim/step_guard.h): a NaN injected mid-step through the test hook is
+// The NaN guard (src/sim/water/step_guard.h): a NaN injected mid-step through the test hook is
 // caught, the step is taken again from its start at half the time step, the user is told
 // once, and nothing spreads; a NaN that keeps coming back stops the simulation instead of
 // looping. On every solver.

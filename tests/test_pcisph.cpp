@@ -1,4 +1,4 @@
-// PCISPH's step controller (src/sim/pcisph.h): the step follows the water it holds up.
+// PCISPH's step controller (src/sim/water/pcisph.h): the step follows the water it holds up.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Quality presets (src/sim/quality.h): accurate is what every validation test runs,
+// Quality presets (src/sim/scene/quality.h): accurate is what every validation test runs,
 // realtime is what the window starts with, and switching either keeps the water.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Obstacles, emitters and outflows in the simulation (src/sim/scene_objects.h), on the CPU
+// Obstacles, emitters and outflows in the simulation (src/sim/water/scene_objects.h), on the CPU
 // backend, which runs the same kernels as CUDA.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The simulation thread of the window (src/sim/sim_runner.h): every input reaches the
+// The simulation thread of the window (src/sim/runner/sim_runner.h): every input reaches the
 // simulation, the clock is never ahead, exclusive access really parks the thread, and
 // the inline (lockstep) mode is bit-for-bit deterministic. scripts/tsan.sh runs these
 // under ThreadSanitizer.

@@ -1,4 +1,4 @@
-// State files (src/sim/state_file.h): a loaded state continues exactly as the saved run
+// State files (src/sim/io/state_file.h): a loaded state continues exactly as the saved run
 // would have; damaged files are refused with a sentence and change nothing.
 #include <gtest/gtest.h>
 

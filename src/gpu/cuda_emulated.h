@@ -1,6 +1,6 @@
 // The emulated device: the subset of the CUDA runtime API that the CUDA backend
-// (src/sim/backend_cuda.cuh) calls, implemented on the host, so that g++ can compile the
-// real CudaBackend and the tests can run it (src/sim/instantiate_cuda_emulated.cpp,
+// (src/sim/backend/backend_cuda.cuh) calls, implemented on the host, so that g++ can compile the
+// real CudaBackend and the tests can run it (src/sim/water/instantiate_cuda_emulated.cpp,
 // tests/test_emulated_device.cpp). Not a second backend: the backend's own code runs, with
 // its launches as host loops one particle at a time and Thrust on its CPP system.
 //
@@ -21,7 +21,7 @@
 #include <cstdint>
 
 // What the runtime's headers would provide, in the namespace of the emulated backend
-// (sim/backend_cuda.cuh): its unqualified calls find these, and the toolkit's own
+// (sim/backend/backend_cuda.cuh): its unqualified calls find these, and the toolkit's own
 // declarations (which Thrust's headers may bring in) stay apart, as does the real runtime
 // in a binary that links both. TP_HD (kernels/common.h) is empty under g++.
 namespace tp {

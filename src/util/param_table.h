@@ -1,7 +1,7 @@
 // A table of a parameter struct's fields (name, label, unit, range, default, tooltip) and
 // what every user of such a table needs: defaults, clamping with notes, setting from text
 // (--set, scene files, presets), range text for messages and tooltips. One template for the
-// particles' SimParams (sim/params.h) and the gas's GasParams (sim/gas_params.h).
+// particles' SimParams (sim/water/params.h) and the gas's GasParams (sim/gas/gas_params.h).
 #pragma once
 
 #include <climits>

@@ -1,4 +1,4 @@
-// Picking obstacles with the cursor's ray (app/obstacle_picking.h): ray against sphere and
+// Picking obstacles with the cursor's ray (app/window/obstacle_picking.h): ray against sphere and
 // box, the nearest of several, a ray starting inside, and the ctrl + left drag that moves
 // the grabbed obstacle in the plane facing the camera without making it jump.
 #include <gtest/gtest.h>

@@ -19,7 +19,7 @@ namespace tp {
 
 namespace {
 
-// Gas scenes run on their own path (src/app/gas_headless.cpp): 1 when all are gas, 0 when
+// Gas scenes run on their own path (src/app/headless/gas_headless.cpp): 1 when all are gas, 0 when
 // none is (or a name is wrong: the water path says so), -1 when they are mixed.
 int gas_scenes(const Options& o, std::vector<Scene>* scenes) {
   const std::vector<std::string> names = o.scene_list.empty() ? std::vector<std::string>{o.scene} : o.scene_list;

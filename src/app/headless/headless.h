@@ -6,7 +6,7 @@
 
 namespace tp {
 
-// --headless, or with --bench the benchmark (app/bench.h). Returns the process exit code:
+// --headless, or with --bench the benchmark (app/headless/bench.h). Returns the process exit code:
 // 0 on success, 2 on a bad request, 1 on a failed write, 130 when interrupted (Ctrl-C).
 int run_headless(const Options& options);
 

@@ -48,7 +48,7 @@ SimSetup make_setup(const Options& options);
 Quality start_quality(const Options& options);
 
 // The parameters a scene starts with: the quality's preset for the solver that will run
-// (sim/quality.h; `quality`, else start_quality), then the scene's params, then the
+// (sim/scene/quality.h; `quality`, else start_quality), then the scene's params, then the
 // --preset file (`preset`, may be null), then --solver, then each --set in order. The
 // solver is `solver` when >= 0 (a scene switch keeps the running one), else the one the
 // layers choose, else PBF at the realtime quality (the defaults' WCSPH at accurate).
@@ -78,7 +78,7 @@ void switch_scene(SimSetup& setup, const Options& options, const std::string& na
 // state is untouched then).
 void reset_particles(SimSetup& setup, uint64_t particles);
 
-// Replaces the running simulation with a state file's (src/sim/state_file.h); the scene it
+// Replaces the running simulation with a state file's (src/sim/io/state_file.h); the scene it
 // names becomes the current one when it is a shipped scene (its camera, Reset), else the
 // current scene stays for those. Throws SetupError naming the file; nothing changes then.
 void load_state(SimSetup& setup, const std::string& path);

@@ -247,7 +247,7 @@ void statistics_section(PanelSim& sim, const RunStats& stats, const FrameStats& 
         "projections) and the mean predicted compression they reached; the mean is over "
         "the PCISPH and PBF steps since the last reset.");
   }
-  if (!stats.guard_note.empty()) {  // the NaN guard (src/sim/step_guard.h)
+  if (!stats.guard_note.empty()) {  // the NaN guard (src/sim/water/step_guard.h)
     ImGui::PushStyleColor(ImGuiCol_Text, kErrorColor);
     ImGui::TextWrapped("%s", stats.guard_note.c_str());
     if (stats.nonfinite_steps > 1)

@@ -35,7 +35,7 @@ struct FileControls {
   bool preset_load_requested = false;
   std::string preset_note;               ///< what the last save or load did, or why it failed
   bool preset_failed = false;
-  // State (the whole simulation, src/sim/state_file.h)
+  // State (the whole simulation, src/sim/io/state_file.h)
   std::string state_path = "tidepool-state.tpstate";
   bool state_save_requested = false;
   bool state_load_requested = false;

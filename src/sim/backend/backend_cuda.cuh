@@ -8,7 +8,7 @@
 //                 and top pressure, reduced beside them) and, in the same copy, the step
 //                 record (SimulationImpl::StepRecord): the lists' overflow, the last
 //                 step's non-finite particles, its density error. That step is judged
-//                 there, and undone and retaken when it failed (src/sim/step_guard.h).
+//                 there, and undone and retaken when it failed (src/sim/water/step_guard.h).
 //   PCISPH loop   1 per iteration: mean and max predicted compression in one reduction
 //   scenes        outflows: the survivor count (1 copy, every step); emitters: 1 copy per
 //                 layer laid; obstacles moved: their samples (copies to the device);

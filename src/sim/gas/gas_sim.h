@@ -1,5 +1,5 @@
 // The gas simulation (smoke, ink) as the app, the headless tools and the tests see it: a
-// MAC grid in 2D or 3D on either backend (src/sim/gas_solver.h drives kernels/gas.h).
+// MAC grid in 2D or 3D on either backend (src/sim/gas/gas_solver.h drives kernels/gas.h).
 // No GL, no windows.
 #pragma once
 
@@ -18,7 +18,7 @@ namespace tp {
 enum class GasAdvection : int { SemiLagrangian = 0, MacCormack = 1 };
 enum class GasPressureSolver : int { Mgpcg = 0, Jacobi = 1 };
 
-// Every parameter, editable between steps: the table in sim/gas_params.cpp gives each
+// Every parameter, editable between steps: the table in sim/gas/gas_params.cpp gives each
 // one's unit, range, default and description (default_gas_params()).
 struct GasParams {
   float dt_max;              ///< [s] longest step

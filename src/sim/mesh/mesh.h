@@ -1,4 +1,4 @@
-// The water's surface as a triangle mesh (src/sim/surface_mesh.h builds it): what the
+// The water's surface as a triangle mesh (src/sim/mesh/surface_mesh.h builds it): what the
 // simulation hands to the exporter and the tests, on the host, with its settings and the
 // time its phases took.
 #pragma once

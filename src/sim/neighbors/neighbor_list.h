@@ -129,7 +129,7 @@ class NeighborLists {
   // capacity). With `over`, the lists' shortfall (fluid, boundary, 0) goes there without
   // a wait, as its max with what it held when `accumulate` (the simulation's record, read
   // at the step's one wait: grow() then makes room and the step is redone,
-  // src/sim/step_guard.h). Without, the build waits for it and searches again with room
+  // src/sim/water/step_guard.h). Without, the build waits for it and searches again with room
   // until every list is complete.
   void build(const Vec4* positions, uint n, const GridView& fluid_grid, const BoundaryView& b,
              float h, bool mark = true, Max3* over = nullptr, bool accumulate = false) {

@@ -1,4 +1,4 @@
-// A gas scene (sim/scene.h, "gas") turned into a grid and a running gas simulation.
+// A gas scene (sim/scene/scene.h, "gas") turned into a grid and a running gas simulation.
 #pragma once
 
 #include <string>

@@ -29,7 +29,7 @@ struct FluidState {
   Buffer<uint> spare_id;
   Buffer<float> spare_f;
   Buffer<float> best_pressure;  ///< PCISPH: the pressures of the loop's best iteration
-  // The step's start (the NaN guard, src/sim/step_guard.h): what a step that met a
+  // The step's start (the NaN guard, src/sim/water/step_guard.h): what a step that met a
   // non-finite value is repeated from.
   Buffer<Vec4> start_position;
   Buffer<Vec4> start_velocity;
@@ -111,7 +111,7 @@ struct FluidState {
   }
 };
 
-// The diffuse particles (spray, foam, bubbles; src/sim/diffuse.h). Sized to the cap, so
+// The diffuse particles (spray, foam, bubbles; src/sim/water/diffuse.h). Sized to the cap, so
 // that nothing allocates while running; `n` are alive, in birth order.
 template <class Backend>
 struct DiffuseState {

@@ -1,5 +1,5 @@
 // The emulated device's instantiation of the solver driver (g++, tests only): the CUDA
-// backend's own code (src/sim/backend_cuda.cuh) over the host shim of the runtime
+// backend's own code (src/sim/backend/backend_cuda.cuh) over the host shim of the runtime
 // (src/gpu/cuda_emulated.h). See tests/test_emulated_device.cpp.
 #define TP_CUDA_EMULATED 1
 

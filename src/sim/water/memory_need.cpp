@@ -9,7 +9,7 @@ namespace tp {
 
 namespace {
 
-// Bytes per fluid particle. The particle arrays (src/sim/fluid_state.h): position,
+// Bytes per fluid particle. The particle arrays (src/sim/water/fluid_state.h): position,
 // velocity, acceleration, position and pressure term, velocity and inverse density,
 // predicted, aux, spare, and the step start's position and velocity (10 x 16 B) and id,
 // pressure, density, scratch, spare id, spare float, best pressure, the step start's id

@@ -168,7 +168,7 @@ struct GridGeometry {
 };
 
 // Everything a simulation needs to continue exactly as it would have (state files,
-// src/sim/state_file.h). `initial` holds the tank, spacing, the tank's boundary samples,
+// src/sim/io/state_file.h). `initial` holds the tank, spacing, the tank's boundary samples,
 // the obstacles where they are now, emitters, outflows, and the fluid in memory order.
 struct SimState {
   InitialState initial;
@@ -247,7 +247,7 @@ class Simulation {
   virtual void restore(const SimState& state) = 0;
   virtual std::vector<Outflow> outflows() const = 0;
 
-  // The NaN guard (src/sim/step_guard.h): a step that ends with a NaN or infinite value
+  // The NaN guard (src/sim/water/step_guard.h): a step that ends with a NaN or infinite value
   // is repeated from its start at half the time step, a few times at most; then the
   // simulation stops (halted() until reset() or restore(); step() does nothing). The
   // sentence for the user, the first time a step is repeated and when it stops: given
@@ -260,7 +260,7 @@ class Simulation {
   // once and its retry runs clean; more than the guard's retries: it stops).
   virtual void inject_nan_for_test(uint index, int attempts) { (void)index, (void)attempts; }
 
-  // The water's surface as a triangle mesh (src/sim/surface_mesh.h, docs/mesh.md), built on
+  // The water's surface as a triangle mesh (src/sim/mesh/surface_mesh.h, docs/mesh.md), built on
   // this simulation's backend from the particles as they are now: its own phase, called
   // at most once per displayed or exported state. Throws std::invalid_argument for
   // settings it cannot use (the sentence says which), leaving the simulation as it was.
@@ -270,7 +270,7 @@ class Simulation {
   // the target's interop when it gives one, else through the host. (No build yet: empty.)
   virtual void publish_mesh(MeshTarget& target) = 0;
   // The same kernels without the mesh, for the surface mode's ellipsoid splats: 3 Vec4 per
-  // fluid particle, laid out as SurfaceMesher::splats() says (src/sim/surface_mesh.h).
+  // fluid particle, laid out as SurfaceMesher::splats() says (src/sim/mesh/surface_mesh.h).
   // `out` nullptr: they stay on the backend for publish_splats().
   virtual void build_splats(const MeshSettings& settings, std::vector<Vec4>* out) = 0;
   // The splats of the last build_splats() as 3 Vec4 per particle, as publish() writes

@@ -99,7 +99,7 @@ class SimulationImpl final : public Simulation {
   bool move_obstacle(int index, Vec3 center) override;
   std::vector<Emitter> emitters() const override { return emitters_; }
   std::vector<Outflow> outflows() const override { return outflows_; }
-  SimState capture() override;          // src/sim/sim_state.h
+  SimState capture() override;          // src/sim/water/sim_state.h
   void restore(const SimState& state) override;
   // The NaN guard: src/sim/step_guard.h.
   std::string take_guard_note() override;
@@ -219,7 +219,7 @@ class SimulationImpl final : public Simulation {
   };
   FlowMaxima flow_maxima(bool density);
 
-  // ---- What the backend tells the host (src/sim/step_guard.h) ---------------------------
+  // ---- What the backend tells the host (src/sim/water/step_guard.h) ---------------------------
   // Reductions whose results stay in the backend's memory (Backend::*_to: no wait on a
   // GPU), read together in one copy at the step's one wait, or when the host needs the
   // state (stats, snapshots, captures): settle().
@@ -369,7 +369,7 @@ class SimulationImpl final : public Simulation {
   std::vector<Outflow> outflows_;
   double diffuse_time_ = 0.0;  ///< [s] simulated since the diffuse particles' last update
   static constexpr double kDiffuseInterval = 0.0025;  ///< [s] see step_diffuse
-  // The NaN guard (src/sim/step_guard.h): the host side of the step's start (its particles
+  // The NaN guard (src/sim/water/step_guard.h): the host side of the step's start (its particles
   // are in fluid.start_*), this attempt's non-finite particles, the cap on its time step.
   // The host values a step changes besides the obstacles, as one tuple of references.
   auto step_values() {
