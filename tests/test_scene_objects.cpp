@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "kernels/boundary.h"
 #include "sim/water/scene_objects.h"
 #include "sim_helpers.h"
 

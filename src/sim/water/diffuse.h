@@ -9,55 +9,80 @@
 //                    are dropped first, so the count never exceeds it and nothing
 //                    allocates while running
 //   counts           spray, foam and bubbles, for the panel
+// DiffuseParticles holds them; SimulationImpl::step_diffuse calls it after each step.
 #pragma once
 
 #include <algorithm>
 
 #include "kernels/diffuse.h"
 #include "sim/backend/publish_values.h"
-#include "sim/water/simulation_impl.h"
+#include "kernels/neighbor_list.h"
+#include "sim/water/fluid_state.h"
+#include "sim/water/simulation.h"
 
 namespace tp {
 
-template <class B>
-uint SimulationImpl<B>::diffuse_capacity() const {
-  if (params_.diffuse_cap > 0) return uint(params_.diffuse_cap);
-  // On the CPU each live diffuse particle costs about a fluid particle's density loop
-  // every update: 50,000 keeps them under a third of a step at the interactive counts.
-  return B::kIsDevice ? 2000000u : 50000u;
-}
+template <class Backend>
+class DiffuseParticles {
+ public:
+  template <class T>
+  using Buffer = typename Backend::template Buffer<T>;
 
-template <class B>
-void SimulationImpl<B>::step_diffuse(double dt) {
-  if (!params_.diffuse) {
-    diffuse_.clear();
-    diffuse_time_ = 0.0;
-    stats_.diffuse = DiffuseCounts{0, 0, 0, diffuse_capacity(), stats_.diffuse.spawned};
-    return;
+  // The cap in use: the parameter, or the backend's own. On the CPU each live diffuse
+  // particle costs about a fluid particle's density loop every update: 50,000 keeps them
+  // under a third of a step at the interactive counts.
+  static uint capacity(const SimParams& params) {
+    if (params.diffuse_cap > 0) return uint(params.diffuse_cap);
+    return Backend::kIsDevice ? 2000000u : 50000u;
   }
-  // Every kDiffuseInterval of simulated time rather than every step: WCSPH's steps are a
-  // fraction of a millisecond, and spray, foam and bubbles look the same updated at
-  // 400 Hz, at a fraction of the cost (two neighbour loops over the fluid and one over the
-  // diffuse particles). The update then covers the time since the last one.
-  diffuse_time_ += dt;
-  if (diffuse_time_ < kDiffuseInterval) return;
-  ensure_density();
-  const float step_dt = constants_.dt;
-  constants_.dt = float(diffuse_time_);
-  phase("diffuse", [&] { update_diffuse(); });
-  constants_.dt = step_dt;
-  diffuse_time_ = 0.0;
-}
+  // After a step of dt: whether an update is due. Every kInterval of simulated time rather
+  // than every step: WCSPH's steps are a fraction of a millisecond, and spray, foam and
+  // bubbles look the same updated at 400 Hz, at a fraction of the cost (two neighbour loops
+  // over the fluid and one over the diffuse particles). The update then covers the time
+  // since the last one (elapsed()).
+  bool due(double dt) {
+    time_ += dt;
+    return time_ >= kInterval;
+  }
+  double elapsed() const { return time_; }
+  // One update over c.dt = elapsed() on the fluid's end state (its grid, lists and
+  // densities; `id` and `seed` make the spawning's random numbers), counts into `counts`.
+  void update(const FluidView& f, const GridView& g, const NeighborList& nl, const BoundaryView& b,
+              const StepConstants& c, const uint* id, uint seed, uint cap, DiffuseCounts& counts);
+  void clear() {
+    state_.clear();
+    time_ = 0.0;
+  }
+
+  uint size() const { return state_.n; }
+  void publish(PublishTarget& target);
+  std::vector<DiffuseParticle> snapshot();
+  // Adds particles through the host: the living first, then the new, the newest last;
+  // past the cap the oldest go, as when spawning.
+  void add(const std::vector<DiffuseParticle>& particles, uint cap, DiffuseCounts& counts);
+  // A state file's: the time since the last update.
+  void set_elapsed(double t) { time_ = t; }
+
+  // Public only because nvcc requires that functions enclosing device lambdas are.
+  uint count_kind(DiffuseKind kind);
+  void count(uint cap, DiffuseCounts& counts) {
+    counts.spray = count_kind(DiffuseKind::Spray);
+    counts.foam = count_kind(DiffuseKind::Foam);
+    counts.bubbles = count_kind(DiffuseKind::Bubble);
+    counts.capacity = cap;
+  }
+
+ private:
+  DiffuseState<Backend> state_;
+  double time_ = 0.0;  ///< [s] simulated since the last update
+  static constexpr double kInterval = 0.0025;  ///< [s]
+};
 
 template <class B>
-void SimulationImpl<B>::update_diffuse() {
-  DiffuseState<B>& d = diffuse_;
-  const uint cap = diffuse_capacity();
-  const FluidView f = fluid.view();
-  const GridView g = grid_.view();
-  const NeighborList nl = fluid_list();
-  const BoundaryView b = boundary_view();
-  const StepConstants c = constants_;
+void DiffuseParticles<B>::update(const FluidView& f, const GridView& g, const NeighborList& nl,
+                                 const BoundaryView& b, const StepConstants& c, const uint* id, uint seed,
+                                 uint cap, DiffuseCounts& counts) {
+  DiffuseState<B>& d = state_;
   const uint m = d.n;
 
   // Advance the living; flags[k] = 1 for a survivor.
@@ -79,15 +104,13 @@ void SimulationImpl<B>::update_diffuse() {
   {
     Vec4* normal = d.normal.data();
     B::for_each_lanes(n, TP_LANES(i) { diffuse_normal(i, f, nl, b, c, normal); });
-    uint* count = d.spawn.data();
-    const uint* id = fluid.id.data();
-    const uint seed = uint(stats_.steps);
-    B::for_each(n, [=] TP_HD(uint i) { count[i] = diffuse_spawn_count(i, f, nl, normal, id, seed, c); });
+    uint* spawn_count = d.spawn.data();
+    B::for_each(n, [=] TP_HD(uint i) { spawn_count[i] = diffuse_spawn_count(i, f, nl, normal, id, seed, c); });
   }
   B::exclusive_scan(d.spawn.data(), n);
   uint born = 0;
   B::copy_to_host(&born, d.spawn.data() + n, 1);
-  stats_.diffuse.spawned += born;
+  counts.spawned += born;
 
   // The oldest go first: survivors are in birth order, so drop from their front, then
   // (when more are born than the cap holds) from the front of the newborn.
@@ -111,8 +134,6 @@ void SimulationImpl<B>::update_diffuse() {
       nv[place[k] - drop_old] = v[k];
     });
     const uint* first = d.spawn.data();
-    const uint* id = fluid.id.data();
-    const uint seed = uint(stats_.steps);
     B::for_each(n, [=] TP_HD(uint i) {
       for (uint k = 0; first[i] + k < first[i + 1]; ++k) {
         const uint j = first[i] + k;  // the j-th newborn of this step
@@ -125,39 +146,30 @@ void SimulationImpl<B>::update_diffuse() {
   d.position.swap(d.next_position);
   d.velocity.swap(d.next_velocity);
   d.n = total - drop;
-  count_diffuse();
+  count(cap, counts);
 }
 
 template <class B>
-uint SimulationImpl<B>::count_diffuse_kind(DiffuseKind kind) {
-  const Vec4* v = diffuse_.velocity.data();
+uint DiffuseParticles<B>::count_kind(DiffuseKind kind) {
+  const Vec4* v = state_.velocity.data();
   const float k = float(int(kind));
-  return uint(B::reduce_sum(diffuse_.n, [=] TP_HD(uint i) { return v[i].w == k ? 1.0f : 0.0f; }) + 0.5);
+  return uint(B::reduce_sum(state_.n, [=] TP_HD(uint i) { return v[i].w == k ? 1.0f : 0.0f; }) + 0.5);
 }
 
 template <class B>
-void SimulationImpl<B>::count_diffuse() {
-  stats_.diffuse.spray = count_diffuse_kind(DiffuseKind::Spray);
-  stats_.diffuse.foam = count_diffuse_kind(DiffuseKind::Foam);
-  stats_.diffuse.bubbles = count_diffuse_kind(DiffuseKind::Bubble);
-  stats_.diffuse.capacity = diffuse_capacity();
+void DiffuseParticles<B>::publish(PublishTarget& target) {
+  const uint n = state_.n;
+  const Vec4* x = state_.position.data();
+  const Vec4* v = state_.velocity.data();
+  publish_values<B>(target, n, state_.staging, [=] TP_HD(uint k) { return diffuse_published(x[k], v[k]); });
 }
 
 template <class B>
-void SimulationImpl<B>::publish_diffuse(PublishTarget& target) {
-  const uint n = diffuse_.n;
-  const Vec4* x = diffuse_.position.data();
-  const Vec4* v = diffuse_.velocity.data();
-  publish_values<B>(target, n, diffuse_.staging,
-                 [=] TP_HD(uint k) { return diffuse_published(x[k], v[k]); });
-}
-
-template <class B>
-std::vector<DiffuseParticle> SimulationImpl<B>::diffuse_snapshot() {
-  const uint n = diffuse_.n;
+std::vector<DiffuseParticle> DiffuseParticles<B>::snapshot() {
+  const uint n = state_.n;
   std::vector<Vec4> x(n), v(n);
-  B::copy_to_host(x.data(), diffuse_.position.data(), n);
-  B::copy_to_host(v.data(), diffuse_.velocity.data(), n);
+  B::copy_to_host(x.data(), state_.position.data(), n);
+  B::copy_to_host(v.data(), state_.velocity.data(), n);
   std::vector<DiffuseParticle> out(n);
   for (uint k = 0; k < n; ++k)
     out[k] = DiffuseParticle{xyz(x[k]), xyz(v[k]), int(v[k].w), x[k].w};
@@ -165,30 +177,23 @@ std::vector<DiffuseParticle> SimulationImpl<B>::diffuse_snapshot() {
 }
 
 template <class B>
-void SimulationImpl<B>::add_diffuse(const std::vector<DiffuseParticle>& particles) {
-  // Through the host: the living first, then the new, the newest last; past the cap the
-  // oldest go, as when spawning.
-  const uint cap = diffuse_capacity();
-  std::vector<Vec4> x(diffuse_.n), v(diffuse_.n);
-  B::copy_to_host(x.data(), diffuse_.position.data(), diffuse_.n);
-  B::copy_to_host(v.data(), diffuse_.velocity.data(), diffuse_.n);
+void DiffuseParticles<B>::add(const std::vector<DiffuseParticle>& particles, uint cap, DiffuseCounts& counts) {
+  DiffuseState<B>& d = state_;
+  std::vector<Vec4> x(d.n), v(d.n);
+  B::copy_to_host(x.data(), d.position.data(), d.n);
+  B::copy_to_host(v.data(), d.velocity.data(), d.n);
   for (const DiffuseParticle& p : particles) {
     x.push_back(make_vec4(p.position, p.lifetime));
     v.push_back(make_vec4(p.velocity, float(clampi(p.kind, 0, 2))));
   }
   const size_t drop = x.size() > cap ? x.size() - cap : 0;
   const uint n = uint(x.size() - drop);
-  diffuse_.position.resize(std::max(n, cap));
-  diffuse_.velocity.resize(std::max(n, cap));
-  B::copy_from_host(diffuse_.position.data(), x.data() + drop, n);
-  B::copy_from_host(diffuse_.velocity.data(), v.data() + drop, n);
-  diffuse_.n = n;
-  count_diffuse();
-}
-
-template <class B>
-uint SimulationImpl<B>::diffuse_count() const {
-  return diffuse_.n;
+  d.position.resize(std::max(n, cap));
+  d.velocity.resize(std::max(n, cap));
+  B::copy_from_host(d.position.data(), x.data() + drop, n);
+  B::copy_from_host(d.velocity.data(), v.data() + drop, n);
+  d.n = n;
+  count(cap, counts);
 }
 
 }  // namespace tp

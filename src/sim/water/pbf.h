@@ -5,7 +5,7 @@
 #include "kernels/boundary.h"
 #include "kernels/forces.h"
 #include "kernels/pbf.h"
-#include "sim/water/simulation_impl.h"
+#include "sim/water/shared_phases.h"
 
 namespace tp {
 
@@ -72,7 +72,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
       error = B::reduce_sum(f.n, [=] TP_HD(uint i) { return err[i]; }) / f.n;
       if (it == 0) first_error = error;
     } else if (it == 0) {
-      sim.record_first_error(f.scratch, f.n);
+      sim.recorder().first_error(f.scratch, f.n);
       first_error = NAN;
     }
     // The corrections and the move in one pass: every correction reads its neighbours'

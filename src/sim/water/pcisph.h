@@ -4,7 +4,7 @@
 
 #include "kernels/forces.h"
 #include "kernels/pcisph.h"
-#include "sim/water/simulation_impl.h"
+#include "sim/water/shared_phases.h"
 
 namespace tp {
 
@@ -71,12 +71,12 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
     (&top.x)[a] = falls_along ? (&c.tank_lo.x)[a] : (&c.tank_hi.x)[a];
     (&bottom.x)[a] = falls_along ? (&c.tank_hi.x)[a] : (&c.tank_lo.x)[a];
   }
-  sim.record_max3(&sim.record()->extra, SimulationImpl<B>::kExtra, f.n, [=] TP_HD(uint i) {
+  sim.recorder().max3(&sim.recorder().slots()->extra, StepRecorder<B>::kExtra, f.n, [=] TP_HD(uint i) {
     const Vec3 xi = xyz(x[i]);
     return Max3{dot(xi - top, down), dot(bottom - xi, down), p[i]};
   });
   const auto most = sim.flow_maxima(false);
-  const Max3 depths = sim.seen().extra;
+  const Max3 depths = sim.recorder().seen().extra;
   const float extent = depths.a + depths.b - dot(bottom - top, down) + c.spacing;
   constexpr float kExtentShare = 0.25f;  // the pressure's depth counts as at least this much
   const float holding = pcisph_holding_step(c, extent, g_abs);

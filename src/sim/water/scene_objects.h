@@ -7,13 +7,22 @@
 //   obstacles  each moves towards its target, at most half a spacing per step; its
 //              samples carry its velocity (pressure, friction) and are re-sorted by
 //              their own small grid after a move
+// SceneObjects holds them and their buffers; SimulationImpl calls it at those points of
+// the step and places the obstacles' samples after the tank's in its boundary arrays.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/grid.h"
 #include "kernels/obstacle.h"
-#include "sim/water/simulation_impl.h"
+#include "sim/neighbors/neighbor_grid.h"
+#include "sim/water/fluid_state.h"
+#include "sim/water/simulation.h"
 
 namespace tp {
 
@@ -34,139 +43,228 @@ struct OutflowBoxes {
   Vec3 lo[kMaxOutflows], hi[kMaxOutflows];
   int count;
 };
+// The obstacles as a kernel's lambda takes them (by value).
+struct ObstacleArray {
+  ObstacleShape shape[kMaxObstacles];
+  int count;
+};
+
+template <class Backend>
+class SceneObjects {
+ public:
+  template <class T>
+  using Buffer = typename Backend::template Buffer<T>;
+
+  // A reset: the scene's obstacles (at rest; in 2D cut through their middle by the
+  // plane), emitters and outflows, for a simulation of `fluid_n` initial particles at
+  // `spacing` in the tank [lo, hi]; `sample_volume` is a boundary sample's. Throws
+  // std::invalid_argument for more than the limits.
+  void setup(const InitialState& s, uint fluid_n, float spacing, float sample_volume);
+
+  // The obstacles' samples at their world positions with their obstacle's velocity,
+  // sorted by their own grid, into sample[] and velocity[] (the boundary arrays after the
+  // tank's samples).
+  void place_samples(Vec4* sample, Vec4* velocity);
+  void copy_to(StepConstants& c) const {
+    c.obstacle_count = int(obstacles_.size());
+    for (size_t k = 0; k < obstacles_.size(); ++k) c.obstacles[k] = obstacles_[k];
+  }
+  // Simulation::move_obstacle: where obstacle `index` is to go (kept inside the tank).
+  bool move_obstacle(int index, Vec3 center);
+  // Each obstacle's velocity for a step after one of `last_dt`: towards its target, at
+  // most half a spacing per step. Returns whether a velocity changed (place the samples).
+  bool plan_motion(double last_dt);
+  // The obstacles move by their velocity for `dt` (the step's, once known). Returns
+  // whether one moved (place the samples).
+  bool advance(float dt);
+  // Removes the fluid particles inside an outflow box (order kept); returns how many.
+  uint remove_outflow(FluidState<Backend>& fluid);
+  // Appends each due emitter's layer at simulated time t, less the points with a particle
+  // within 0.9 spacings: `sorted_grid()` sorts the fluid and gives its grid, when needed.
+  struct Emitted {
+    uint added = 0;
+    bool paused = false;  ///< the layers would pass max_particles: none were laid
+  };
+  template <class SortedGrid>
+  Emitted emit(FluidState<Backend>& fluid, double t, SortedGrid&& sorted_grid);
+  // The emitters' progress over a step of dt ending at simulated time t.
+  void advance_emitters(double t, double dt);
+
+  // What a step changes here, for the NaN guard's step start.
+  struct Moment {
+    std::vector<ObstacleShape> obstacles;
+    std::vector<double> emitter_travel;
+  };
+  Moment moment() const { return Moment{obstacles_, emitter_travel_}; }
+  void restore(const Moment& m) {
+    if (!obstacles_.empty()) obstacles_ = m.obstacles;
+    emitter_travel_ = m.emitter_travel;
+  }
+  // A state file's: obstacles with their velocities, targets, progress, the next id.
+  void restore(const std::vector<ObstacleShape>& obstacles, const std::vector<Vec3>& targets,
+               const std::vector<double>& travel, uint next_id) {
+    obstacles_ = obstacles;
+    targets_ = targets;
+    emitter_travel_ = travel;
+    next_id_ = next_id;
+  }
+  void clear();
+
+  const std::vector<ObstacleShape>& obstacles() const { return obstacles_; }
+  const std::vector<Vec3>& targets() const { return targets_; }
+  const std::vector<Emitter>& emitters() const { return emitters_; }
+  const std::vector<double>& emitter_travel() const { return emitter_travel_; }
+  const std::vector<Outflow>& outflows() const { return outflows_; }
+  uint64_t max_particles() const { return max_particles_; }
+  uint next_id() const { return next_id_; }
+  uint sample_count() const { return sample_n_; }
+  // For BoundaryView: the samples' grid, and the box around every obstacle widened by h
+  // (outside it no obstacle sample is within h).
+  GridView grid_view() const { return grid_.view(); }
+  Vec3 box_lo() const { return box_lo_; }
+  Vec3 box_hi() const { return box_hi_; }
+
+  // Public only because nvcc requires that functions enclosing device lambdas are.
+  double emitter_gap(size_t k) const;
+  template <class T>
+  void compact(Buffer<T>& data, Buffer<T>& spare, const uint* place, uint n);
+  ObstacleArray obstacle_array() const {
+    ObstacleArray a{};
+    a.count = int(obstacles_.size());
+    for (size_t k = 0; k < obstacles_.size(); ++k) a.shape[k] = obstacles_[k];
+    return a;
+  }
+
+ private:
+  float spacing_ = 0.0f;
+  int dimensions_ = 3;
+  Vec3 tank_lo_{0, 0, 0}, tank_hi_{1, 1, 1};
+  std::vector<ObstacleShape> obstacles_;
+  std::vector<Vec3> targets_;  ///< where move_obstacle() asked each to go
+  static constexpr float kMaxObstacleSpeed = 20.0f;  ///< [m/s]
+  Buffer<Vec4> local_, world_;  ///< per obstacle sample, unsorted: body frame, world
+  Buffer<uint> owner_;
+  uint sample_n_ = 0;
+  NeighborGrid<Backend> grid_;  ///< the obstacles' samples, sorted after every move
+  Vec3 box_lo_{0, 0, 0}, box_hi_{0, 0, 0};
+  std::vector<Emitter> emitters_;
+  std::vector<double> emitter_travel_;           ///< [m] moved since the last layer
+  std::vector<std::vector<Vec3>> emitter_points_;  ///< one layer, nozzle coordinates
+  static constexpr float kEmitMinDistance = 0.9f;  ///< [spacings]
+  Buffer<Vec4> emit_x_, emit_v_;  ///< an emitted layer's candidates
+  Buffer<uint> flags_;            ///< outflow's survivors / emitter's free points, scanned
+  uint64_t max_particles_ = 0;
+  uint next_id_ = 0;  ///< the id the next emitted particle gets
+  std::vector<Outflow> outflows_;
+};
 
 template <class B>
-void SimulationImpl<B>::setup_scene_objects(const InitialState& s) {
+void SceneObjects<B>::setup(const InitialState& s, uint fluid_n, float spacing, float sample_volume) {
   if (s.obstacles.size() > size_t(kMaxObstacles))
     throw std::invalid_argument("too many obstacles (the limit is " + std::to_string(kMaxObstacles) + ")");
   if (s.outflows.size() > kMaxOutflows)
     throw std::invalid_argument("too many outflows (the limit is " + std::to_string(kMaxOutflows) + ")");
+  spacing_ = spacing;
+  dimensions_ = s.dimensions;
+  tank_lo_ = s.tank_lo;
+  tank_hi_ = s.tank_hi;
+  next_id_ = fluid_n;
   obstacles_ = s.obstacles;
   for (ObstacleShape& o : obstacles_) {
     o.velocity = Vec3{0, 0, 0};
     if (dimensions_ == 2) o.center.z = tank_lo_.z;  // cut through its middle by the plane
   }
-  obstacle_target_.clear();
-  for (const ObstacleShape& o : obstacles_) obstacle_target_.push_back(o.center);
+  targets_.clear();
+  for (const ObstacleShape& o : obstacles_) targets_.push_back(o.center);
   emitters_ = s.emitters;
   outflows_ = s.outflows;
   emitter_travel_.assign(emitters_.size(), 0.0);
   emitter_points_.clear();
   for (const Emitter& e : emitters_) emitter_points_.push_back(emitter_layer(e, spacing_, dimensions_));
-  const uint64_t initial = fluid.n;
-  max_particles_ = s.max_particles ? s.max_particles : automatic_max_particles(initial);
+  max_particles_ = s.max_particles ? s.max_particles : automatic_max_particles(fluid_n);
   max_particles_ = std::min<uint64_t>(max_particles_, uint64_t(1) << 31);
 
   // Obstacle samples: local offsets and owners, fixed; world positions follow the centres.
   std::vector<Vec4> local;
   std::vector<uint> owner;
-  const float volume =
-      1.0f / lattice_kernel_sum(CubicKernel::make_for(dimensions_, 2.0f * spacing_), spacing_, dimensions_);
   for (size_t k = 0; k < obstacles_.size(); ++k)
-    for (const Vec4& p : obstacle_samples(obstacles_[k], spacing_, volume, dimensions_)) {
+    for (const Vec4& p : obstacle_samples(obstacles_[k], spacing_, sample_volume, dimensions_)) {
       local.push_back(p);
       owner.push_back(uint(k));
     }
-  obstacle_n_ = uint(local.size());
-  obstacle_local_.resize(obstacle_n_);
-  obstacle_owner_.resize(obstacle_n_);
-  obstacle_world_.resize(obstacle_n_);
-  B::copy_from_host(obstacle_local_.data(), local.data(), obstacle_n_);
-  B::copy_from_host(obstacle_owner_.data(), owner.data(), obstacle_n_);
-}
-
-// The tank's samples sorted once by their grid, then room for the obstacles' after them.
-template <class B>
-void SimulationImpl<B>::place_boundary_samples(const InitialState& s, float lattice_sum) {
-  std::vector<Vec4> samples(s.boundary);
-  for (Vec4& b : samples)
-    if (!(b.w > 0.0f)) b.w = 1.0f / lattice_sum;
-  wall_n_ = uint(samples.size());
-  const uint total = wall_n_ + obstacle_n_;
-  boundary_.resize(total);
-  B::copy_from_host(boundary_.data(), samples.data(), wall_n_);
-  boundary_grid_.build(boundary_.data(), wall_n_);
-  boundary_grid_.reorder(boundary_, boundary_spare_);
-  lists_.set_walls(boundary_.data(), wall_n_);
-  boundary_pressure_.resize(total);
-  boundary_velocity_.resize(total);
-  Vec4* v = boundary_velocity_.data();
-  float* p = boundary_pressure_.data();
-  B::for_each(total, [=] TP_HD(uint k) {
-    v[k] = Vec4{0, 0, 0, 0};
-    p[k] = 0.0f;
-  });
+  sample_n_ = uint(local.size());
+  local_.resize(sample_n_);
+  owner_.resize(sample_n_);
+  world_.resize(sample_n_);
+  B::copy_from_host(local_.data(), local.data(), sample_n_);
+  B::copy_from_host(owner_.data(), owner.data(), sample_n_);
   const float pad = 2.0f * spacing_ + spacing_;
-  obstacle_grid_.configure(tank_lo_ - Vec3{pad, pad, pad}, tank_hi_ + Vec3{pad, pad, pad}, 2.0f * spacing_);
-  copy_obstacles_to_constants();
-  place_obstacle_samples();
+  grid_.configure(tank_lo_ - Vec3{pad, pad, pad}, tank_hi_ + Vec3{pad, pad, pad}, 2.0f * spacing_);
 }
 
 template <class B>
-void SimulationImpl<B>::copy_obstacles_to_constants() {
-  constants_.obstacle_count = int(obstacles_.size());
-  for (size_t k = 0; k < obstacles_.size(); ++k) constants_.obstacles[k] = obstacles_[k];
+void SceneObjects<B>::clear() {
+  obstacles_.clear();
+  targets_.clear();
+  emitters_.clear();
+  emitter_travel_.clear();
+  outflows_.clear();
+  sample_n_ = 0;
 }
 
-// World positions and velocities of the obstacle samples, sorted by their own grid into
-// the boundary arrays after the tank's.
 template <class B>
-void SimulationImpl<B>::place_obstacle_samples() {
-  obstacle_lo_ = obstacle_hi_ = Vec3{0, 0, 0};
-  if (obstacle_n_ == 0) return;
-  copy_obstacles_to_constants();
+void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
+  box_lo_ = box_hi_ = Vec3{0, 0, 0};
+  if (sample_n_ == 0) return;
   // The box around every obstacle, widened by h: outside it no sample is within h.
   const float h = 2.0f * spacing_;
-  obstacle_lo_ = Vec3{INFINITY, INFINITY, INFINITY};
-  obstacle_hi_ = -obstacle_lo_;
+  box_lo_ = Vec3{INFINITY, INFINITY, INFINITY};
+  box_hi_ = -box_lo_;
   for (const ObstacleShape& o : obstacles_) {
     const Vec3 half = obstacle_half_size(o);
     const Vec3 lo = o.center - half - Vec3{h, h, h}, hi = o.center + half + Vec3{h, h, h};
-    obstacle_lo_ = Vec3{std::min(obstacle_lo_.x, lo.x), std::min(obstacle_lo_.y, lo.y), std::min(obstacle_lo_.z, lo.z)};
-    obstacle_hi_ = Vec3{std::max(obstacle_hi_.x, hi.x), std::max(obstacle_hi_.y, hi.y), std::max(obstacle_hi_.z, hi.z)};
+    box_lo_ = Vec3{std::min(box_lo_.x, lo.x), std::min(box_lo_.y, lo.y), std::min(box_lo_.z, lo.z)};
+    box_hi_ = Vec3{std::max(box_hi_.x, hi.x), std::max(box_hi_.y, hi.y), std::max(box_hi_.z, hi.z)};
   }
-  const StepConstants c = constants_;
-  const Vec4* local = obstacle_local_.data();
-  const uint* owner = obstacle_owner_.data();
-  Vec4* world = obstacle_world_.data();
-  B::for_each(obstacle_n_, [=] TP_HD(uint k) {
-    world[k] = make_vec4(c.obstacles[owner[k]].center + xyz(local[k]), local[k].w);
+  const ObstacleArray c = obstacle_array();
+  const Vec4* local = local_.data();
+  const uint* owner = owner_.data();
+  Vec4* world = world_.data();
+  B::for_each(sample_n_, [=] TP_HD(uint k) {
+    world[k] = make_vec4(c.shape[owner[k]].center + xyz(local[k]), local[k].w);
   });
-  obstacle_grid_.build(world, obstacle_n_);
-  const uint* order = obstacle_grid_.order();
-  Vec4* sample = boundary_.data() + wall_n_;
-  Vec4* velocity = boundary_velocity_.data() + wall_n_;
-  B::for_each(obstacle_n_, [=] TP_HD(uint j) {
+  grid_.build(world, sample_n_);
+  const uint* order = grid_.order();
+  B::for_each(sample_n_, [=] TP_HD(uint j) {
     const uint k = order[j];
     sample[j] = world[k];
-    velocity[j] = make_vec4(c.obstacles[owner[k]].velocity, 0.0f);
+    velocity[j] = make_vec4(c.shape[owner[k]].velocity, 0.0f);
   });
 }
 
 template <class B>
-bool SimulationImpl<B>::move_obstacle(int index, Vec3 center) {
+bool SceneObjects<B>::move_obstacle(int index, Vec3 center) {
   if (index < 0 || index >= int(obstacles_.size()) || !is_finite(center)) return false;
   const ObstacleShape& o = obstacles_[size_t(index)];
   const Vec3 half = obstacle_half_size(o);
   auto keep_in = [](float x, float lo, float hi, float h) {
     return lo + h <= hi - h ? clampf(x, lo + h, hi - h) : 0.5f * (lo + hi);
   };
-  obstacle_target_[size_t(index)] =
+  targets_[size_t(index)] =
       Vec3{keep_in(center.x, tank_lo_.x, tank_hi_.x, half.x), keep_in(center.y, tank_lo_.y, tank_hi_.y, half.y),
            keep_in(center.z, tank_lo_.z, tank_hi_.z, half.z)};
   return true;
 }
 
-// Each obstacle's velocity for this step: towards its target, at most half a spacing per
-// step of the previous step's length (so that the fluid is never overrun within a step).
+// At most half a spacing per step of the previous step's length, so that the fluid is
+// never overrun within a step.
 template <class B>
-void SimulationImpl<B>::plan_obstacle_motion() {
-  if (obstacles_.empty()) return;
-  const double dt = stats_.steps ? std::max(stats_.last_dt, double(params_.dt_min)) : double(params_.dt_min);
+bool SceneObjects<B>::plan_motion(double dt) {
+  if (obstacles_.empty()) return false;
   const float limit = float(std::min(0.5 * spacing_ / dt, double(kMaxObstacleSpeed)));
   bool changed = false;
   for (size_t k = 0; k < obstacles_.size(); ++k) {
-    const Vec3 to = obstacle_target_[k] - obstacles_[k].center;
+    const Vec3 to = targets_[k] - obstacles_[k].center;
     Vec3 v = to * float(1.0 / dt);
     const float speed = length(v);
     if (speed > limit) v = v * (limit / speed);
@@ -175,33 +273,28 @@ void SimulationImpl<B>::plan_obstacle_motion() {
               v.z != obstacles_[k].velocity.z;
     obstacles_[k].velocity = v;
   }
-  if (changed) place_obstacle_samples();  // the same places, the new velocities
-  copy_obstacles_to_constants();
+  return changed;
 }
 
-// Called by integrate() and commit_predicted() once the step's dt is known: the obstacles
-// move (and their samples with them), so that the clamp pushes particles out of where
-// they are at the end of the step.
+// Called once the step's dt is known (the integration), so that the clamp pushes
+// particles out of where the obstacles are at the end of the step.
 template <class B>
-void SimulationImpl<B>::advance_obstacles() {
+bool SceneObjects<B>::advance(float dt) {
   bool moved = false;
   for (size_t k = 0; k < obstacles_.size(); ++k) {
     ObstacleShape& o = obstacles_[k];
     if (o.velocity.x == 0.0f && o.velocity.y == 0.0f && o.velocity.z == 0.0f) continue;
-    const Vec3 to = obstacle_target_[k] - o.center;
-    const Vec3 step = o.velocity * constants_.dt;
-    o.center = length2(step) >= length2(to) ? obstacle_target_[k] : o.center + step;
+    const Vec3 to = targets_[k] - o.center;
+    const Vec3 step = o.velocity * dt;
+    o.center = length2(step) >= length2(to) ? targets_[k] : o.center + step;
     moved = true;
   }
-  copy_obstacles_to_constants();
-  // The samples follow at once, so that the end state's density (statistics, the diffuse
-  // particles, a density reused by the next step) sees the obstacles where they are.
-  if (moved) place_obstacle_samples();
+  return moved;
 }
 
 template <class B>
-void SimulationImpl<B>::remove_outflow() {
-  if (outflows_.empty() || fluid.n == 0) return;
+uint SceneObjects<B>::remove_outflow(FluidState<B>& fluid) {
+  if (outflows_.empty() || fluid.n == 0) return 0;
   OutflowBoxes boxes{};
   boxes.count = int(outflows_.size());
   for (size_t k = 0; k < outflows_.size(); ++k) {
@@ -209,8 +302,8 @@ void SimulationImpl<B>::remove_outflow() {
     boxes.hi[k] = outflows_[k].hi;
   }
   const uint n = fluid.n;
-  object_flags_.grow(n + 1);
-  uint* keep = object_flags_.data();
+  flags_.grow(n + 1);
+  uint* keep = flags_.data();
   const Vec4* x = fluid.position.data();
   B::for_each(n, [=] TP_HD(uint i) {
     const Vec3 p = xyz(x[i]);
@@ -223,20 +316,19 @@ void SimulationImpl<B>::remove_outflow() {
   B::exclusive_scan(keep, n);
   uint survivors = 0;
   B::copy_to_host(&survivors, keep + n, 1);
-  if (survivors == n) return;
+  if (survivors == n) return 0;
   // keep[] now holds places; a particle is kept when its place differs from the next one's.
   compact(fluid.position, fluid.spare4, keep, n);
   compact(fluid.velocity, fluid.spare4, keep, n);
   compact(fluid.id, fluid.spare_id, keep, n);
   compact(fluid.pressure, fluid.spare_f, keep, n);
-  stats_.removed += n - survivors;
   fluid.n = survivors;
-  sorted_ = density_valid_ = false;
+  return n - survivors;
 }
 
 template <class B>
 template <class T>
-void SimulationImpl<B>::compact(Buffer<T>& data, Buffer<T>& spare, const uint* place, uint n) {
+void SceneObjects<B>::compact(Buffer<T>& data, Buffer<T>& spare, const uint* place, uint n) {
   spare.resize(data.size());
   const T* src = data.data();
   T* dst = spare.data();
@@ -247,13 +339,11 @@ void SimulationImpl<B>::compact(Buffer<T>& data, Buffer<T>& spare, const uint* p
 }
 
 template <class B>
-void SimulationImpl<B>::emit_particles() {
-  stats_.emitters_paused = false;
-  if (emitters_.empty()) return;
-  const double t = stats_.simulated_time;
+template <class SortedGrid>
+typename SceneObjects<B>::Emitted SceneObjects<B>::emit(FluidState<B>& fluid, double t, SortedGrid&& sorted_grid) {
+  Emitted result;
+  if (emitters_.empty()) return result;
   std::vector<Vec4> cand_x, cand_v;
-  copy_obstacles_to_constants();
-  const StepConstants& c = constants_;
   for (size_t k = 0; k < emitters_.size(); ++k) {
     const Emitter& e = emitters_[k];
     const double gap = emitter_gap(k);
@@ -275,31 +365,30 @@ void SimulationImpl<B>::emit_particles() {
                            x.y < tank_hi_.y - margin &&
                            (plane || (x.z > tank_lo_.z + margin && x.z < tank_hi_.z - margin));
       bool clear = in_tank;
-      for (int o = 0; o < c.obstacle_count && clear; ++o) clear = obstacle_distance(c.obstacles[o], x) > margin;
+      for (size_t o = 0; o < obstacles_.size() && clear; ++o) clear = obstacle_distance(obstacles_[o], x) > margin;
       if (!clear) continue;
       cand_x.push_back(make_vec4(x, 0.0f));
       cand_v.push_back(make_vec4(plane ? Vec3{e.velocity.x, e.velocity.y, 0.0f} : e.velocity, 0.0f));
     }
     emitter_travel_[k] = std::min(emitter_travel_[k] - gap, gap);
   }
-  if (cand_x.empty()) return;
+  if (cand_x.empty()) return result;
   const uint m = uint(cand_x.size());
   if (uint64_t(fluid.n) + m > max_particles_) {
-    stats_.emitters_paused = true;
-    return;
+    result.paused = true;
+    return result;
   }
   // Which candidates have no particle within 0.9 spacings (the grid of the current
   // positions; candidates of one layer are a spacing apart by construction).
   emit_x_.grow(m);
   emit_v_.grow(m);
-  object_flags_.grow(m + 1);
+  flags_.grow(m + 1);
   B::copy_from_host(emit_x_.data(), cand_x.data(), m);
   B::copy_from_host(emit_v_.data(), cand_v.data(), m);
-  uint* free_place = object_flags_.data();
+  uint* free_place = flags_.data();
   const Vec4* cx = emit_x_.data();
   if (fluid.n > 0) {
-    sort_particles();
-    const GridView g = grid_.view();
+    const GridView g = sorted_grid();
     const Vec4* x = fluid.position.data();
     const float min_dist = kEmitMinDistance * spacing_;
     B::for_each(m, [=] TP_HD(uint k) {
@@ -313,7 +402,7 @@ void SimulationImpl<B>::emit_particles() {
   B::exclusive_scan(free_place, m);
   uint added = 0;
   B::copy_to_host(&added, free_place + m, 1);
-  if (added == 0) return;
+  if (added == 0) return result;
   const uint n = fluid.n;
   fluid.reserve(n + added);
   {
@@ -334,13 +423,13 @@ void SimulationImpl<B>::emit_particles() {
   }
   next_id_ += added;
   fluid.n = n + added;
-  stats_.emitted += added;
-  sorted_ = density_valid_ = false;
+  result.added = added;
+  return result;
 }
 
 // Distance the water moves between two layers: a spacing, or more to keep to the rate.
 template <class B>
-double SimulationImpl<B>::emitter_gap(size_t k) const {
+double SceneObjects<B>::emitter_gap(size_t k) const {
   const Emitter& e = emitters_[k];
   const double gap = spacing_;
   if (!(e.rate > 0.0f)) return gap;
@@ -349,8 +438,7 @@ double SimulationImpl<B>::emitter_gap(size_t k) const {
 }
 
 template <class B>
-void SimulationImpl<B>::advance_emitters(double dt) {
-  const double t = stats_.simulated_time;
+void SceneObjects<B>::advance_emitters(double t, double dt) {
   for (size_t k = 0; k < emitters_.size(); ++k) {
     const Emitter& e = emitters_[k];
     if (t >= e.start && (e.stop < 0.0f || t < e.stop)) emitter_travel_[k] += double(length(e.velocity)) * dt;

@@ -2,7 +2,7 @@
 // kernels/wcsph.h and kernels/forces.h.
 #pragma once
 
-#include "sim/water/simulation_impl.h"
+#include "sim/water/shared_phases.h"
 
 namespace tp {
 

@@ -1,5 +1,7 @@
-// capture() and restore(): the whole simulation state through the host, for state files,
-// and the roll-back of a reset or restore that fails part-way (all_or_nothing).
+// The simulation's state in and out: reset() from a scene's initial state, the constants a
+// step reads (refresh_constants), and capture() and restore(): the whole simulation state
+// through the host, for state files, and the roll-back of a reset or restore that fails
+// part-way (all_or_nothing).
 // A restored simulation steps bit for bit as the captured one would have: the fluid keeps
 // its memory order (a grid build of already sorted particles keeps their order), the
 // tank's samples theirs, and every value a step reads from the one before is restored
@@ -8,8 +10,6 @@
 // particles and the step count that seeds their random numbers).
 #pragma once
 
-#include "sim/water/diffuse.h"
-#include "sim/water/scene_objects.h"
 #include "sim/water/simulation_impl.h"
 
 namespace tp {
@@ -28,7 +28,7 @@ void SimulationImpl<B>::all_or_nothing(F&& change) {
   if (spacing_ > 0.0f) before = capture();
   const SimParams params = params_;
   const bool halted = stats_.halted;
-  const std::string note = guard_note_;
+  const std::string note = guard_.pending_note();
   const MouseForce mouse = mouse_;
   try {
     change();
@@ -45,21 +45,17 @@ void SimulationImpl<B>::all_or_nothing(F&& change) {
       // empty, and said so, never half-built.
       fluid.resize(0);
       diffuse_.clear();
-      wall_n_ = obstacle_n_ = 0;
-      obstacles_.clear();
-      obstacle_target_.clear();
-      emitters_.clear();
-      emitter_travel_.clear();
-      outflows_.clear();
+      wall_n_ = 0;
+      objects_.clear();
       stats_ = RunStats{};
       stats_.halted = true;
-      guard_note_ = "The simulation stopped: " + why + ", and the running scene could not be "
-                    "restored (" + again.what() + "). Reset or load a scene.";
-      stats_.guard_note = guard_note_;
-      throw std::runtime_error(guard_note_);
+      stats_.guard_note = "The simulation stopped: " + why + ", and the running scene could not be "
+                          "restored (" + again.what() + "). Reset or load a scene.";
+      guard_.set_pending_note(stats_.guard_note);
+      throw std::runtime_error(stats_.guard_note);
     }
     stats_.halted = halted;
-    guard_note_ = note;
+    guard_.set_pending_note(note);
     mouse_ = mouse;
     if (refused) throw std::invalid_argument(why + "; the running simulation is kept");
     throw std::runtime_error(why + "; the running simulation is kept");
@@ -95,7 +91,7 @@ void SimulationImpl<B>::validate_initial(const InitialState& s) {
 
 template <class B>
 SimState SimulationImpl<B>::capture() {
-  if (record_.size()) settle(false);  // a step still to be judged is judged first
+  if (record_.ready()) settle(false);  // a step still to be judged is judged first
   SimState s;
   const uint n = fluid.n;
   InitialState& init = s.initial;
@@ -113,21 +109,21 @@ SimState SimulationImpl<B>::capture() {
   B::copy_to_host(s.pressure.data(), fluid.pressure.data(), n);
   init.boundary.resize(wall_n_);
   B::copy_to_host(init.boundary.data(), boundary_.data(), wall_n_);
-  init.obstacles = obstacles_;
-  init.emitters = emitters_;
-  init.outflows = outflows_;
-  init.max_particles = max_particles_;
+  init.obstacles = objects_.obstacles();
+  init.emitters = objects_.emitters();
+  init.outflows = objects_.outflows();
+  init.max_particles = objects_.max_particles();
   s.params = params_;
-  s.obstacle_target = obstacle_target_;
-  s.emitter_travel = emitter_travel_;
-  s.diffuse = diffuse_snapshot();
-  s.diffuse_time = diffuse_time_;
+  s.obstacle_target = objects_.targets();
+  s.emitter_travel = objects_.emitter_travel();
+  s.diffuse = diffuse_.snapshot();
+  s.diffuse_time = diffuse_.elapsed();
   s.mass = mass_;
   s.pending_measure = pending_measure_;
   s.rest_density = rest_density_;
   s.solver_dt_limit = solver_dt_limit_;
   s.previous_solver = previous_solver_;
-  s.next_id = next_id_;
+  s.next_id = objects_.next_id();
   s.time_debt = time_debt_;
   s.stats = stats_;
   s.stats.phases.clear();
@@ -166,11 +162,9 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   reset_state(s.initial);
   B::copy_from_host(fluid.id.data(), s.id.data(), uint(n));
   mass_ = s.mass;
-  obstacles_ = s.initial.obstacles;  // with their velocities
   B::copy_from_host(fluid.pressure.data(), s.pressure.data(), uint(n));
-  obstacle_target_ = s.obstacle_target;
-  emitter_travel_ = s.emitter_travel;
-  next_id_ = s.next_id;
+  // The obstacles with their velocities, where they were going, the emitters' progress.
+  objects_.restore(s.initial.obstacles, s.obstacle_target, s.emitter_travel, s.next_id);
   rest_density_ = s.rest_density;
   solver_dt_limit_ = s.solver_dt_limit;
   previous_solver_ = s.previous_solver;
@@ -184,10 +178,150 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   place_obstacle_samples();  // where the obstacles are, with their velocities
   diffuse_.clear();
   add_diffuse(s.diffuse);
-  diffuse_time_ = s.diffuse_time;
+  diffuse_.set_elapsed(s.diffuse_time);
   stats_.diffuse.spawned = s.stats.diffuse.spawned;
   pending_measure_ = s.pending_measure;
   refresh_constants();
+}
+
+template <class B>
+void SimulationImpl<B>::reset_state(const InitialState& s) {
+  validate_initial(s);
+  clamp_params(params_);
+  spacing_ = s.spacing;
+  dimensions_ = s.dimensions;
+  tank_lo_ = s.tank_lo;
+  tank_hi_ = s.tank_hi;
+  const CubicKernel kernel = CubicKernel::make_for(dimensions_, 2.0f * spacing_);
+  const float lattice_sum = lattice_kernel_sum(kernel, spacing_, dimensions_);
+  mass_ = params_.rest_density / lattice_sum;
+  lattice_grad2_ = lattice_gradient_sum(kernel, spacing_, dimensions_);
+  rest_density_ = params_.rest_density;
+
+  // The grids cover the tank plus one kernel support of boundary samples around it, in
+  // cells of h (see kernels/grid.h); in 2D one layer of cells, on the plane.
+  const float pad = kernel.h + spacing_, zpad = dimensions_ == 2 ? 0.0f : pad;
+  const Vec3 lo = tank_lo_ - Vec3{pad, pad, zpad};
+  const Vec3 hi = tank_hi_ + Vec3{pad, pad, zpad};
+  grid_.configure(lo, hi, kernel.h);
+  boundary_grid_.configure(lo, hi, kernel.h);
+  const float zclear = dimensions_ == 2 ? -INFINITY : kernel.h;  // no walls in z
+  wall_clear_lo_ = tank_lo_ + Vec3{kernel.h, kernel.h, zclear};
+  wall_clear_hi_ = tank_hi_ - Vec3{kernel.h, kernel.h, zclear};
+
+  const uint n = uint(s.fluid.size());
+  fluid.resize(n);
+  std::vector<Vec4> host(s.fluid);
+  B::copy_from_host(fluid.position.data(), host.data(), n);
+  if (s.velocity.empty()) host.assign(n, Vec4{0, 0, 0, 0});
+  else host = s.velocity;
+  B::copy_from_host(fluid.velocity.data(), host.data(), n);
+  std::vector<uint> ids(n);
+  for (uint i = 0; i < n; ++i) ids[i] = i;
+  B::copy_from_host(fluid.id.data(), ids.data(), n);
+  {
+    // Until the first step computes them: rest density and no pressure (what publish()
+    // shows when the colour is density or pressure right after a reset).
+    const FluidView f = fluid.view();
+    const float rho0 = params_.rest_density;
+    B::for_each(n, [=] TP_HD(uint i) {
+      f.density[i] = rho0;
+      f.pressure[i] = 0.0f;
+    });
+  }
+
+  sorted_ = density_valid_ = pending_measure_ = false;
+  record_.reset();
+  guard_.reset();
+  start_saved_ = false;
+  time_debt_ = 0.0;
+  stats_ = RunStats{};
+  error_sum_ = 0.0;
+  measured_ = 0;
+  iteration_sum_ = iteration_steps_ = 0;
+  previous_solver_ = -1;
+  solver_dt_limit_ = 1e-3f;
+  timers_.clear();
+  mouse_ = MouseForce{};
+  diffuse_.clear();
+  stats_.diffuse.capacity = diffuse_.capacity(params_);
+  objects_.setup(s, n, spacing_, 1.0f / lattice_sum);
+  place_boundary_samples(s, lattice_sum);
+  refresh_constants();
+}
+
+template <class B>
+void SimulationImpl<B>::refresh_constants() {
+  clamp_params(params_);
+  constants_.p = params_;
+  constants_.p.rest_density = rest_density_;
+  constants_.dimensions = dimensions_;
+  with_dimension(dimensions_, [&](auto d) {
+    using D = decltype(d);
+    const float h = 2.0f * spacing_;
+    constants_.kernel = CubicKernel::make<D::value>(h);
+    constants_.cohesion_norm = D::cohesion_norm(h);
+    constants_.adhesion_norm = D::adhesion_norm(h);
+    constants_.curvature_scale = D::curvature_scale;
+  });
+  if (dimensions_ == 2) constants_.p.gravity_z = 0.0f;  // the plane's gravity is its x and y
+  constants_.spacing = spacing_;
+  constants_.mass = mass_;
+  constants_.lattice_grad2 = lattice_grad2_;
+  // The Tait equation must stay subsonic: with the speed of sound below the flow's (strong
+  // gravity, a low stiffness, a flung mouse), WCSPH forms shocks and throws particles at
+  // several times the physical speed. The stiffness in use is raised, when needed, so that
+  // c >= kMinSoundToFlow * v, with v the larger of the last step's top speed and the speed
+  // of a fall across the tank along gravity. The user's value is kept and shown beside it.
+  const Vec3 g{params_.gravity_x, params_.gravity_y, params_.gravity_z};
+  const float g_len = length(g);
+  const Vec3 extent = tank_hi_ - tank_lo_;
+  const float fall = g_len > 0.0f ? fabsf(dot(extent, g)) / g_len : 0.0f;
+  const float v_ref = std::max(float(stats_.last_max_speed), std::sqrt(2.0f * g_len * fall));
+  const float c_floor = kMinSoundToFlow * v_ref;
+  constants_.sound_speed = tait_sound_speed(constants_.p);
+  if (constants_.sound_speed < c_floor) {
+    constants_.sound_speed = c_floor;
+    constants_.p.stiffness = constants_.p.rest_density * c_floor * c_floor / constants_.p.exponent;
+  }
+  stats_.stiffness_in_use = constants_.p.stiffness;
+  constants_.tank_lo = tank_lo_;
+  constants_.tank_hi = tank_hi_;
+  constants_.mouse = mouse_;
+  objects_.copy_to(constants_);
+}
+
+// The tank's samples sorted once by their grid, then room for the obstacles' after them.
+template <class B>
+void SimulationImpl<B>::place_boundary_samples(const InitialState& s, float lattice_sum) {
+  std::vector<Vec4> samples(s.boundary);
+  for (Vec4& b : samples)
+    if (!(b.w > 0.0f)) b.w = 1.0f / lattice_sum;
+  wall_n_ = uint(samples.size());
+  const uint total = wall_n_ + objects_.sample_count();
+  boundary_.resize(total);
+  B::copy_from_host(boundary_.data(), samples.data(), wall_n_);
+  boundary_grid_.build(boundary_.data(), wall_n_);
+  boundary_grid_.reorder(boundary_, boundary_spare_);
+  lists_.set_walls(boundary_.data(), wall_n_);
+  boundary_pressure_.resize(total);
+  boundary_velocity_.resize(total);
+  Vec4* v = boundary_velocity_.data();
+  float* p = boundary_pressure_.data();
+  B::for_each(total, [=] TP_HD(uint k) {
+    v[k] = Vec4{0, 0, 0, 0};
+    p[k] = 0.0f;
+  });
+  place_obstacle_samples();
+}
+
+template <class B>
+void SimulationImpl<B>::set_mouse(const MouseForce& force) {
+  mouse_ = force;
+  if (dimensions_ == 2) {  // in the plane, whatever the caller's ray met
+    mouse_.point.z = tank_lo_.z;
+    mouse_.velocity.z = 0.0f;
+  }
 }
 
 }  // namespace tp

@@ -125,7 +125,7 @@ MeshInput SimulationImpl<B>::mesh_input() {
   settle(false);
   if (!mesher_) mesher_ = std::make_unique<SurfaceMesher<B>>();
   return MeshInput{fluid.position.data(), fluid.velocity.data(), fluid.n, spacing_, 2.0f * spacing_,
-                   tank_lo_, tank_hi_, obstacles_.data(), int(obstacles_.size())};
+                   tank_lo_, tank_hi_, objects_.obstacles().data(), int(objects_.obstacles().size())};
 }
 
 template <class B>
@@ -185,7 +185,7 @@ template <class B>
 RunStats SimulationImpl<B>::stats() {
   settle(false);
   ensure_density();
-  if (written_ & kOver) {  // that grid build's lists: grown and built again if they overflowed
+  if (record_.written(StepRecorder<B>::kOver)) {  // that grid build's lists: grown and built again if they overflowed
     settle(false);
     ensure_density();
   }
@@ -195,9 +195,9 @@ RunStats SimulationImpl<B>::stats() {
 template <class B>
 RunStats SimulationImpl<B>::stats_as_stepped() {
   settle(false);
-  collect_phase_times(true);
+  timers_.collect(true);
   RunStats s = stats_;
-  s.phases = phases_;
+  s.phases = timers_.totals();
   s.neighbors_per_particle = lists_.mean_fluid();
   s.boundary_neighbors_per_particle = lists_.mean_boundary();
   return s;
