@@ -144,7 +144,7 @@ void GasApp::after_new_grid(double time_before) {
 }
 
 void GasApp::handle_keys(bool* quit) {
-  AppControls& c = controls_.common;
+  WindowControls& c = controls_.common;
   for (int key : input_.keys) {
     switch (key) {
       case GLFW_KEY_ESCAPE:
@@ -270,7 +270,7 @@ void GasApp::load_state() {
 }
 
 void GasApp::apply_requests(bool* quit) {
-  AppControls& c = controls_.common;
+  WindowControls& c = controls_.common;
   if (c.reset_requested) reset();
   c.reset_requested = false;
   FileControls& files = c.files;
@@ -343,7 +343,7 @@ bool GasApp::simulate(double frame_seconds) {
     sources.push_back(s);
   }
   gas.set_sources(sources);
-  AppControls& c = controls_.common;
+  WindowControls& c = controls_.common;
   int steps = 0;
   const auto step = [&] {
     gas.step();
@@ -416,7 +416,7 @@ void GasApp::report_window_bench() {
   r.quality = "-";
   r.particles = g.cells();
   for (const PassTime& t : renderer_.pass_times()) r.pass_ms.push_back({t.pass, t.gpu_ms, t.cpu_ms});
-  print_window_bench(r, options_);
+  print_window_bench(r, options_.bench_json);
 }
 
 int GasApp::run() {

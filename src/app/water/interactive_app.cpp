@@ -462,7 +462,7 @@ void InteractiveApp::report_window_bench() {
   r.backend = device_;
   r.quality = quality_name(controls_.quality);
   for (const PassTime& t : renderer_.pass_times()) r.pass_ms.push_back({t.pass, t.gpu_ms, t.cpu_ms});
-  print_window_bench(r, options_);
+  print_window_bench(r, options_.bench_json);
 }
 
 void InteractiveApp::request_mesh() {

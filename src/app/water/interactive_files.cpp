@@ -6,38 +6,12 @@
 #include <ctime>
 #include <string>
 
-#include <filesystem>
-#include <system_error>
-
 #include "app/water/interactive_app.h"
-#include "util/paths.h"
 #include "sim/scene/preset.h"
-#include "app/window/screenshot_file.h"
-#include "imgui.h"
-#include "render/screenshot.h"
 #include "sim/water/memory_need.h"
+#include "util/paths.h"
 
 namespace tp {
-
-void save_window_screenshot(int fb_width, int fb_height, AppControls& controls) {
-  // In the working directory, by its full path so that the messages say where that is.
-  std::error_code ignored;
-  const std::string directory = std::filesystem::current_path(ignored).string();
-  const std::string path =
-      free_screenshot_path(directory.empty() ? "." : directory, std::time(nullptr));
-  std::string error;
-  controls.screenshot_failed = !save_screenshot(path, fb_width, fb_height, &error);
-  controls.screenshot_note_time = ImGui::GetTime();
-  if (controls.screenshot_failed) {
-    std::fprintf(stderr, "tidepool: %s\n", error.c_str());
-    controls.screenshot_note = "Screenshot not saved: " + error;
-    return;
-  }
-  std::fprintf(stderr, "tidepool: saved %s (%dx%d)\n", path.c_str(), fb_width, fb_height);
-  const std::string name = path.substr(path.rfind('/') + 1);
-  controls.screenshot_note =
-      "Saved " + name + " (" + std::to_string(fb_width) + "x" + std::to_string(fb_height) + ")";
-}
 
 namespace {
 

@@ -62,7 +62,7 @@ void cursor_ray(GLFWwindow* window, const InputState& input, const OrbitCamera& 
   camera.ray(input.cursor_x, input.cursor_y, width, height, origin, direction);
 }
 
-void reload_shaders_if_asked(Renderer& renderer, AppControls& controls) {
+void reload_shaders_if_asked(Renderer& renderer, WindowControls& controls) {
   if (!controls.reload_shaders_requested) return;
   controls.reload_shaders_requested = false;
   try {
@@ -75,7 +75,7 @@ void reload_shaders_if_asked(Renderer& renderer, AppControls& controls) {
   }
 }
 
-void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, AppControls& controls,
+void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, WindowControls& controls,
                          const std::function<void()>& draw) {
   if (!controls.screenshot_requested) return;
   controls.screenshot_requested = false;
@@ -143,17 +143,17 @@ void play_scripted_drag(const ScriptedDrag& drag, double t, GLFWwindow* window, 
   *held_before = held;
 }
 
-void print_window_bench(const WindowBenchResult& result, const Options& options) {
+void print_window_bench(const WindowBenchResult& result, const std::string& bench_json) {
   const std::string text = window_bench_text(result);
   const std::string json = window_bench_json(result);
-  if (options.bench_json == "-") {
+  if (bench_json == "-") {
     std::fputs(text.c_str(), stderr);
     std::fputs(json.c_str(), stdout);
   } else {
     std::fputs(text.c_str(), stdout);
-    if (!options.bench_json.empty()) {
+    if (!bench_json.empty()) {
       std::string error;
-      if (!write_file_atomic(options.bench_json, json, &error)) std::fprintf(stderr, "tidepool: %s\n", error.c_str());
+      if (!write_file_atomic(bench_json, json, &error)) std::fprintf(stderr, "tidepool: %s\n", error.c_str());
     }
   }
   std::fflush(stdout);

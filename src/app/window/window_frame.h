@@ -10,9 +10,8 @@
 #include <glm/glm.hpp>
 
 #include "app/window/camera.h"
-#include "app/cli.h"
 #include "app/window/input.h"
-#include "app/water/panel.h"
+#include "app/window/panel_common.h"
 #include "app/window/window_bench.h"
 #include "render/renderer.h"
 
@@ -38,11 +37,11 @@ void cursor_ray(GLFWwindow* window, const InputState& input, const OrbitCamera& 
                 glm::vec3* direction);
 
 // F5 and the panel's button: the shaders again, or the old ones kept and the error shown.
-void reload_shaders_if_asked(Renderer& renderer, AppControls& controls);
+void reload_shaders_if_asked(Renderer& renderer, WindowControls& controls);
 
 // F12 and the panel's button: the scene drawn once as with the panel collapsed (centred),
 // saved as a timestamped PNG, and the shift put back. `draw` draws the scene.
-void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, AppControls& controls,
+void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, WindowControls& controls,
                          const std::function<void()>& draw);
 
 // --screenshot: the last frame into `path`; false (said on stderr) when it cannot be saved.
@@ -64,8 +63,8 @@ void print_pass_times(const std::vector<PassTime>& times);
 void play_scripted_drag(const ScriptedDrag& drag, double t, GLFWwindow* window, const OrbitCamera& camera,
                         InputState& input, WindowBench& bench, bool* held);
 
-// --bench-window's figures: the text on stdout and the JSON into --bench-json (or both
-// on stdout and stderr with --bench-json -).
-void print_window_bench(const WindowBenchResult& result, const Options& options);
+// --bench-window's figures: the text on stdout and the JSON into `bench_json`, --bench-json
+// FILE (or both on stdout and stderr with --bench-json -; only the text with "").
+void print_window_bench(const WindowBenchResult& result, const std::string& bench_json);
 
 }  // namespace tp
