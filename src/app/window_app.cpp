@@ -12,6 +12,7 @@
 #include <string>
 
 #include "app/gas/gas_app.h"
+#include "app/mode_options.h"
 #include "app/window/input.h"
 #include "app/water/interactive_app.h"
 #include "util/paths.h"
@@ -124,18 +125,14 @@ void move_to_gl_device(SimSetup& setup) {
 }  // namespace
 
 int run_window(const Options& options) {
-  ColorMode color_mode = ColorMode::Water;
-  if (!parse_color_mode(options.color, &color_mode)) {
-    std::fprintf(stderr, "tidepool: --color must be one of %s, not '%s'\n",
-                 color_mode_names().c_str(), options.color.c_str());
+  WaterViewOptions view;
+  std::string view_error;
+  if (!water_view_options(options, &view, &view_error)) {
+    std::fprintf(stderr, "tidepool: %s\n", view_error.c_str());
     return 2;
   }
-  RenderMode render_mode = RenderMode::Spheres;
-  if (!parse_render_mode(options.render, &render_mode)) {
-    std::fprintf(stderr, "tidepool: --render must be spheres or surface, not '%s'\n",
-                 options.render.c_str());
-    return 2;
-  }
+  const WindowOptions window_opts = window_options(options);
+  StartPlan plan = start_plan(options);
   // Water or gas: the scene says (an unreadable one is make_setup's to report).
   bool gas = false;
   Scene gas_scene;
@@ -148,9 +145,9 @@ int run_window(const Options& options) {
   GasSession gas_session;
   try {
     if (gas)
-      gas_session = make_gas_session(options, gas_scene, options.sets);
+      gas_session = make_gas_session(plan, gas_scene);
     else
-      setup = make_setup(options);
+      setup = make_setup(plan);
   } catch (const SetupError& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
     return 2;
@@ -176,8 +173,8 @@ int run_window(const Options& options) {
   glfwWindowHint(GLFW_DEPTH_BITS, 24);
   Window window;
   window.handle =
-      glfwCreateWindow(options.width > 0 ? options.width : 1280,
-                       options.height > 0 ? options.height : 800, "Tidepool", nullptr, nullptr);
+      glfwCreateWindow(window_opts.width > 0 ? window_opts.width : 1280,
+                       window_opts.height > 0 ? window_opts.height : 800, "Tidepool", nullptr, nullptr);
   if (!window.handle) {
     std::fprintf(stderr,
                  "tidepool: cannot create an OpenGL 3.3 core window: %s. Update the graphics "
@@ -225,12 +222,12 @@ int run_window(const Options& options) {
         ~Running() { g_finish = nullptr; }
       } running;
       if (gas) {
-        GasApp app(window.handle, input, gas_session, current);
+        GasApp app(window.handle, input, gas_session, plan, window_opts);
         g_finish = [&app](int c, const std::string& why) { return app.finish(c, why); };
         code = app.run();
         next = app.next_scene();
       } else {
-        InteractiveApp app(window.handle, input, setup, current, color_mode, render_mode);
+        InteractiveApp app(window.handle, input, setup, plan, window_opts, view);
         g_finish = [&app](int c, const std::string& why) { return app.finish(c, why); };
         code = app.run();
         next = app.next_scene();
@@ -246,14 +243,15 @@ int run_window(const Options& options) {
     current.sets.clear();
     current.cells = 0;
     current.given.clear();
+    plan = start_plan(current);
     try {
       const Scene scene = find_scene(next, scene_dir());
       gas = scene.is_gas;
       if (gas) {
-        gas_session = make_gas_session(current, scene, {});
+        gas_session = make_gas_session(plan, scene);
         setup = SimSetup{};
       } else {
-        setup = make_setup(current);
+        setup = make_setup(plan);
         gas_session = GasSession{};
         if (setup.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(setup);
       }

@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <thread>
 
-#include "app/headless/gas_headless.h"
 #include "app/window/gl_publish_target.h"
 #include "util/paths.h"
 #include "app/start/setup.h"
@@ -54,8 +53,8 @@ constexpr double kWindowCpuCellsPerCore = 8000.0;
 // The cells along the longest side the window starts a scene with: --cells; else on the
 // CPU backend a 3D scene's own grid scaled down to the cells above when it has more (the
 // panel's Grid cells and Reset go back up); else the scene's own (0). `note` says why.
-int start_cells(const Options& options, const Scene& scene, BackendKind backend, std::string* note) {
-  if (options.cells > 0) return options.cells;
+int start_cells(const StartPlan& plan, const Scene& scene, BackendKind backend, std::string* note) {
+  if (plan.cells > 0) return plan.cells;
   if (backend != BackendKind::Cpu || scene.gas.dimensions != 3) return 0;
   const GasGrid g = gas_setup(scene).grid;
   const double cores = std::max(1u, std::thread::hardware_concurrency());
@@ -73,11 +72,10 @@ int longest_side(const GasGrid& g) { return std::max(g.n.x, std::max(g.n.y, g.n.
 
 }  // namespace
 
-GasSession make_gas_session(const Options& options, const Scene& scene,
-                            const std::vector<std::pair<std::string, std::string>>& overrides) {
-  const std::string refusal = water_option_refusal(options);
+GasSession make_gas_session(const StartPlan& plan, const Scene& scene) {
+  const std::string refusal = gas_refusal(plan);
   if (!refusal.empty()) throw SetupError(refusal);
-  const BackendChoice choice = start_backend(options);
+  const BackendChoice choice = start_backend(plan);
   GasSession session;
   session.backend = choice.kind;
   session.backend_message = choice.message;
@@ -85,7 +83,7 @@ GasSession make_gas_session(const Options& options, const Scene& scene,
   try {
     session.gas = make_gas_simulation(choice.kind);
     std::string note;
-    start_gas(*session.gas, scene, start_cells(options, scene, choice.kind, &note), overrides, choice.kind);
+    start_gas(*session.gas, scene, start_cells(plan, scene, choice.kind, &note), plan.layers.sets, choice.kind);
     if (!note.empty()) std::printf("tidepool: %s\n", note.c_str());
   } catch (const std::exception& e) {
     throw SetupError(e.what());
@@ -93,10 +91,12 @@ GasSession make_gas_session(const Options& options, const Scene& scene,
   return session;
 }
 
-GasApp::GasApp(GLFWwindow* window, InputState& input, GasSession& session, const Options& options)
+GasApp::GasApp(GLFWwindow* window, InputState& input, GasSession& session, const StartPlan& plan,
+               const WindowOptions& options)
     : window_(window),
       input_(input),
       session_(session),
+      plan_(plan),
       options_(options),
       renderer_(shader_dir(), data_dir() + "/assets/textures/sky.png"),
       camera_(session.scene.camera) {
@@ -362,8 +362,8 @@ bool GasApp::simulate(double frame_seconds) {
     c.step_requested = false;
     return steps > 0;
   }
-  if (options_.steps_per_frame > 0) {  // lockstep: no clock, the same run every time
-    for (int k = 0; k < options_.steps_per_frame; ++k) step();
+  if (plan_.steps_per_frame > 0) {  // lockstep: no clock, the same run every time
+    for (int k = 0; k < plan_.steps_per_frame; ++k) step();
     return true;
   }
   // Steps until the simulated time has caught up with the clock, within the budget; what

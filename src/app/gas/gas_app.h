@@ -11,12 +11,13 @@
 #include <string>
 
 #include "app/window/camera.h"
-#include "app/cli.h"
 #include "app/window/frame_stats.h"
 #include "app/gas/gas_panel.h"
 #include "app/window/input.h"
 #include "app/window/obstacle_picking.h"
+#include "app/start/start_plan.h"
 #include "app/window/window_bench.h"
+#include "app/window/window_options.h"
 #include "render/renderer.h"
 #include "sim/gas/gas_sim.h"
 #include "sim/scene/scene.h"
@@ -33,15 +34,16 @@ struct GasSession {
   std::string backend_message;
 };
 
-// Makes the session of options.scene (a gas scene; `overrides` its --set values): throws
-// SetupError with a sentence (water-only options, a bad grid, not enough memory).
-GasSession make_gas_session(const Options& options, const Scene& scene,
-                            const std::vector<std::pair<std::string, std::string>>& overrides);
+// Makes the session of `scene`, the plan's (a gas scene), with the plan's backend, --cells
+// and --set: throws SetupError with a sentence (water-only options, a bad grid, not enough
+// memory).
+GasSession make_gas_session(const StartPlan& plan, const Scene& scene);
 
 class GasApp {
  public:
   // Throws RenderError when the shaders cannot be loaded.
-  GasApp(GLFWwindow* window, InputState& input, GasSession& session, const Options& options);
+  GasApp(GLFWwindow* window, InputState& input, GasSession& session, const StartPlan& plan,
+         const WindowOptions& options);
 
   int run();  ///< the frame loop; returns the exit code
   // The water scene chosen in the scene list, which this window cannot run: run_window
@@ -75,7 +77,8 @@ class GasApp {
   GLFWwindow* window_;
   InputState& input_;
   GasSession& session_;
-  const Options& options_;
+  const StartPlan& plan_;
+  const WindowOptions& options_;
   Renderer renderer_;
   OrbitCamera camera_;
   GasControls controls_;

@@ -42,13 +42,13 @@ glm::vec3 to_glm(const Vec3& v) { return glm::vec3(v.x, v.y, v.z); }
 
 }  // namespace
 
-InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup,
-                               const Options& options, ColorMode color_mode,
-                               RenderMode render_mode)
+InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup, const StartPlan& plan,
+                               const WindowOptions& options, const WaterViewOptions& view)
     : window_(window),
       runner_(*setup.sim),
       input_(input),
       setup_(setup),
+      plan_(plan),
       options_(options),
       renderer_(shader_dir(), data_dir() + "/assets/textures/sky.png"),
       camera_(setup.scene.camera) {
@@ -60,21 +60,21 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   params_ = setup_.sim->params();
   backend_kind_ = setup_.sim->backend().kind;
   device_ = setup_.sim->backend().description;
-  controls_.quality = start_quality(options);
-  controls_.lockstep = options.steps_per_frame > 0;
+  controls_.quality = plan.quality;
+  controls_.lockstep = plan.steps_per_frame > 0;
   quality_applied_ = controls_.quality;
   quality_solver_ = params_.solver;  // start_params applied it (and --set after it)
-  render_.color_mode = color_mode;
-  render_.mode = render_mode;
-  render_.grid_overlay = options.grid_overlay;
+  render_.color_mode = view.color;
+  render_.mode = view.render;
+  render_.grid_overlay = view.grid_overlay;
   render_.two_d = dimensions_ == 2;
-  render_.surface.auto_scale = options.surface_scale_auto;
-  render_.surface.fixed_scale = options.surface_scale;
-  render_.surface.anisotropic = options.surface_anisotropic;
+  render_.surface.auto_scale = view.surface_scale_auto;
+  render_.surface.fixed_scale = view.surface_scale;
+  render_.surface.anisotropic = view.surface_anisotropic;
   renderer_.set_error_check(options.gl_check);
   controls_.panel_hidden = options.hide_panel;
-  controls_.mesh = options.mesh;
-  render_.color_range = default_color_range(color_mode, pressure_scale(params_, setup_.scene));
+  controls_.mesh = view.mesh;
+  render_.color_range = default_color_range(view.color, pressure_scale(params_, setup_.scene));
   render_.particle_radius = 0.5f * setup_.spacing;
   last_reset_count_ = int(setup_.sim->particle_count());
   controls_.particle_target = last_reset_count_;
@@ -84,7 +84,7 @@ InteractiveApp::InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& 
   files.scene_names = list_scenes(files.scene_dir, SceneKind::Any);
   files.gas_scene_names = list_scenes(files.scene_dir, SceneKind::Gas);
   files.record_dir = default_export_dir(std::time(nullptr));
-  files.record_fps = float(options.export_fps);
+  files.record_fps = float(view.record_fps);
   if (options.bench_window > 0.0) {
     bench_ = std::make_unique<WindowBench>(options.bench_window);
     if (options.bench_drag)
@@ -154,13 +154,13 @@ bool InteractiveApp::want_thread() const {
   // CUDA keeps its steps and the interop on this thread (the asynchronous CUDA path is
   // issue 22's); --steps-per-frame is lockstep by definition; a recording takes its frames
   // between steps on this thread.
-  return backend_kind_ == BackendKind::Cpu && options_.steps_per_frame == 0 && !recorder_.active();
+  return backend_kind_ == BackendKind::Cpu && plan_.steps_per_frame == 0 && !recorder_.active();
 }
 
 void InteractiveApp::update_threading() {
   if (want_thread() == runner_.threaded()) return;
   if (want_thread())
-    runner_.start(window_sim_threads(options_));
+    runner_.start(window_sim_threads(plan_));
   else
     runner_.stop();
   device_ = runner_.backend_description();  // the panel's Device line: the steps' threads
@@ -223,7 +223,7 @@ void InteractiveApp::load_scene(const std::string& name_or_path) {
       default_color_range(render_.color_mode, pressure_scale(params_, setup_.scene));
   try {
     with_sim([&](Simulation& sim) {
-      switch_scene(setup_, options_, name_or_path, controls_.quality);
+      switch_scene(setup_, plan_, name_or_path, controls_.quality);
       after_new_particles(sim);
     });
   } catch (const SetupError& e) {
@@ -377,7 +377,7 @@ void InteractiveApp::simulate(double frame_seconds) {
 }
 
 void InteractiveApp::simulate_inline(Simulation& sim, double frame_seconds) {
-  const bool fixed = options_.steps_per_frame > 0;
+  const bool fixed = plan_.steps_per_frame > 0;
   // While recording, the steps are taken here one by one so that every frame time is seen.
   const auto advance = [&](double seconds) {
     if (recorder_.active())
@@ -387,7 +387,7 @@ void InteractiveApp::simulate_inline(Simulation& sim, double frame_seconds) {
   };
   if (!controls_.paused) {
     if (fixed) {
-      for (int k = 0; k < options_.steps_per_frame; ++k) step_once();
+      for (int k = 0; k < plan_.steps_per_frame; ++k) step_once();
     } else {
       advance(std::min(frame_seconds, kMaxFrameSeconds));
     }

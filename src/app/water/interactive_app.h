@@ -6,15 +6,16 @@
 #include <string>
 
 #include "app/window/camera.h"
-#include "app/cli.h"
 #include "sim/io/frame_recorder.h"
 #include "app/window/frame_stats.h"
 #include "app/window/input.h"
 #include "app/water/mouse_tool.h"
 #include "app/window/obstacle_picking.h"
 #include "app/water/panel.h"
+#include "app/water/water_view_options.h"
 #include "app/start/setup.h"
 #include "app/window/window_bench.h"
+#include "app/window/window_options.h"
 #include "render/renderer.h"
 #include "sim/runner/sim_runner.h"
 
@@ -25,8 +26,8 @@ namespace tp {
 class InteractiveApp {
  public:
   // Throws RenderError when the shaders cannot be loaded.
-  InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup, const Options& options,
-                 ColorMode color_mode, RenderMode render_mode);
+  InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup, const StartPlan& plan,
+                 const WindowOptions& window_options, const WaterViewOptions& view);
 
   int run();  ///< the frame loop; returns the exit code
   // The gas scene chosen in the scene list, which this window cannot run: run_window starts
@@ -129,7 +130,8 @@ class InteractiveApp {
   int quality_solver_ = -1;                      ///< for this solver
   InputState& input_;
   SimSetup& setup_;
-  const Options& options_;
+  const StartPlan& plan_;
+  const WindowOptions& options_;
   Renderer renderer_;
   OrbitCamera camera_;
   MouseTool mouse_;
