@@ -30,7 +30,7 @@ struct AppControls : WindowControls {
   int particle_target = 0;               ///< the panel's particle count, applied by Reset
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with
-  /// The surface mode's resolution scale in the last frame, filled by the frame loop.
+  /// The surface mode's resolution scale in the last frame, filled by the mode for the panel.
   float surface_scale = 1.0f;
   /// The mesh mode's settings (edited here, sent to the simulation by the frame loop) and
   /// what its latest mesh cost: "110,232 triangles in 38.1 ms", or why there is none.

@@ -34,6 +34,19 @@ struct WindowControls {
   WidgetLog widgets;   ///< where widgets are, for tests (TIDEPOOL_TEST_WIDGETS=1)
 };
 
+// A request left by the panel or a key, taken once: whether it was made (it is cleared).
+inline bool take_request(bool& requested) {
+  const bool made = requested;
+  requested = false;
+  return made;
+}
+// A scene to switch to (FileControls::scene_request), taken once; "" none.
+inline std::string take_request(std::string& requested) {
+  std::string made;
+  made.swap(requested);
+  return made;
+}
+
 // Where the panel is, horizontally, in window coordinates; both 0 when it is collapsed.
 struct PanelExtent {
   float left = 0.0f, right = 0.0f;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "imgui.h"
 #include "render/screenshot.h"
 #include "util/atomic_file.h"
 
@@ -60,6 +61,20 @@ void cursor_ray(GLFWwindow* window, const InputState& input, const OrbitCamera& 
   int width = 0, height = 0;
   glfwGetWindowSize(window, &width, &height);
   camera.ray(input.cursor_x, input.cursor_y, width, height, origin, direction);
+}
+
+ObstacleDrag::Frame drag_obstacle(GLFWwindow* window, const InputState& input, const OrbitCamera& camera,
+                                  ObstacleDrag& drag, const std::vector<ObstacleShape>& shapes) {
+  glm::vec3 origin, direction;
+  cursor_ray(window, input, camera, &origin, &direction);
+  const bool ctrl = glfwGetKey(window, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
+                    glfwGetKey(window, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
+  // ImGui's io.WantCaptureMouse (from the last NewFrame): the cursor is over the panel, so
+  // the scene does not react to it. Presses there never reach InputState at all.
+  const bool over_scene = !ImGui::GetIO().WantCaptureMouse;
+  const bool other_drag = (input.left && !input.left_ctrl) || input.right || input.middle;
+  return drag.update(shapes, input.left && input.left_ctrl, ctrl && over_scene && !other_drag, origin, direction,
+                     camera.eye(), camera.forward());
 }
 
 void reload_shaders_if_asked(Renderer& renderer, WindowControls& controls) {
@@ -123,6 +138,14 @@ void print_pass_times(const std::vector<PassTime>& times) {
     passes += item;
   }
   if (!passes.empty()) std::printf("tidepool: ms per pass (GPU/CPU): %s\n", passes.c_str());
+}
+
+void print_obstacle_positions(const std::vector<ObstacleShape>& obstacles) {
+  for (size_t i = 0; i < obstacles.size(); ++i) {
+    const ObstacleShape& o = obstacles[i];
+    std::printf("tidepool: obstacle %zu (%s) at %.4f %.4f %.4f m\n", i,
+                o.kind == int(ShapeKind::Sphere) ? "sphere" : "box", o.center.x, o.center.y, o.center.z);
+  }
 }
 
 void play_scripted_drag(const ScriptedDrag& drag, double t, GLFWwindow* window, const OrbitCamera& camera,
