@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app/cli.h"
-#include "app/headless/headless.h"
+#include "app/headless_app.h"
 #include "app/window_app.h"
 #include "sim/water/simulation.h"
 

@@ -1,100 +1,20 @@
 #include "app/window_app.h"
 
-#include <glad/gl.h>
-// glad first: GLFW must not pull in the system GL header.
-#include <GLFW/glfw3.h>
-
-#include <unistd.h>
-
 #include <cstdio>
-#include <functional>
 #include <stdexcept>
 #include <string>
 
-#include "app/gas/gas_app.h"
-#include "app/window/input.h"
-#include "app/water/interactive_app.h"
-#include "util/paths.h"
+#include "app/gas/gas_mode.h"
+#include "app/mode_options.h"
 #include "app/start/setup.h"
-#include "util/stop_signals.h"
-#include "backends/imgui_impl_glfw.h"
-#include "backends/imgui_impl_opengl3.h"
-#include "imgui.h"
+#include "app/water/water_mode.h"
+#include "app/window/app_window.h"
+#include "app/window/frame_loop.h"
 #include "render/gl_program.h"
 #include "sim/backend/backend_select.h"
-#ifdef TP_HAVE_XLIB
-// Last: Xlib's macros (None, Bool, Status, ...) stay out of the headers above.
-#include <X11/Xlib.h>
-#endif
+#include "util/paths.h"
 
 namespace tp {
-
-namespace {
-
-std::string g_glfw_error;  // GLFW reports errors through a callback; keep the last one
-
-void on_glfw_error(int code, const char* description) {
-  g_glfw_error = std::string(description ? description : "unknown error") + " (GLFW error " +
-                 std::to_string(code) + ")";
-}
-
-// GLFW, the window and ImGui, torn down in reverse order whichever way run_window leaves.
-struct GlfwLibrary {
-  bool ok = false;
-  GlfwLibrary() {
-    glfwSetErrorCallback(on_glfw_error);
-    ok = glfwInit() == GLFW_TRUE;
-  }
-  ~GlfwLibrary() {
-    if (ok) glfwTerminate();
-  }
-};
-
-struct Window {
-  GLFWwindow* handle = nullptr;
-  ~Window() {
-    if (handle) glfwDestroyWindow(handle);
-  }
-};
-
-struct ImGuiSession {
-  bool glfw = false, opengl = false;
-  ~ImGuiSession() {
-    if (opengl) ImGui_ImplOpenGL3_Shutdown();
-    if (glfw) ImGui_ImplGlfw_Shutdown();
-    if (ImGui::GetCurrentContext()) ImGui::DestroyContext();
-  }
-};
-
-// The session running (water or gas), to finish if the display goes away.
-std::function<int(int, const std::string&)> g_finish;
-
-#ifdef TP_HAVE_XLIB
-// Xlib calls this when the connection to the X server breaks (the server quit or was
-// killed). Its default prints a cryptic line and exits there and then. Here the session
-// ends the way a stop signal ends it: the recording stopped with every frame a whole file
-// (frames are written between frames, never during an X call), the closing lines, and a
-// last line that names the cause. It must not return (Xlib would exit), and nothing that
-// needs the display (GLFW's or GL's teardown) can run any more: hence _exit.
-int on_display_lost(Display* display) {
-  const std::string reason =
-      std::string("the display ") + DisplayString(display) + " went away";
-  int code = 1;
-  if (g_finish)
-    code = g_finish(1, reason);
-  else
-    std::fprintf(stderr, "tidepool: %s; stopped\n", reason.c_str());
-  std::fflush(nullptr);
-  _exit(code);
-}
-#endif
-
-const char* gl_string(GLenum name) {
-  const GLubyte* text = glGetString(name);
-  return text ? reinterpret_cast<const char*>(text) : "unknown";
-}
-
-}  // namespace
 
 namespace {
 
@@ -124,23 +44,19 @@ void move_to_gl_device(SimSetup& setup) {
 }  // namespace
 
 int run_window(const Options& options) {
-  ColorMode color_mode = ColorMode::Water;
-  if (!parse_color_mode(options.color, &color_mode)) {
-    std::fprintf(stderr, "tidepool: --color must be one of %s, not '%s'\n",
-                 color_mode_names().c_str(), options.color.c_str());
+  WaterViewOptions view;
+  std::string view_error;
+  if (!water_view_options(options, &view, &view_error)) {
+    std::fprintf(stderr, "tidepool: %s\n", view_error.c_str());
     return 2;
   }
-  RenderMode render_mode = RenderMode::Spheres;
-  if (!parse_render_mode(options.render, &render_mode)) {
-    std::fprintf(stderr, "tidepool: --render must be spheres or surface, not '%s'\n",
-                 options.render.c_str());
-    return 2;
-  }
+  const WindowOptions window_opts = window_options(options);
+  StartPlan plan = start_plan(options);
   // Water or gas: the scene says (an unreadable one is make_setup's to report).
   bool gas = false;
   Scene gas_scene;
   try {
-    gas_scene = find_scene(options.scene, scene_dir());
+    gas_scene = find_scene(plan.scene, scene_dir());
     gas = gas_scene.is_gas;
   } catch (const SceneError&) {
   }
@@ -148,92 +64,39 @@ int run_window(const Options& options) {
   GasSession gas_session;
   try {
     if (gas)
-      gas_session = make_gas_session(options, gas_scene, options.sets);
+      gas_session = make_gas_session(plan, gas_scene);
     else
-      setup = make_setup(options);
+      setup = make_setup(plan);
   } catch (const SetupError& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
     return 2;
   }
 
-  catch_stop_signals();  // Ctrl-C and kill end the session as closing the window does
-#ifdef TP_HAVE_XLIB
-  XSetIOErrorHandler(on_display_lost);
-#endif
-  GlfwLibrary glfw;
-  if (!glfw.ok) {
-    std::fprintf(stderr,
-                 "tidepool: cannot open a window (no display?): %s. Use --headless to run "
-                 "without one.\n",
-                 g_glfw_error.c_str());
-    return 2;
-  }
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
-  glfwWindowHint(GLFW_DEPTH_BITS, 24);
-  Window window;
-  window.handle =
-      glfwCreateWindow(options.width > 0 ? options.width : 1280,
-                       options.height > 0 ? options.height : 800, "Tidepool", nullptr, nullptr);
-  if (!window.handle) {
-    std::fprintf(stderr,
-                 "tidepool: cannot create an OpenGL 3.3 core window: %s. Update the graphics "
-                 "driver, or use --headless.\n",
-                 g_glfw_error.c_str());
-    return 2;
-  }
-  glfwMakeContextCurrent(window.handle);
-  if (!gladLoadGL(glfwGetProcAddress)) {
-    std::fprintf(stderr, "tidepool: cannot load the OpenGL functions of this driver.\n");
-    return 2;
-  }
-  glfwSwapInterval(1);
-  std::printf("tidepool: %s; OpenGL: %s, %s\n",
-              gas ? gas_session.backend_message.c_str() : setup.backend_message.c_str(), gl_string(GL_RENDERER),
-              gl_string(GL_VERSION));
+  AppWindow window;
+  if (!window.open(window_opts.width, window_opts.height)) return 2;
+  std::printf("tidepool: %s; OpenGL: %s\n", gas ? gas_session.backend_message.c_str() : setup.backend_message.c_str(),
+              window.gl_description().c_str());
   std::fflush(stdout);
   if (!gas && setup.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(setup);
+  if (!window.start_ui()) return 2;
 
-  // Our callbacks first: ImGui's GLFW backend then installs its own and chains to ours.
-  InputState input;
-  install_input_callbacks(window.handle, &input);
-  ImGuiSession imgui;
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
-  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini left in the user's directory
-  // A drag that starts on the panel's body must not carry the panel along.
-  ImGui::GetIO().ConfigWindowsMoveFromTitleBarOnly = true;
-  ImGui::StyleColorsDark();
-  imgui.glfw = ImGui_ImplGlfw_InitForOpenGL(window.handle, true);
-  imgui.opengl = ImGui_ImplOpenGL3_Init("#version 330");
-  if (!imgui.glfw || !imgui.opengl) {
-    std::fprintf(stderr, "tidepool: cannot start the user interface (Dear ImGui).\n");
-    return 2;
-  }
-
-  // One window for the whole session; the scene list may pass from water to gas and back:
-  // each kind has its app, and a switch to the other kind ends one and starts the other.
+  // One window and one frame loop for the whole session; the scene list may pass from water
+  // to gas and back: each kind is a mode of the loop, and a switch to the other kind ends
+  // one mode and starts the other.
+  FrameLoop loop(window.handle(), window.input(), window_opts);
   Options current = options;
   for (;;) {
     std::string next;
     int code = 0;
     try {
-      struct Running {  // g_finish is the session's only while it runs
-        ~Running() { g_finish = nullptr; }
-      } running;
       if (gas) {
-        GasApp app(window.handle, input, gas_session, current);
-        g_finish = [&app](int c, const std::string& why) { return app.finish(c, why); };
-        code = app.run();
-        next = app.next_scene();
+        GasMode mode(window.handle(), window.input(), gas_session, plan);
+        code = loop.run(mode);
+        next = mode.next_scene();
       } else {
-        InteractiveApp app(window.handle, input, setup, current, color_mode, render_mode);
-        g_finish = [&app](int c, const std::string& why) { return app.finish(c, why); };
-        code = app.run();
-        next = app.next_scene();
+        WaterMode mode(window.handle(), window.input(), setup, plan, view);
+        code = loop.run(mode);
+        next = mode.next_scene();
       }
     } catch (const RenderError& e) {
       std::fprintf(stderr, "tidepool: %s\n", e.what());
@@ -246,14 +109,15 @@ int run_window(const Options& options) {
     current.sets.clear();
     current.cells = 0;
     current.given.clear();
+    plan = start_plan(current);
     try {
       const Scene scene = find_scene(next, scene_dir());
       gas = scene.is_gas;
       if (gas) {
-        gas_session = make_gas_session(current, scene, {});
+        gas_session = make_gas_session(plan, scene);
         setup = SimSetup{};
       } else {
-        setup = make_setup(current);
+        setup = make_setup(plan);
         gas_session = GasSession{};
         if (setup.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(setup);
       }

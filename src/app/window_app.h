@@ -1,4 +1,6 @@
-// The interactive window: GLFW + OpenGL 3.3 + Dear ImGui around one simulation.
+// The interactive window: its platform (app/window/app_window.h), its one frame loop
+// (app/window/frame_loop.h) and the mode the scene's kind picks, water or gas, passing from
+// one to the other when the scene list chooses a scene of the other kind.
 #pragma once
 
 #include "app/cli.h"

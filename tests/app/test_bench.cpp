@@ -11,6 +11,7 @@
 
 #include "app/headless/bench.h"
 #include "app/cli.h"
+#include "app/mode_options.h"
 #include "app/start/setup.h"
 #include "process.h"
 
@@ -143,10 +144,10 @@ TEST(BenchCli, SpacingIsUsedExactlyAtStartAndAfterASceneSwitch) {
   Options o;
   std::string error;
   ASSERT_TRUE(parse("--backend cpu --spacing 0.05 --scene dam_break", &o, &error)) << error;
-  SimSetup setup = make_setup(o);
+  SimSetup setup = make_setup(start_plan(o));
   EXPECT_FLOAT_EQ(setup.sim->spacing(), 0.05f);
   EXPECT_FLOAT_EQ(setup.spacing, 0.05f);
-  switch_scene(setup, o, "pool");
+  switch_scene(setup, start_plan(o), "pool");
   EXPECT_FLOAT_EQ(setup.sim->spacing(), 0.05f);
 }
 

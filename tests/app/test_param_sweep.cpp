@@ -141,7 +141,7 @@ TEST(ParamSweep, CommandLineSetRefusesEveryInvalidValueNamingFieldAndRange) {
     std::string error;
     if (!parse_command_line(int(argv.size()), argv.data(), &options, &error))
       throw std::runtime_error(error);
-    apply_overrides(options, p);
+    apply_overrides(options.sets, p);
   });
 }
 
@@ -233,7 +233,7 @@ TEST(ParamSweep, DtMinAboveDtMaxIsReportedOnEveryPath) {
   options.sets = {{"dt_max", "1e-4"}, {"dt_min", "1e-3"}};
   SimParams q = default_params();
   try {
-    apply_overrides(options, q);
+    apply_overrides(options.sets, q);
     ADD_FAILURE() << "--set dt_min above dt_max was accepted";
   } catch (const SetupError& e) {
     EXPECT_NE(std::string(e.what()).find("dt_max"), std::string::npos) << e.what();

@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 
+#include "app/mode_options.h"
 #include "sim/io/frame_recorder.h"
 #include "app/water/panel.h"
 #include "sim/scene/preset.h"
@@ -54,7 +55,7 @@ Options cpu_options(const std::string& scene) {
 TEST(SceneSwitch, ABadFileLeavesTheRunningSceneAsItWas) {
   const std::string dir = temp_dir("bad");
   const Options options = cpu_options(scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]"));
-  SimSetup setup = make_setup(options);
+  SimSetup setup = make_setup(start_plan(options));
   setup.sim->params().viscosity = 0.03f;  // a panel edit
   for (int k = 0; k < 5; ++k) setup.sim->step();
   const uint count = setup.sim->particle_count();
@@ -63,14 +64,14 @@ TEST(SceneSwitch, ABadFileLeavesTheRunningSceneAsItWas) {
   const std::string bad = write(dir + "/bad.json", R"({ "tank": { "min": [0, 0, 0], "max": [1, 1, 1] },
     "fluid_blocks": [ { "min": [0, 0, 0], "max": [0.5, 0.5] } ] })");
   try {
-    switch_scene(setup, options, bad);
+    switch_scene(setup, start_plan(options), bad);
     ADD_FAILURE() << "a bad scene file was loaded";
   } catch (const SetupError& e) {
     EXPECT_EQ(std::string(e.what()),
               "scene file '" + bad + "': fluid_blocks[0].max must be an array of 3 numbers, not an "
               "array of 2 elements");
   }
-  EXPECT_THROW(switch_scene(setup, options, dir + "/nothing.json"), SetupError);
+  EXPECT_THROW(switch_scene(setup, start_plan(options), dir + "/nothing.json"), SetupError);
   EXPECT_EQ(setup.scene.source, options.scene);
   EXPECT_EQ(setup.sim->particle_count(), count);
   EXPECT_EQ(setup.sim->stats().simulated_time, time) << "no reset";
@@ -83,7 +84,7 @@ TEST(SceneSwitch, TheNewScenesParamsReplaceThePhysicsAndTheSolverStays) {
   const std::string dir = temp_dir("good");
   Options options = cpu_options(scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]"));
   options.sets = {{"stiffness", "60000"}};
-  SimSetup setup = make_setup(options);
+  SimSetup setup = make_setup(start_plan(options));
   setup.sim->params().solver = int(SolverKind::Pbf);  // the user's pick
   setup.sim->params().viscosity = 0.03f;               // a panel edit
   for (int k = 0; k < 5; ++k) setup.sim->step();
@@ -93,7 +94,7 @@ TEST(SceneSwitch, TheNewScenesParamsReplaceThePhysicsAndTheSolverStays) {
       scene_file(dir + "/b.json", "[1, 0.3, 0.5]",
                  R"("params": { "viscosity": 0.02, "solver": "pcisph", "dt_max": 0.004 },
                     "camera": { "distance": 2.5 })");
-  switch_scene(setup, options, b);
+  switch_scene(setup, start_plan(options), b);
   EXPECT_EQ(setup.scene.source, b);
   EXPECT_EQ(setup.scene.camera.distance, 2.5f);
   EXPECT_NE(setup.sim->particle_count(), before);
@@ -110,24 +111,24 @@ TEST(StartParams, TheWindowStartsRealtimePbfAndHeadlessRunsAccurate) {
   const std::string dir = temp_dir("quality");
   Options options = cpu_options(scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]"));
   options.particles = 500;  // no measurement: this is about the parameters
-  const SimParams window = make_setup(options).sim->params();
+  const SimParams window = make_setup(start_plan(options)).sim->params();
   EXPECT_EQ(window.solver, int(SolverKind::Pbf)) << "realtime picks PBF when nothing chose one";
   EXPECT_TRUE(matches_quality(window, Quality::Realtime, BackendKind::Cpu));
   EXPECT_EQ(window.pbf_iterations, 3);
 
   Options headless = options;
   headless.headless = true;
-  const SimParams accurate = make_setup(headless).sim->params();
+  const SimParams accurate = make_setup(start_plan(headless)).sim->params();
   EXPECT_EQ(accurate.solver, int(SolverKind::Wcsph)) << "headless: today's defaults";
   EXPECT_TRUE(matches_quality(accurate, Quality::Accurate, BackendKind::Cpu));
 
   Options asked = options;
   asked.quality = "accurate";
-  EXPECT_EQ(make_setup(asked).sim->params().solver, int(SolverKind::Wcsph));
+  EXPECT_EQ(make_setup(start_plan(asked)).sim->params().solver, int(SolverKind::Wcsph));
   asked.quality = "realtime";
   asked.headless = true;
   asked.solver = "pcisph";
-  const SimParams pcisph = make_setup(asked).sim->params();
+  const SimParams pcisph = make_setup(start_plan(asked)).sim->params();
   EXPECT_EQ(pcisph.solver, int(SolverKind::Pcisph)) << "--solver wins over the quality's pick";
   EXPECT_TRUE(matches_quality(pcisph, Quality::Realtime, BackendKind::Cpu));
 
@@ -136,15 +137,15 @@ TEST(StartParams, TheWindowStartsRealtimePbfAndHeadlessRunsAccurate) {
       scene_file(dir + "/b.json", "[0.5, 0.5, 0.5]", R"("params": { "dt_max": 0.004 })"));
   scene.particles = 500;
   scene.sets = {{"pbf_iterations", "5"}};
-  const SimParams layered = make_setup(scene).sim->params();
+  const SimParams layered = make_setup(start_plan(scene)).sim->params();
   EXPECT_EQ(layered.dt_max, 0.004f);
   EXPECT_EQ(layered.pbf_iterations, 5);
   EXPECT_EQ(layered.cfl, 1.0f) << "the rest of realtime-pbf";
 
   // A scene switch at the window's quality, for the running solver.
-  SimSetup setup = make_setup(options);
+  SimSetup setup = make_setup(start_plan(options));
   setup.sim->params().solver = int(SolverKind::Wcsph);
-  switch_scene(setup, options, dir + "/a.json", Quality::Accurate);
+  switch_scene(setup, start_plan(options), dir + "/a.json", Quality::Accurate);
   EXPECT_EQ(setup.sim->params().solver, int(SolverKind::Wcsph));
   EXPECT_TRUE(matches_quality(setup.sim->params(), Quality::Accurate, BackendKind::Cpu));
 }
@@ -189,7 +190,7 @@ TEST(StartParams, SceneThenPresetThenSolverThenSet) {
   const std::string preset = write(dir + "/p.json", R"({"tidepool_preset": 1, "params":
       {"viscosity": 0.03, "stiffness": 100000, "solver": "pbf"}})");
   options.preset = preset;
-  SimSetup setup = make_setup(options);
+  SimSetup setup = make_setup(start_plan(options));
   const SimParams& p = setup.sim->params();
   EXPECT_EQ(p.alpha, 0.05f) << "the scene's";
   EXPECT_EQ(p.viscosity, 0.03f) << "the preset's over the scene's";
@@ -198,14 +199,14 @@ TEST(StartParams, SceneThenPresetThenSolverThenSet) {
 
   options.solver = "pcisph";
   options.sets = {{"stiffness", "200000"}, {"cfl", "0.5"}};
-  setup = make_setup(options);
+  setup = make_setup(start_plan(options));
   EXPECT_EQ(setup.sim->params().solver, int(SolverKind::Pcisph)) << "--solver over the preset";
   EXPECT_EQ(setup.sim->params().stiffness, 200000.0f) << "--set over the preset";
   EXPECT_EQ(setup.sim->params().cfl, 0.5f) << "--set over the scene";
 
   options.preset = write(dir + "/bad.json", R"({"tidepool_preset": 1, "params": {"cfl": 7}})");
   try {
-    make_setup(options);
+    make_setup(start_plan(options));
     ADD_FAILURE() << "a bad preset was accepted";
   } catch (const SetupError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("preset file '" + options.preset + "': params.cfl: 7", 0),
@@ -231,7 +232,7 @@ TEST(FrameRecorder, NamesFramesForParaViewAndCountsBytes) {
   const std::string scene = scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]");
   Options options = cpu_options(scene);
   options.quality = "accurate";  // steps of at most 5 ms: a frame every 10 ms is due on time
-  SimSetup setup = make_setup(options);
+  SimSetup setup = make_setup(start_plan(options));
   FrameRecorder recorder;
   std::string error;
   ASSERT_TRUE(recorder.start(dir + "/out/deeper", 100.0, true, &error)) << error;
@@ -288,7 +289,7 @@ TEST(PanelText, WaterDepthCountsSpheresAndFlowCountsGroupThousands) {
 TEST(SceneSwitch, WhatDoesNotFitInMemoryIsRefusedAndTheSceneRunsOn) {
   const std::string dir = temp_dir("memory");
   const Options options = cpu_options(scene_file(dir + "/a.json", "[0.5, 0.5, 0.5]"));
-  SimSetup setup = make_setup(options);
+  SimSetup setup = make_setup(start_plan(options));
   setup.sim->step();
   const uint count = setup.sim->particle_count();
   setenv("TIDEPOOL_MEMORY_MB", "30", 1);
@@ -308,7 +309,7 @@ TEST(SceneSwitch, WhatDoesNotFitInMemoryIsRefusedAndTheSceneRunsOn) {
   Options fine = options;
   fine.spacing = 0.004;
   const std::string other = scene_file(dir + "/b.json", "[1, 1, 0.5]");
-  const std::string switched = refusal([&] { switch_scene(setup, fine, other); });
+  const std::string switched = refusal([&] { switch_scene(setup, start_plan(fine), other); });
   EXPECT_NE(switched.find("about 7,812,500 particles at spacing 0.004 m"), std::string::npos)
       << switched;
   EXPECT_NE(switched.find("but only 30 MB is free"), std::string::npos) << switched;

@@ -62,7 +62,7 @@ void statistics_section(GasPanelSim& sim, const FrameStats& frame, GasControls& 
 }
 
 void simulation_section(GasPanelSim& sim, const FrameStats& frame, GasControls& controls) {
-  AppControls& common = controls.common;
+  WindowControls& common = controls.common;
   if (ImGui::Button(common.paused ? "Resume" : "Pause")) common.paused = !common.paused;
   ImGui::SameLine();
   if (ImGui::Button("Step")) common.step_requested = true;

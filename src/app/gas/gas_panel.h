@@ -11,7 +11,8 @@
 #include <glm/glm.hpp>
 
 #include "app/window/frame_stats.h"
-#include "app/water/panel.h"
+#include "app/window/panel_common.h"
+#include "render/render_types.h"
 #include "sim/gas/gas_sim.h"
 #include "sim/scene/scene.h"
 
@@ -30,7 +31,7 @@ struct GasMouse {
 };
 
 struct GasControls {
-  AppControls common;     ///< pause, step, reset, screenshots, scenes, state files, widgets
+  WindowControls common;     ///< pause, step, reset, screenshots, scenes, state files, widgets
   int cells = 0;          ///< the panel's grid: cells along the longest side, applied by Reset
   int running_cells = 0;  ///< the grid's now
   GasShade shade;         ///< the view, the sun, the range of the colour maps

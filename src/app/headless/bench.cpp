@@ -96,31 +96,6 @@ bool has_figures(const BenchRow& row) {
 
 }  // namespace
 
-// ---- the matrix ---------------------------------------------------------------------------------
-
-std::vector<BenchConfig> bench_matrix(const Options& o) {
-  const std::vector<std::string> scenes =
-      o.scene_list.empty() ? std::vector<std::string>{o.scene} : o.scene_list;
-  const std::vector<std::string> solvers =
-      o.solver_list.empty() ? std::vector<std::string>{o.solver} : o.solver_list;
-  const std::vector<std::string> backends =
-      o.backend_list.empty() ? std::vector<std::string>{o.backend} : o.backend_list;
-  const std::vector<int> threads =
-      o.threads_list.empty() ? std::vector<int>{o.threads} : o.threads_list;
-  std::vector<std::pair<uint64_t, double>> sizes;  // (particles, spacing)
-  for (uint64_t n : o.particles_list) sizes.emplace_back(n, 0.0);
-  for (double s : o.spacing_list) sizes.emplace_back(0, s);
-  if (sizes.empty()) sizes.emplace_back(o.particles, o.spacing);
-  std::vector<BenchConfig> matrix;
-  for (const std::string& scene : scenes)
-    for (const std::string& solver : solvers)
-      for (const auto& [particles, spacing] : sizes)
-        for (const std::string& backend : backends)
-          for (int t : threads)
-            matrix.push_back(BenchConfig{scene, solver, backend, particles, spacing, t});
-  return matrix;
-}
-
 // ---- the mesh -------------------------------------------------------------------------------
 
 void measure_mesh(Simulation& sim, const MeshSettings& settings, BenchRow* row) {
@@ -287,7 +262,7 @@ MachineInfo this_machine() {
   return m;
 }
 
-std::string bench_json(const std::vector<BenchRow>& rows, const Options& o,
+std::string bench_json(const std::vector<BenchRow>& rows, const StartPlan& plan, const HeadlessOptions& o,
                        const MachineInfo& machine, bool complete) {
   using nlohmann::ordered_json;
   ordered_json j;
@@ -307,10 +282,10 @@ std::string bench_json(const std::vector<BenchRow>& rows, const Options& o,
                   {"flags", machine.flags},
                   {"backends", machine.backends}};
   ordered_json sets = ordered_json::object();
-  for (const auto& [key, value] : o.sets) sets[key] = value;  // the last of a key wins
+  for (const auto& [key, value] : plan.layers.sets) sets[key] = value;  // the last of a key wins
   j["settings"] = {{"steps", o.steps ? ordered_json(o.steps) : ordered_json()},
                    {"time_s", o.time > 0 ? ordered_json(o.time) : ordered_json()},
-                   {"preset", o.preset.empty() ? ordered_json() : ordered_json(o.preset)},
+                   {"preset", plan.layers.preset_file.empty() ? ordered_json() : ordered_json(plan.layers.preset_file)},
                    {"set", sets}};
   if (!o.steps && o.time <= 0) j["settings"]["steps"] = 300;  // the bench's default
   ordered_json runs = ordered_json::array();
@@ -393,9 +368,9 @@ struct Planned {
 
 }  // namespace
 
-int run_bench(const Options& o) {
+int run_bench(const StartPlan& plan, const BenchOptions& bench, const HeadlessOptions& run) {
   std::string error;
-  if (!o.bench_json.empty() && o.bench_json != "-" && !check_writable(o.bench_json, &error)) {
+  if (!bench.json.empty() && bench.json != "-" && !check_writable(bench.json, &error)) {
     std::fprintf(stderr, "tidepool: --bench-json: %s\n", error.c_str());
     return 2;
   }
@@ -403,19 +378,17 @@ int run_bench(const Options& o) {
   auto use_threads = [&](int threads) {
     omp_set_num_threads(threads > 0 ? std::min(threads, omp_get_num_procs()) : all_threads);
   };
-  const std::vector<int> thread_items =
-      o.threads_list.empty() ? std::vector<int>{o.threads} : o.threads_list;
-  const size_t size = bench_configurations(o);
+  const size_t size = bench.configurations;
 
   // Everything is checked before the first row runs, so that a typo or a configuration
   // that does not fit in memory stops the run now and not an hour into it.
   std::map<std::string, BackendChoice> choices;
   std::map<std::string, Scene> scenes;
   std::optional<Preset> preset;
-  std::vector<Planned> plan;
+  std::vector<Planned> planned;
   try {
-    if (!o.preset.empty()) preset = load_preset_file(o.preset);
-    for (const BenchConfig& config : bench_matrix(o)) {
+    if (!plan.layers.preset_file.empty()) preset = load_preset_file(plan.layers.preset_file);
+    for (const BenchConfig& config : bench.matrix) {
       if (!choices.count(config.backend)) {
         BackendRequest request = BackendRequest::Auto;
         parse_backend_request(config.backend, &request);
@@ -424,24 +397,24 @@ int run_bench(const Options& o) {
       const BackendChoice& choice = choices[config.backend];
       // Threads are the CPU's: a CUDA configuration runs once, whatever --threads lists.
       const bool on_cpu = choice.ok && choice.kind == BackendKind::Cpu;
-      if (!on_cpu && config.threads != thread_items.front()) continue;
+      if (!on_cpu && config.threads != bench.matrix.front().threads) continue;  // the first --threads item
       Planned p{config, std::nullopt, "", 0.0};
       if (!choice.ok) {
         const std::string prefix = "--backend cuda: ";
         p.skip = choice.message.compare(0, prefix.size(), prefix) == 0
                      ? choice.message.substr(prefix.size())
                      : choice.message;
-        plan.push_back(p);
+        planned.push_back(p);
         continue;
       }
       p.backend = choice;
       if (!scenes.count(config.scene)) scenes[config.scene] = find_scene(config.scene, scene_dir());
       const Scene& scene = scenes[config.scene];
-      Options row = o;
-      row.solver = config.solver;
+      StartPlan row = plan;
+      row.layers.solver = config.solver;
       row.particles = config.particles;
       row.spacing = config.spacing;
-      start_params(scene, row, preset ? &*preset : nullptr);  // throws on a bad --set
+      start_params(scene, row.layers, preset ? &*preset : nullptr, BackendKind::Cpu, row.quality);  // a bad --set
       // Without a size, the count the app starts with on all cores: rows that differ only
       // in --threads simulate the same water.
       use_threads(0);
@@ -453,7 +426,7 @@ int run_bench(const Options& o) {
                              ? "--bench configuration '" + config_label(config) + "': " + e.what()
                              : std::string(e.what()));
       }
-      plan.push_back(p);
+      planned.push_back(p);
     }
   } catch (const SetupError& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
@@ -472,14 +445,14 @@ int run_bench(const Options& o) {
   bool interrupted = false;
   bool json_failed = false;
   auto write_json = [&](bool complete) {
-    if (o.bench_json.empty() || o.bench_json == "-") return;
-    if (!write_file_atomic(o.bench_json, bench_json(rows, o, machine, complete), &error)) {
+    if (bench.json.empty() || bench.json == "-") return;
+    if (!write_file_atomic(bench.json, bench_json(rows, plan, run, machine, complete), &error)) {
       std::fprintf(stderr, "tidepool: --bench-json: %s\n", error.c_str());
       json_failed = true;
     }
   };
-  for (size_t k = 0; k < plan.size() && !interrupted; ++k) {
-    const Planned& p = plan[k];
+  for (size_t k = 0; k < planned.size() && !interrupted; ++k) {
+    const Planned& p = planned[k];
     BenchRow row;
     row.config = p.config;
     row.scene = p.config.scene;
@@ -490,21 +463,21 @@ int run_bench(const Options& o) {
       row.reason = p.skip;
       BenchConfig label = p.config;
       label.threads = 0;  // not the CPU's
-      std::fprintf(stderr, "tidepool: bench %zu/%zu: %s: skipped (%s)\n", k + 1, plan.size(),
+      std::fprintf(stderr, "tidepool: bench %zu/%zu: %s: skipped (%s)\n", k + 1, planned.size(),
                    config_label(label).c_str(), p.skip.c_str());
       rows.push_back(row);
       continue;
     }
-    Options options = o;
-    options.scene = p.config.scene;
-    options.solver = p.config.solver;
-    options.backend = p.config.backend;
-    options.threads = p.config.threads;
-    options.particles = 0;
-    options.spacing = p.spacing;
+    StartPlan row_plan = plan;
+    row_plan.scene = p.config.scene;
+    row_plan.layers.solver = p.config.solver;
+    row_plan.backend = p.config.backend;
+    row_plan.threads = p.config.threads;
+    row_plan.particles = 0;
+    row_plan.spacing = p.spacing;
     use_threads(p.config.threads);
     try {
-      SimSetup setup = make_setup(options);
+      SimSetup setup = make_setup(row_plan);
       Simulation& sim = *setup.sim;
       const RunStats before = sim.stats();
       row.scene = setup.scene.name;
@@ -517,11 +490,11 @@ int run_bench(const Options& o) {
       row.particles = sim.particle_count();
       row.boundary = sim.boundary_count();
       std::fprintf(stderr, "tidepool: bench %zu/%zu: %s, %s, %s, %llu particles (spacing %.5g m)\n",
-                   k + 1, plan.size(), row.scene.c_str(), row.solver.c_str(),
+                   k + 1, planned.size(), row.scene.c_str(), row.solver.c_str(),
                    row.threads ? (std::to_string(row.threads) + " CPU threads").c_str()
                                : row.backend_description.c_str(),
                    (unsigned long long)row.particles, row.spacing);
-      const int code = run_setup(setup, options, &row.wall_seconds);
+      const int code = run_setup(setup, run, &row.wall_seconds);
       row.stats = sim.stats();
       // Phase times count from the reset, which already builds the grid once: keep this
       // run's steps only, so that the phases add up to the time per step.
@@ -531,7 +504,7 @@ int run_bench(const Options& o) {
       row.steps = row.stats.steps - before.steps;
       row.simulated_seconds = row.stats.simulated_time - before.simulated_time;
       row.particles_end = sim.particle_count();
-      if (code == 0 && o.bench_mesh) measure_mesh(sim, o.mesh, &row);
+      if (code == 0 && bench.mesh) measure_mesh(sim, run.mesh, &row);
       if (code == 2) return 2;  // one configuration's --report or --export was refused
       if (code == 130) {
         row.status = "interrupted";
@@ -542,7 +515,7 @@ int run_bench(const Options& o) {
     } catch (const SetupError& e) {
       // Checked before the first row, except what only making it shows (a bad state file).
       std::fprintf(stderr, "tidepool: %s\n", e.what());
-      if (plan.size() == 1) return 2;
+      if (planned.size() == 1) return 2;
       row.status = "failed";
       row.reason = e.what();
       status = 1;
@@ -550,7 +523,7 @@ int run_bench(const Options& o) {
       // A failure of one configuration (a CUDA error, memory) does not lose the others.
       row.status = "failed";
       row.reason = e.what();
-      std::fprintf(stderr, "tidepool: bench %zu/%zu: %s: failed: %s\n", k + 1, plan.size(),
+      std::fprintf(stderr, "tidepool: bench %zu/%zu: %s: failed: %s\n", k + 1, planned.size(),
                    config_label(p.config).c_str(), e.what());
       status = 1;
     }
@@ -558,7 +531,7 @@ int run_bench(const Options& o) {
       std::fprintf(stderr,
                    "tidepool: bench %zu/%zu: %llu steps, %s ms/step, %s wall s per "
                    "simulated s\n",
-                   k + 1, plan.size(), (unsigned long long)row.steps,
+                   k + 1, planned.size(), (unsigned long long)row.steps,
                    figure(row.ms_per_step()).c_str(),
                    figure(row.wall_per_simulated_second()).c_str());
     rows.push_back(row);
@@ -568,12 +541,12 @@ int run_bench(const Options& o) {
 
   const std::string table = bench_table(rows);
   // With the JSON on standard output, the table goes to standard error.
-  std::fputs(table.c_str(), o.bench_json == "-" ? stderr : stdout);
-  if (o.bench_json == "-") std::fputs(bench_json(rows, o, machine, !interrupted).c_str(), stdout);
+  std::fputs(table.c_str(), bench.json == "-" ? stderr : stdout);
+  if (bench.json == "-") std::fputs(bench_json(rows, plan, run, machine, !interrupted).c_str(), stdout);
   json_failed = false;  // the final write is the one that counts
   write_json(!interrupted);
-  if (!o.bench_json.empty() && o.bench_json != "-" && !json_failed)
-    std::fprintf(stderr, "tidepool: bench results in %s\n", o.bench_json.c_str());
+  if (!bench.json.empty() && bench.json != "-" && !json_failed)
+    std::fprintf(stderr, "tidepool: bench results in %s\n", bench.json.c_str());
   return interrupted ? 130 : json_failed ? 1 : status;
 }
 

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.h"
+#include "app/headless/headless.h"
+#include "app/start/start_plan.h"
 #include "sim/water/simulation.h"
 
 namespace tp {
@@ -22,9 +23,17 @@ struct BenchConfig {
   int threads = 0;         ///< --threads item; 0 = all cores
 };
 
-// The configurations of a --bench command line, scene outermost, then solver, particle
-// count (or spacing), backend and threads. Options without a list count as one item.
-std::vector<BenchConfig> bench_matrix(const Options& options);
+// What a --bench run asks beyond the start plan (whose scene, solver, backend, threads and
+// size each configuration replaces) and the run's length.
+struct BenchOptions {
+  /// The configurations, scene outermost, then solver, particle count (or spacing), backend
+  /// and threads (bench_matrix, src/app/mode_options.h).
+  std::vector<BenchConfig> matrix;
+  size_t configurations = 1;  ///< how many the command line asks for (bench_configurations)
+  std::vector<int> cells;     ///< gas scenes: --cells items, each a row per scene; empty: the scene's
+  std::string json;           ///< --bench-json FILE, or "-" for stdout; "" none
+  bool mesh = true;           ///< --bench-mesh: time the surface mesh after each run
+};
 
 // One row of results. `status` is "ok", "skipped" (the backend is not available here:
 // `reason` says why), "failed" (`reason` is the error) or "interrupted" (Ctrl-C; the
@@ -79,12 +88,13 @@ struct MachineInfo {
 MachineInfo this_machine();
 
 // The JSON document: {"tidepool_bench": 1, "complete", "machine", "settings", "runs"}.
-std::string bench_json(const std::vector<BenchRow>& rows, const Options& options,
+// Its settings: `plan`'s --preset and --set, `run`'s length.
+std::string bench_json(const std::vector<BenchRow>& rows, const StartPlan& plan, const HeadlessOptions& run,
                        const MachineInfo& machine, bool complete);
 
 // Runs the matrix; returns the exit code: 0, 2 for a bad request (checked for every
 // configuration before the first runs), 1 when a row failed or the JSON could not be
 // written, 130 when interrupted.
-int run_bench(const Options& options);
+int run_bench(const StartPlan& plan, const BenchOptions& bench, const HeadlessOptions& run);
 
 }  // namespace tp

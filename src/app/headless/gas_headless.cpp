@@ -22,19 +22,15 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// Options that mean particles: refused by name rather than ignored.
-bool refuse_water_options(const Options& o) {
-  const std::string why = water_option_refusal(o);
-  if (why.empty()) return false;
-  std::fprintf(stderr, "tidepool: %s\n", why.c_str());
-  return true;
-}
-
-// The options checked and the backend chosen; false after saying why.
-bool start(const Options& o, BackendChoice* choice) {
-  if (refuse_water_options(o)) return false;
+// The plan checked (options that mean particles are refused by name rather than ignored)
+// and the backend chosen; false after saying why.
+bool start(const StartPlan& plan, BackendChoice* choice) {
+  if (const std::string why = gas_refusal(plan); !why.empty()) {
+    std::fprintf(stderr, "tidepool: %s\n", why.c_str());
+    return false;
+  }
   try {
-    *choice = start_backend(o);
+    *choice = start_backend(plan);
   } catch (const SetupError& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
     return false;
@@ -68,21 +64,13 @@ void add_phases(std::vector<std::pair<std::string, double>>* sums, const GasStat
 
 }  // namespace
 
-std::string water_option_refusal(const Options& o) {
-  for (const char* option : {"--particles", "--spacing", "--solver", "--preset", "--load-state", "--save-state",
-                             "--export-mesh", "--quality", "--render", "--color"})
-    if (o.given.count(option))
-      return std::string(option) + " is for water scenes; '" + o.scene + "' is a gas scene (use --cells N for its grid)";
-  return "";
-}
-
-int run_gas_headless(const Options& o, const Scene& scene) {
+int run_gas_headless(const StartPlan& plan, const Scene& scene, const HeadlessOptions& o) {
   BackendChoice choice;
-  if (!start(o, &choice)) return 2;
+  if (!start(plan, &choice)) return 2;
   std::unique_ptr<GasSimulation> gas;
   try {
     gas = make_gas_simulation(choice.kind);
-    start_gas(*gas, scene, o.cells, o.sets, choice.kind);
+    start_gas(*gas, scene, plan.cells, plan.layers.sets, choice.kind);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
     return 2;
@@ -204,10 +192,11 @@ int run_gas_headless(const Options& o, const Scene& scene) {
   return status ? status : stop_signal() ? 130 : 0;
 }
 
-int run_gas_bench(const Options& o, const std::vector<Scene>& scenes) {
+int run_gas_bench(const StartPlan& plan, const std::vector<Scene>& scenes, const BenchOptions& bench,
+                  const HeadlessOptions& o) {
   BackendChoice choice;
-  if (!start(o, &choice)) return 2;
-  const std::vector<int> cells = o.cells_list.empty() ? std::vector<int>{0} : o.cells_list;
+  if (!start(plan, &choice)) return 2;
+  const std::vector<int> cells = bench.cells.empty() ? std::vector<int>{0} : bench.cells;
   const int64_t steps = o.steps > 0 ? o.steps : 30;
   json rows = json::array();
   std::printf("Gas benchmark (%s), %lld steps after 10 to warm up\n", choice.message.c_str(), (long long)steps);
@@ -217,7 +206,7 @@ int run_gas_bench(const Options& o, const std::vector<Scene>& scenes) {
       std::unique_ptr<GasSimulation> gas;
       try {
         gas = make_gas_simulation(choice.kind);
-        start_gas(*gas, scene, c, o.sets, choice.kind);
+        start_gas(*gas, scene, c, plan.layers.sets, choice.kind);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "tidepool: %s\n", e.what());
         return 2;
@@ -257,12 +246,12 @@ int run_gas_bench(const Options& o, const std::vector<Scene>& scenes) {
       rows.push_back(row);
     }
   }
-  if (!o.bench_json.empty()) {
+  if (!bench.json.empty()) {
     const std::string text = rows.dump(2) + "\n";
     std::string error;
-    if (o.bench_json == "-")
+    if (bench.json == "-")
       std::fputs(text.c_str(), stdout);
-    else if (!write_file_atomic(o.bench_json, text, &error)) {
+    else if (!write_file_atomic(bench.json, text, &error)) {
       std::fprintf(stderr, "tidepool: --bench-json: %s\n", error.c_str());
       return 1;
     }

@@ -7,16 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "app/cli.h"
+#include "app/headless/bench.h"
+#include "app/headless/headless.h"
+#include "app/start/start_plan.h"
 #include "sim/scene/scene.h"
 
 namespace tp {
 
-// The sentence refusing the first option given that only water scenes take (--particles,
-// --solver, ...), "" when there is none.
-std::string water_option_refusal(const Options& options);
-
-int run_gas_headless(const Options& options, const Scene& scene);
-int run_gas_bench(const Options& options, const std::vector<Scene>& scenes);
+// --headless on `scene`, a gas scene: the backend, --cells and --set of `plan`, run as
+// `run` says. Returns the exit code as run_setup's (headless.h).
+int run_gas_headless(const StartPlan& plan, const Scene& scene, const HeadlessOptions& run);
+// --bench on gas scenes: each scene at each of bench.cells, --steps steps after 10 to warm up.
+int run_gas_bench(const StartPlan& plan, const std::vector<Scene>& scenes, const BenchOptions& bench,
+                  const HeadlessOptions& run);
 
 }  // namespace tp

@@ -6,52 +6,19 @@
 #include <tuple>
 #include <vector>
 
-#include "app/headless/bench.h"
-#include "sim/io/frame_recorder.h"
-#include "app/headless/gas_headless.h"
-#include "util/paths.h"
 #include "app/start/setup.h"
-#include "util/stop_signals.h"
+#include "sim/io/frame_recorder.h"
 #include "sim/io/particle_io.h"
 #include "sim/water/params.h"
+#include "util/paths.h"
+#include "util/stop_signals.h"
 
 namespace tp {
 
-namespace {
-
-// Gas scenes run on their own path (src/app/headless/gas_headless.cpp): 1 when all are gas, 0 when
-// none is (or a name is wrong: the water path says so), -1 when they are mixed.
-int gas_scenes(const Options& o, std::vector<Scene>* scenes) {
-  const std::vector<std::string> names = o.scene_list.empty() ? std::vector<std::string>{o.scene} : o.scene_list;
-  int gas = 0;
-  for (const std::string& name : names) {
-    try {
-      scenes->push_back(find_scene(name, scene_dir()));
-    } catch (const SceneError&) {
-      return 0;
-    }
-    gas += scenes->back().is_gas ? 1 : 0;
-  }
-  return gas == 0 ? 0 : gas == int(names.size()) ? 1 : -1;
-}
-
-}  // namespace
-
-int run_headless(const Options& o) {
-  std::vector<Scene> scenes;
-  switch (gas_scenes(o, &scenes)) {
-    case 1:
-      return o.bench ? run_gas_bench(o, scenes) : run_gas_headless(o, scenes.front());
-    case -1:
-      std::fprintf(stderr, "tidepool: --bench runs gas scenes and water scenes separately; list one kind\n");
-      return 2;
-    default:
-      break;
-  }
-  if (o.bench) return run_bench(o);
+int run_water_headless(const StartPlan& plan, const HeadlessOptions& run) {
   SimSetup setup;
   try {
-    setup = make_setup(o);
+    setup = make_setup(plan);
   } catch (const SetupError& e) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
     return 2;
@@ -59,10 +26,10 @@ int run_headless(const Options& o) {
   std::fprintf(stderr, "tidepool: %s; %u particles, spacing %.4f m\n",
                setup.backend_message.c_str(), setup.sim->particle_count(), setup.sim->spacing());
   double wall = 0.0;
-  return run_setup(setup, o, &wall);
+  return run_setup(setup, run, &wall);
 }
 
-int run_setup(SimSetup& setup, const Options& o, double* wall_out) {
+int run_setup(SimSetup& setup, const HeadlessOptions& o, double* wall_out) {
   *wall_out = 0.0;
   Simulation& sim = *setup.sim;
   std::string error;

@@ -1,19 +1,40 @@
-// Running without a window: --headless (simulate, export, report) and --bench.
+// Running without a window: a water scene's headless run (simulate, export, report); the
+// benchmarks are in bench.h, the gas's runs in gas_headless.h. Which one runs is the top's
+// choice (src/app/headless_app.cpp).
 #pragma once
 
-#include "app/cli.h"
+#include <cstdint>
+#include <string>
+
 #include "app/start/setup.h"
+#include "app/start/start_plan.h"
+#include "sim/mesh/mesh.h"
 
 namespace tp {
 
-// --headless, or with --bench the benchmark (app/headless/bench.h). Returns the process exit code:
-// 0 on success, 2 on a bad request, 1 on a failed write, 130 when interrupted (Ctrl-C).
-int run_headless(const Options& options);
+// What a headless run writes, and how long it runs.
+struct HeadlessOptions {
+  double time = 0.0;                ///< --time: simulated seconds to run to (0: --steps or the default)
+  int64_t steps = 0;                ///< --steps: steps to run (0: --time or the default)
+  std::string report;               ///< --report: JSON path, or "-" for stdout
+  std::string export_dir;           ///< --export: PLY frames (water) or VTK images (gas)
+  double export_fps = 30.0;         ///< --export-fps
+  std::string export_mesh_dir;      ///< --export-mesh: surface mesh frames (mesh_00000.ply, ...)
+  std::string mesh_format = "ply";  ///< --mesh-format: ply | obj
+  MeshSettings mesh;                ///< --mesh-cell, --mesh-iso, --mesh-anisotropic
+  std::string save_state;           ///< --save-state FILE: the state at the end
+  bool bench = false;               ///< a benchmark's run: 300 steps unless --steps or --time
+};
+
+// --headless on a water scene: the simulation `plan` starts, run by run_setup. Returns the
+// process exit code: 0 on success, 2 on a bad request, 1 on a failed write, 130 when
+// interrupted (Ctrl-C).
+int run_water_headless(const StartPlan& plan, const HeadlessOptions& run);
 
 // Runs a set-up simulation without a window until --steps or --time (default: one more
 // simulated second; with --bench, 300 steps), with --export, --save-state and --report as
-// `options` ask. *wall_out is the time spent stepping. Returns the exit code as above;
+// `run` asks. *wall_out is the time spent stepping. Returns the exit code as above;
 // 130 after Ctrl-C or SIGTERM, which stop it after the current step.
-int run_setup(SimSetup& setup, const Options& options, double* wall_out);
+int run_setup(SimSetup& setup, const HeadlessOptions& run, double* wall_out);
 
 }  // namespace tp

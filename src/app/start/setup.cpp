@@ -22,34 +22,33 @@ constexpr double kDefaultParticlesPerCpuThread = 4000.0;
 constexpr double kDefaultParticlesPerCpuThread2D = 2250.0;
 }  // namespace
 
-int window_sim_threads(const Options& options) {
+int window_sim_threads(const StartPlan& plan) {
   const int all = omp_get_max_threads();  // --threads (capped at the cores) or all cores
-  if (options.threads > 0) return all;
+  if (plan.threads > 0) return all;
   return std::max(1, all - 1);
 }
 
 // The window at the realtime quality, with no size asked for: the count measured for real
 // time on this machine (realtime_count.h), never fewer than the rule's. Else 0 (the rule).
-static uint64_t measured_start_count(const Scene& scene, const Options& options,
+static uint64_t measured_start_count(const Scene& scene, const StartPlan& plan,
                                      const SimParams& params, BackendKind backend,
                                      std::string* note, std::optional<Quality> quality = {}) {
   note->clear();
-  if (options.headless || options.bench ||
-      (quality ? *quality : start_quality(options)) != Quality::Realtime ||
-      options.particles > 0 || options.spacing > 0.0 || !options.load_state.empty() ||
-      options.steps_per_frame > 0)  // lockstep runs repeat exactly: no measured count
+  if (!plan.window || (quality ? *quality : plan.quality) != Quality::Realtime ||
+      plan.particles > 0 || plan.spacing > 0.0 || !plan.load_state.empty() ||
+      plan.steps_per_frame > 0)  // lockstep runs repeat exactly: no measured count
     return 0;
   const RealtimeCount count =
       choose_realtime_count(scene, params, backend,
-                            backend == BackendKind::Cpu ? window_sim_threads(options) : 0,
-                            start_particle_count(scene, options, backend));
+                            backend == BackendKind::Cpu ? window_sim_threads(plan) : 0,
+                            start_particle_count(scene, plan, backend));
   *note = count.note;
   if (!note->empty()) std::fprintf(stderr, "tidepool: %s\n", note->c_str());
   return count.particles;
 }
 
-void apply_overrides(const Options& options, SimParams& params) {
-  for (const auto& [key, value] : options.sets) {
+void apply_overrides(const ParamSets& sets, SimParams& params) {
+  for (const auto& [key, value] : sets) {
     std::string error;
     if (!set_param_from_text(params, key, value, &error)) throw SetupError("--set " + error);
   }
@@ -59,17 +58,17 @@ void apply_overrides(const Options& options, SimParams& params) {
   if (!notes.empty()) throw SetupError("--set " + notes.front().substr(0, notes.front().find(';')));
 }
 
-BackendChoice start_backend(const Options& options) {
-  if (options.threads > 0) {
+BackendChoice start_backend(const StartPlan& plan) {
+  if (plan.threads > 0) {
     const int cores = omp_get_num_procs();
-    if (options.threads > cores)
+    if (plan.threads > cores)
       std::fprintf(stderr, "tidepool: --threads %d is more than the %d cores here; using %d\n",
-                   options.threads, cores, cores);
-    omp_set_num_threads(std::min(options.threads, cores));
+                   plan.threads, cores, cores);
+    omp_set_num_threads(std::min(plan.threads, cores));
   }
   BackendRequest request;
-  if (!parse_backend_request(options.backend, &request))
-    throw SetupError("--backend must be auto, cpu or cuda, not '" + options.backend + "'");
+  if (!parse_backend_request(plan.backend, &request))
+    throw SetupError("--backend must be auto, cpu or cuda, not '" + plan.backend + "'");
   const BackendChoice choice = choose_backend(request, cuda_runtime());
   if (!choice.ok) throw SetupError(choice.message);
   return choice;
@@ -89,53 +88,45 @@ Scene find_water_scene(const std::string& name_or_path) {
   return scene;
 }
 
-SimSetup make_setup(const Options& options) {
-  const BackendChoice choice = start_backend(options);
+SimSetup make_setup(const StartPlan& plan) {
+  const BackendChoice choice = start_backend(plan);
   SimSetup setup;
   setup.backend_message = choice.message;
-  setup.scene = find_water_scene(options.scene);
-  if (!options.preset.empty()) {
+  setup.scene = find_water_scene(plan.scene);
+  if (!plan.layers.preset_file.empty()) {
     try {
-      setup.preset = load_preset_file(options.preset);
+      setup.preset = load_preset_file(plan.layers.preset_file);
     } catch (const PresetError& e) {
       throw SetupError(e.what());
     }
   }
-  const SimParams params =
-      start_params(setup.scene, options, setup.preset ? &*setup.preset : nullptr, choice.kind);
+  const SimParams params = start_params(setup.scene, plan.layers, setup.preset ? &*setup.preset : nullptr,
+                                        choice.kind, plan.quality);
   try {
     setup.sim = make_simulation(choice.kind);
   } catch (const std::exception& e) {
     throw SetupError(std::string("cannot start the simulation: ") + e.what());
   }
   setup.sim->params() = params;
-  setup.spacing = start_spacing(setup.scene, options, choice.kind);
-  if (const uint64_t count =
-          measured_start_count(setup.scene, options, params, choice.kind, &setup.count_note))
+  setup.spacing = start_spacing(setup.scene, plan, choice.kind);
+  if (const uint64_t count = measured_start_count(setup.scene, plan, params, choice.kind, &setup.count_note))
     setup.spacing = spacing_for_count(setup.scene, count);
   reset_particles(setup, 0);
-  if (!options.load_state.empty()) {
+  if (!plan.load_state.empty()) {
     // The saved run's parameters, then --solver and --set as given.
-    load_state(setup, options.load_state);
+    load_state(setup, plan.load_state);
     SimParams& loaded = setup.sim->params();
-    if (!options.solver.empty()) parse_solver(options.solver, &loaded.solver);
-    apply_overrides(options, loaded);
+    if (!plan.layers.solver.empty()) parse_solver(plan.layers.solver, &loaded.solver);
+    apply_overrides(plan.layers.sets, loaded);
   }
   return setup;
 }
 
-Quality start_quality(const Options& options) {
-  Quality quality = options.headless || options.bench ? Quality::Accurate : Quality::Realtime;
-  if (!options.quality.empty()) parse_quality(options.quality, &quality);  // checked by the CLI
-  return quality;
-}
-
 namespace {
 
-// The layers start_params puts over the defaults: the scene's params, the --preset file,
-// --solver. Throws SetupError.
-void apply_layers(const Scene& scene, const Options& options, const Preset* preset,
-                  SimParams& params) {
+// Layers 3 to 5 (start_plan.h): the scene's params, the --preset file, --solver. Throws
+// SetupError.
+void apply_layers(const Scene& scene, const ParamLayers& layers, const Preset* preset, SimParams& params) {
   try {
     apply_scene_params(scene, params);
   } catch (const SceneError& e) {
@@ -148,47 +139,68 @@ void apply_layers(const Scene& scene, const Options& options, const Preset* pres
       throw SetupError(e.what());
     }
   }
-  if (!options.solver.empty() && !parse_solver(options.solver, &params.solver))
-    throw SetupError("--solver must be one of " + solver_names_list() + ", not '" +
-                     options.solver + "'");
+  if (!layers.solver.empty() && !parse_solver(layers.solver, &params.solver))
+    throw SetupError("--solver must be one of " + solver_names_list() + ", not '" + layers.solver + "'");
+}
+
+// The solver the layers name last, -1 when none names one. Read, not applied: it picks the
+// quality's preset under them. A value that is no solver is left for the layers to refuse
+// where they apply it (the errors do not depend on what lies under them: every value is
+// checked against its own range, and the one conflict between values, dt_min above
+// dt_max, arises only between values the layers name).
+int named_solver(const Scene& scene, const ParamLayers& layers, const Preset* preset) {
+  int solver = -1;
+  const auto read = [&solver](const ParamSets& values) {
+    for (const auto& [key, value] : values) {
+      SimParams probe = default_params();
+      std::string ignored;
+      if (key == "solver" && set_param_from_text(probe, key, value, &ignored)) solver = probe.solver;
+    }
+  };
+  read(scene.params);
+  if (preset) read(preset->params);
+  if (!layers.solver.empty()) parse_solver(layers.solver, &solver);
+  read(layers.sets);
+  return solver;
 }
 
 }  // namespace
 
-SimParams start_params(const Scene& scene, const Options& options, const Preset* preset,
-                       BackendKind backend, std::optional<Quality> quality, int solver) {
+SimParams start_params(const Scene& scene, const ParamLayers& layers, const Preset* preset, BackendKind backend,
+                       Quality quality, int solver) {
   // Which solver runs decides the quality's preset, so it is found first: the caller's,
-  // else the layers', else PBF at the realtime quality when none of them chose one.
-  SimParams layered = default_params();
-  apply_layers(scene, options, preset, layered);
-  apply_overrides(options, layered);  // (--set solver=...)
-  const Quality q = quality ? *quality : start_quality(options);
+  // else the layers', else PBF at the realtime quality when none of them chose one (a
+  // preset file is a choice: its solver, or the defaults').
   if (solver < 0) {
-    bool chosen = !options.solver.empty() || preset;
+    bool chosen = !layers.solver.empty() || preset;
     for (const auto& [key, value] : scene.params) chosen |= key == "solver";
-    for (const auto& [key, value] : options.sets) chosen |= key == "solver";
-    solver = q == Quality::Realtime && !chosen ? int(SolverKind::Pbf) : layered.solver;
+    for (const auto& [key, value] : layers.sets) chosen |= key == "solver";
+    const int named = named_solver(scene, layers, preset);
+    solver = quality == Quality::Realtime && !chosen ? int(SolverKind::Pbf)
+             : named >= 0                            ? named
+                                                     : default_params().solver;
   }
-  // The quality's preset is the base; the scene, a preset file and --set, which name their
-  // values, go over it.
+  // The layers in their order, once: the defaults, the quality's preset for that solver,
+  // the scene, a preset file and --solver; the solver chosen above (a scene switch keeps
+  // the running one over the new scene's); then --set, which may still name another.
   SimParams params = default_params();
   params.solver = solver;
-  apply_quality(params, q, backend, scene.dimensions);
-  apply_layers(scene, options, preset, params);
+  apply_quality(params, quality, backend, scene.dimensions);
+  apply_layers(scene, layers, preset, params);
   params.solver = solver;
-  apply_overrides(options, params);
+  apply_overrides(layers.sets, params);
   return params;
 }
 
-float start_spacing(const Scene& scene, const Options& options, BackendKind backend) {
-  if (options.spacing > 0.0) return float(options.spacing);
-  const uint64_t particles = start_particle_count(scene, options, backend);
+float start_spacing(const Scene& scene, const StartPlan& plan, BackendKind backend) {
+  if (plan.spacing > 0.0) return float(plan.spacing);
+  const uint64_t particles = start_particle_count(scene, plan, backend);
   return particles ? spacing_for_count(scene, particles) : scene.spacing;
 }
 
-uint64_t start_particle_count(const Scene& scene, const Options& options, BackendKind backend) {
-  if (options.spacing > 0.0) return 0;
-  if (options.particles > 0 || backend != BackendKind::Cpu) return options.particles;
+uint64_t start_particle_count(const Scene& scene, const StartPlan& plan, BackendKind backend) {
+  if (plan.spacing > 0.0) return 0;
+  if (plan.particles > 0 || backend != BackendKind::Cpu) return plan.particles;
   // A scene's spacing is written for a GPU-class machine; on the CPU the default is
   // sized to the cores so that the water moves at a watchable pace (--particles wins).
   const double scene_count = particles_at_own_spacing(scene);
@@ -197,17 +209,16 @@ uint64_t start_particle_count(const Scene& scene, const Options& options, Backen
   return scene_count > budget ? uint64_t(budget) : 0;
 }
 
-void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path,
+void switch_scene(SimSetup& setup, const StartPlan& plan, const std::string& name_or_path,
                   std::optional<Quality> quality) {
   const Scene scene = find_water_scene(name_or_path);
   Simulation& sim = *setup.sim;
   // The running solver is the user's choice, not the scene's; so is the quality.
-  SimParams params = start_params(scene, options, setup.preset ? &*setup.preset : nullptr,
-                                  sim.backend().kind, quality, sim.params().solver);
-  float spacing = start_spacing(scene, options, sim.backend().kind);
+  SimParams params = start_params(scene, plan.layers, setup.preset ? &*setup.preset : nullptr, sim.backend().kind,
+                                  quality ? *quality : plan.quality, sim.params().solver);
+  float spacing = start_spacing(scene, plan, sim.backend().kind);
   std::string count_note;
-  if (const uint64_t count =
-          measured_start_count(scene, options, params, sim.backend().kind, &count_note, quality))
+  if (const uint64_t count = measured_start_count(scene, plan, params, sim.backend().kind, &count_note, quality))
     spacing = spacing_for_count(scene, count);
   InitialState state;
   try {

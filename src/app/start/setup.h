@@ -1,5 +1,5 @@
-// Turning the command line into a running simulation: backend choice, scene, particle
-// count, parameter overrides. Shared by the window and the headless runner.
+// Turning the start plan (start_plan.h) into a running water simulation: backend choice,
+// scene, particle count, the parameter layers. Shared by the window and the headless runs.
 #pragma once
 
 #include <memory>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "app/cli.h"
+#include "app/start/start_plan.h"
 #include "sim/scene/preset.h"
 #include "sim/backend/backend_select.h"
 #include "sim/scene/quality.h"
@@ -35,42 +35,36 @@ struct SimSetup {
 
 // OpenMP threads for the window's simulation thread: --threads, else all cores but one,
 // which the window and the GL driver need (llvmpipe renders on the CPU).
-int window_sim_threads(const Options& options);
+int window_sim_threads(const StartPlan& plan);
 
-// The backend the options ask for (and --threads applied). Throws SetupError.
-BackendChoice start_backend(const Options& options);
+// The backend the plan asks for (and --threads applied). Throws SetupError.
+BackendChoice start_backend(const StartPlan& plan);
 
 // Throws SetupError with a sentence for the user.
-SimSetup make_setup(const Options& options);
+SimSetup make_setup(const StartPlan& plan);
 
-// The quality a run starts with: --quality, else realtime in the window (it keeps the
-// clock) and accurate headless (no clock to keep; the parameter table's defaults).
-Quality start_quality(const Options& options);
-
-// The parameters a scene starts with: the quality's preset for the solver that will run
-// (sim/scene/quality.h; `quality`, else start_quality), then the scene's params, then the
-// --preset file (`preset`, may be null), then --solver, then each --set in order. The
-// solver is `solver` when >= 0 (a scene switch keeps the running one), else the one the
-// layers choose, else PBF at the realtime quality (the defaults' WCSPH at accurate).
-// Throws SetupError naming the file or option and the key.
-SimParams start_params(const Scene& scene, const Options& options, const Preset* preset,
-                       BackendKind backend = BackendKind::Cpu,
-                       std::optional<Quality> quality = std::nullopt, int solver = -1);
+// The parameters a scene starts with: the parameter layers (start_plan.h, in their order)
+// over the quality's preset for the solver that will run, with `preset` the --preset file
+// read (may be null). The solver is `solver` when >= 0 (a scene switch keeps the running
+// one), else the one the layers name last, else PBF at the realtime quality (the defaults'
+// WCSPH at accurate). Throws SetupError naming the file or option and the key.
+SimParams start_params(const Scene& scene, const ParamLayers& layers, const Preset* preset,
+                       BackendKind backend, Quality quality, int solver = -1);
 
 // The fluid particle count a scene starts with on this backend: --particles when given;
 // else 0 (the scene's own spacing), except on the CPU backend where a scene with more
 // than 4000 particles per thread (2D: 2250) is scaled down to that many. 0 with --spacing.
-uint64_t start_particle_count(const Scene& scene, const Options& options, BackendKind backend);
+uint64_t start_particle_count(const Scene& scene, const StartPlan& plan, BackendKind backend);
 // The particle spacing a scene starts with on this backend: --spacing when given, else
 // the one for start_particle_count, else the scene's own.
-float start_spacing(const Scene& scene, const Options& options, BackendKind backend);
+float start_spacing(const Scene& scene, const StartPlan& plan, BackendKind backend);
 
 // Replaces the running scene with another (the panel's scene list and scene file field):
 // new particles and the scene's start parameters (start_params) with the solver kept as
 // it is. `name_or_path` as for --scene. Everything is read and built before the running
 // scene is touched: on a SetupError (a bad file, too many particles) it runs on unchanged.
-// `quality`: the window's current one (else start_quality(options)).
-void switch_scene(SimSetup& setup, const Options& options, const std::string& name_or_path,
+// `quality`: the window's current one (else the plan's).
+void switch_scene(SimSetup& setup, const StartPlan& plan, const std::string& name_or_path,
                   std::optional<Quality> quality = std::nullopt);
 
 // Rebuilds the particles of `setup.scene` (the Reset button), with about `particles`
@@ -87,7 +81,7 @@ void load_state(SimSetup& setup, const std::string& path);
 // sentence.
 bool save_state(SimSetup& setup, const std::string& path, std::string* error);
 
-// Applies --set overrides after the scene's; throws SetupError naming the key.
-void apply_overrides(const Options& options, SimParams& params);
+// Applies the --set values `sets` in order; throws SetupError naming the key.
+void apply_overrides(const ParamSets& sets, SimParams& params);
 
 }  // namespace tp

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "app/window/frame_stats.h"
+#include "app/window/panel_common.h"
 #include "app/water/grid_overlay.h"
-#include "app/window/panel_files.h"
 #include "app/start/setup.h"
 #include "render/render_types.h"
 #include "sim/mesh/mesh.h"
@@ -19,49 +19,25 @@
 
 namespace tp {
 
-struct AppControls {
-  bool paused = false;
+// The water's window controls: the ones every mode's panel has (WindowControls), and the
+// water's own.
+struct AppControls : WindowControls {
   Quality quality = Quality::Realtime;   ///< the panel's quality; the frame loop applies it
   bool quality_chosen = false;           ///< picked in the panel this frame (even the same)
   bool behind_shown = false;             ///< the "slower than real time" advice is showing
   bool lockstep = false;                 ///< --steps-per-frame: no clock to keep, no advice
-  bool step_requested = false;
-  bool reset_requested = false;
-  bool reload_shaders_requested = false;
-  bool screenshot_requested = false;     ///< save the 3D view as a PNG (Save screenshot, F12)
-  bool panel_hidden = false;             ///< Tab: no panel and no help line, the view alone
   bool obstacles = false;                ///< the scene has obstacles: the help line says ctrl+left
   int particle_target = 0;               ///< the panel's particle count, applied by Reset
-  std::string reset_error;               ///< shown in red until the next successful reset
-  std::string shader_error;              ///< last failed shader reload
-  /// "Saved NAME (WxH)", or why the last screenshot could not be saved.
-  std::string screenshot_note;
-  bool screenshot_failed = false;        ///< the note is an error: shown until the next save
-  double screenshot_note_time = 0.0;     ///< [s] ImGui time of the save the note is about
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with
-  /// GPU milliseconds per render pass (recent mean), filled by the frame loop.
-  std::vector<PassTime> render_pass_times;
-  /// The surface mode's resolution scale in the last frame, filled by the frame loop.
+  /// The surface mode's resolution scale in the last frame, filled by the mode for the panel.
   float surface_scale = 1.0f;
   /// The mesh mode's settings (edited here, sent to the simulation by the frame loop) and
   /// what its latest mesh cost: "110,232 triangles in 38.1 ms", or why there is none.
   MeshSettings mesh;
   std::string mesh_status;
   bool mesh_failed = false;
-  FileControls files;  ///< scenes, recording, presets (panel_files.h)
-  WidgetLog widgets;   ///< where widgets are, for tests (TIDEPOOL_TEST_WIDGETS=1)
 };
-
-// How the panel's slider for a real parameter is set up.
-struct SliderSpec {
-  float min = 0.0f, max = 1.0f;  ///< the range the slider covers
-  std::string format;            ///< printf format, with the unit
-  bool zero_at_min = false;      ///< a logarithmic range from 0: its left end means 0
-};
-// For any parameter table (SimParams, GasParams: instantiated for both).
-template <class P>
-SliderSpec slider_spec(const FieldInfo<P>& info);
 
 // A solver's display name, "WCSPH" (kernels/solver_list.h); "?" when out of range.
 const char* solver_label(int kind);
@@ -86,11 +62,6 @@ std::string diffuse_counts_text(const DiffuseCounts& counts);
 void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls,
                      BackendKind backend = BackendKind::Cpu);
 
-// One widget for one parameter table entry (combo, slider), of either table. Returns true
-// when the user changed the value. Needs an ImGui frame under way.
-template <class P>
-bool param_widget(const FieldInfo<P>& info, P& p);
-
 // Depth of the scene's water at rest [m]: the higher of its tallest fluid block (clipped to
 // the tank) and its blocks' and spheres' volume spread over the tank's floor. 0 for a
 // scene of emitters alone.
@@ -109,31 +80,10 @@ uint64_t realtime_particle_suggestion(double speed, uint64_t particles, int dime
 // "Emitted 1,234, removed 56": what the emitters added and the outflows took since reset.
 std::string flow_counts_text(const RunStats& stats);
 
-// How long the panel shows where a screenshot went [s].
-constexpr double kScreenshotNoteSeconds = 5.0;
-
-// Whether the panel shows controls.screenshot_note at ImGui time `now`: an error until the
-// next save, a success for kScreenshotNoteSeconds.
-bool screenshot_note_visible(const AppControls& controls, double now);
-
-// The Save screenshot button (sets screenshot_requested) and, on the line below, the
-// screenshot note while it is visible. Needs an ImGui frame under way.
-void screenshot_button(AppControls& controls);
-
-// Saves the back buffer as a new timestamped PNG in the working directory (the Save
-// screenshot button, F12); says where on stderr and in controls.screenshot_note, and
-// carries on whatever happens. Needs the GL context and an ImGui context.
-void save_window_screenshot(int fb_width, int fb_height, AppControls& controls);
-
 // The Render section's resolution control of the surface mode: the Auto resolution
 // checkbox (switched off, the scale stays at `current`, the one in use), the Resolution
 // slider while it is off, and `current` as text. Needs an ImGui frame under way.
 void surface_resolution(SurfaceSettings& surface, float current);
-
-// Where the panel is, horizontally, in window coordinates; both 0 when it is collapsed.
-struct PanelExtent {
-  float left = 0.0f, right = 0.0f;
-};
 
 // What the panel reads and edits of the running simulation. The parameters are the
 // window's copy, which the frame loop hands to the simulation (it may be stepping on a
@@ -162,15 +112,6 @@ struct PanelSim {
   int dimensions = 3;  ///< 2: the simulation runs in a plane (the title says 2D, no mesh mode)
   const GridOccupancy* grid = nullptr;  ///< the grid overlay's cells, while it is on (CPU)
 };
-
-// The panel's window (fixed width, kept inside the display, the items' width pushed):
-// false when it is collapsed (nothing to draw; end_panel not needed). Shared by the water
-// and the gas panels.
-bool begin_panel(const std::string& title, PanelExtent* extent);
-void end_panel();
-
-// Bottom-left, translucent: the mouse's and the keys' help, on one line when it fits.
-void help_overlay(const std::string& mouse, const std::string& keys);
 
 PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
                        RenderSettings& render, AppControls& controls);

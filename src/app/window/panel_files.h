@@ -1,7 +1,7 @@
 // The panel's scene choice (in the Simulation section) and its Files section: recording PLY
 // frames and saving or loading parameter presets. Like the rest of the panel it only
-// leaves requests; the frame loop (interactive_app.cpp) carries them out and fills in what
-// happened.
+// leaves requests; the mode running in the frame loop (the water's water_mode.cpp, the
+// gas's gas_mode.cpp) carries them out and fills in what happened.
 #pragma once
 
 #include <map>

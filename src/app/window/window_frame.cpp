@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "imgui.h"
 #include "render/screenshot.h"
 #include "util/atomic_file.h"
 
@@ -62,7 +63,21 @@ void cursor_ray(GLFWwindow* window, const InputState& input, const OrbitCamera& 
   camera.ray(input.cursor_x, input.cursor_y, width, height, origin, direction);
 }
 
-void reload_shaders_if_asked(Renderer& renderer, AppControls& controls) {
+ObstacleDrag::Frame drag_obstacle(GLFWwindow* window, const InputState& input, const OrbitCamera& camera,
+                                  ObstacleDrag& drag, const std::vector<ObstacleShape>& shapes) {
+  glm::vec3 origin, direction;
+  cursor_ray(window, input, camera, &origin, &direction);
+  const bool ctrl = glfwGetKey(window, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
+                    glfwGetKey(window, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
+  // ImGui's io.WantCaptureMouse (from the last NewFrame): the cursor is over the panel, so
+  // the scene does not react to it. Presses there never reach InputState at all.
+  const bool over_scene = !ImGui::GetIO().WantCaptureMouse;
+  const bool other_drag = (input.left && !input.left_ctrl) || input.right || input.middle;
+  return drag.update(shapes, input.left && input.left_ctrl, ctrl && over_scene && !other_drag, origin, direction,
+                     camera.eye(), camera.forward());
+}
+
+void reload_shaders_if_asked(Renderer& renderer, WindowControls& controls) {
   if (!controls.reload_shaders_requested) return;
   controls.reload_shaders_requested = false;
   try {
@@ -75,7 +90,7 @@ void reload_shaders_if_asked(Renderer& renderer, AppControls& controls) {
   }
 }
 
-void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, AppControls& controls,
+void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, WindowControls& controls,
                          const std::function<void()>& draw) {
   if (!controls.screenshot_requested) return;
   controls.screenshot_requested = false;
@@ -125,6 +140,14 @@ void print_pass_times(const std::vector<PassTime>& times) {
   if (!passes.empty()) std::printf("tidepool: ms per pass (GPU/CPU): %s\n", passes.c_str());
 }
 
+void print_obstacle_positions(const std::vector<ObstacleShape>& obstacles) {
+  for (size_t i = 0; i < obstacles.size(); ++i) {
+    const ObstacleShape& o = obstacles[i];
+    std::printf("tidepool: obstacle %zu (%s) at %.4f %.4f %.4f m\n", i,
+                o.kind == int(ShapeKind::Sphere) ? "sphere" : "box", o.center.x, o.center.y, o.center.z);
+  }
+}
+
 void play_scripted_drag(const ScriptedDrag& drag, double t, GLFWwindow* window, const OrbitCamera& camera,
                         InputState& input, WindowBench& bench, bool* held_before) {
   const bool held = drag.held(t);
@@ -143,17 +166,17 @@ void play_scripted_drag(const ScriptedDrag& drag, double t, GLFWwindow* window, 
   *held_before = held;
 }
 
-void print_window_bench(const WindowBenchResult& result, const Options& options) {
+void print_window_bench(const WindowBenchResult& result, const std::string& bench_json) {
   const std::string text = window_bench_text(result);
   const std::string json = window_bench_json(result);
-  if (options.bench_json == "-") {
+  if (bench_json == "-") {
     std::fputs(text.c_str(), stderr);
     std::fputs(json.c_str(), stdout);
   } else {
     std::fputs(text.c_str(), stdout);
-    if (!options.bench_json.empty()) {
+    if (!bench_json.empty()) {
       std::string error;
-      if (!write_file_atomic(options.bench_json, json, &error)) std::fprintf(stderr, "tidepool: %s\n", error.c_str());
+      if (!write_file_atomic(bench_json, json, &error)) std::fprintf(stderr, "tidepool: %s\n", error.c_str());
     }
   }
   std::fflush(stdout);

@@ -1,6 +1,6 @@
-// What the water's window (InteractiveApp) and the gas's (GasApp) do alike around a frame:
-// the camera's input, framing beside the panel, screenshots, the scripted drag and the
-// figures of --bench-window, --gl-check's verdict and the closing line of pass times.
+// What the frame loop (frame_loop.h) and its modes do around a frame: the camera's input,
+// framing beside the panel, screenshots, the scripted drag and the figures of
+// --bench-window, --gl-check's verdict and the closing lines of pass times and obstacles.
 #pragma once
 
 #include <functional>
@@ -10,10 +10,11 @@
 #include <glm/glm.hpp>
 
 #include "app/window/camera.h"
-#include "app/cli.h"
 #include "app/window/input.h"
-#include "app/water/panel.h"
+#include "app/window/obstacle_picking.h"
+#include "app/window/panel_common.h"
 #include "app/window/window_bench.h"
+#include "kernels/obstacle.h"
 #include "render/renderer.h"
 
 struct GLFWwindow;
@@ -37,12 +38,17 @@ glm::vec2 window_point(GLFWwindow* window, const OrbitCamera& camera, const glm:
 void cursor_ray(GLFWwindow* window, const InputState& input, const OrbitCamera& camera, glm::vec3* origin,
                 glm::vec3* direction);
 
+// Ctrl + left drag on the scene, in either mode: which of `shapes` the drag holds or the
+// cursor is over, and where the held one moves this frame (drag.update's frame).
+ObstacleDrag::Frame drag_obstacle(GLFWwindow* window, const InputState& input, const OrbitCamera& camera,
+                                  ObstacleDrag& drag, const std::vector<ObstacleShape>& shapes);
+
 // F5 and the panel's button: the shaders again, or the old ones kept and the error shown.
-void reload_shaders_if_asked(Renderer& renderer, AppControls& controls);
+void reload_shaders_if_asked(Renderer& renderer, WindowControls& controls);
 
 // F12 and the panel's button: the scene drawn once as with the panel collapsed (centred),
 // saved as a timestamped PNG, and the shift put back. `draw` draws the scene.
-void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, AppControls& controls,
+void screenshot_if_asked(OrbitCamera& camera, float shift, int fb_width, int fb_height, WindowControls& controls,
                          const std::function<void()>& draw);
 
 // --screenshot: the last frame into `path`; false (said on stderr) when it cannot be saved.
@@ -58,14 +64,18 @@ int gl_check_verdict(const Renderer& renderer, bool panel_errors, int exit_code)
 // "tidepool: ms per pass (GPU/CPU): ..." for scripts comparing modes and sizes.
 void print_pass_times(const std::vector<PassTime>& times);
 
+// "tidepool: obstacle 0 (sphere) at X Y Z m", one line each: where the obstacles ended up
+// (after any ctrl + left drags), for scripts driving the window.
+void print_obstacle_positions(const std::vector<ObstacleShape>& obstacles);
+
 // The --bench-drag script: moves the cursor along the drag's path (projected each frame)
 // and holds the left button while the drag is held, through the same input path as a
 // real mouse; tells `bench` when the press was made.
 void play_scripted_drag(const ScriptedDrag& drag, double t, GLFWwindow* window, const OrbitCamera& camera,
                         InputState& input, WindowBench& bench, bool* held);
 
-// --bench-window's figures: the text on stdout and the JSON into --bench-json (or both
-// on stdout and stderr with --bench-json -).
-void print_window_bench(const WindowBenchResult& result, const Options& options);
+// --bench-window's figures: the text on stdout and the JSON into `bench_json`, --bench-json
+// FILE (or both on stdout and stderr with --bench-json -; only the text with "").
+void print_window_bench(const WindowBenchResult& result, const std::string& bench_json);
 
 }  // namespace tp

@@ -1,51 +1,56 @@
-// One interactive session: the frame loop over an open window with a current GL context
-// and ImGui initialised. Owns the renderer, camera, input and panel state.
+// The water's window: a mode of the window's frame loop (app/window/frame_loop.h) over an
+// open window with a current GL context and ImGui initialised. The particle simulation
+// steps on its own thread or in the frame (sim/runner); each frame the mode hands it the
+// mouse's force, the obstacles' moves and the panel's parameters, and draws the newest
+// state it published. Owns the renderer, the camera and the panel's state.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "app/start/setup.h"
+#include "app/water/mouse_tool.h"
+#include "app/water/panel.h"
+#include "app/water/water_view_options.h"
 #include "app/window/camera.h"
-#include "app/cli.h"
-#include "sim/io/frame_recorder.h"
 #include "app/window/frame_stats.h"
 #include "app/window/input.h"
-#include "app/water/mouse_tool.h"
 #include "app/window/obstacle_picking.h"
-#include "app/water/panel.h"
-#include "app/start/setup.h"
-#include "app/window/window_bench.h"
+#include "app/window/window_mode.h"
 #include "render/renderer.h"
+#include "sim/io/frame_recorder.h"
 #include "sim/runner/sim_runner.h"
 
 struct GLFWwindow;
 
 namespace tp {
 
-class InteractiveApp {
+class WaterMode final : public WindowMode {
  public:
   // Throws RenderError when the shaders cannot be loaded.
-  InteractiveApp(GLFWwindow* window, InputState& input, SimSetup& setup, const Options& options,
-                 ColorMode color_mode, RenderMode render_mode);
+  WaterMode(GLFWwindow* window, InputState& input, SimSetup& setup, const StartPlan& plan,
+            const WaterViewOptions& view);
+  ~WaterMode() override;
 
-  int run();  ///< the frame loop; returns the exit code
-  // The gas scene chosen in the scene list, which this window cannot run: run_window starts
-  // it after run() returns. "" when the session simply ended.
-  const std::string& next_scene() const { return next_scene_; }
-  // Ends the session: stops a recording (every frame written is a whole file) and prints
-  // the closing lines; with a `stop_reason` (a signal, the display gone) the last line says
-  // the run stopped early and why. Makes no GL or window call, so it also serves when the
-  // display has gone away. Returns the exit code, `exit_code` or that of a stop.
-  int finish(int exit_code, const std::string& stop_reason);
+  WindowControls& controls() override { return controls_; }
+  OrbitCamera& camera() override { return camera_; }
+  Renderer& renderer() override { return renderer_; }
+  void start() override;
+  void key(int key) override;  ///< 1, 2, 3: a solver
+  void apply_requests() override;
+  void step(const FrameTime& frame) override;
+  PanelExtent panel() override;
+  void draw(const CameraView& view) override;
+  ScriptedDrag bench_drag(double seconds) const override;
+  BenchFrame bench_frame() const override;
+  void describe_bench(WindowBenchResult& result) const override;
+  // A gas scene chosen in the scene list.
+  const std::string& next_scene() const override { return next_scene_; }
+  int finish(int exit_code, const std::string& stop_reason, int frames) override;
 
  private:
   double last_simulated_seconds_ = 0.0;  ///< simulated time advanced by the last frame
   double previous_simulated_time_ = 0.0;
-  bool idle() const;  ///< paused, nothing requested, no button held: the loop may sleep
-  void wait_while_idle(double frame_start);  ///< sleeps while idle() and no frame is due
-  void handle_keys(bool* quit);
-  void select_solver_by_key(int key);  ///< 1, 2, 3: a solver; other keys: nothing
-  void apply_requests();
   void reset();
   // The panel's scene list or file field: switches scene (camera included), or leaves the
   // running one as it is and shows why not.
@@ -68,20 +73,13 @@ class InteractiveApp {
   bool want_thread() const;
   // Applies the quality's preset when the solver or the quality (panel) has changed.
   void follow_quality();
-  // The latest state into the renderer's buffers (a copy on the CPU path; on the CUDA
-  // path the simulation publishes straight into them).
   // The mesh mode: tells the simulation whether (and how) to build meshes, publishing at
   // once when that changed; uploads a state's new mesh and says what it cost.
   void request_mesh();
-  // The window's GL targets, made in run() with the GL context (the interop's on CUDA).
-  struct GlTargets {
-    PublishTarget& particles;
-    PublishTarget& diffuse;
-    PublishTarget& splats;
-    MeshTarget& mesh;
-  };
-  void upload_mesh(const PublishedState& state, const GlTargets& targets);
-  void upload_state(const PublishedState& state, const GlTargets& targets);
+  void upload_mesh(const PublishedState& state);
+  // The latest state into the renderer's buffers (a copy on the CPU path; on the CUDA
+  // path the simulation publishes straight into them).
+  void upload_state(const PublishedState& state);
   // The grid overlay (Debug views): the occupied cells of the state's particles into the
   // renderer while it is on (the CPU path, whose positions are on the host), none when off.
   void update_grid_overlay(const PublishedState& state);
@@ -108,10 +106,6 @@ class InteractiveApp {
   // printed); while one is, its values and neighbours are refreshed five times a second
   // from a snapshot and highlighted.
   void inspect_particles(double now);
-  // --bench-window: the scripted drag's cursor for this frame (run time `t`), and the
-  // figures at the end.
-  void script_drag(double t);
-  void report_window_bench();
 
   GLFWwindow* window_;
   SimRunner runner_;         ///< steps the simulation (its thread, or inline)
@@ -129,8 +123,13 @@ class InteractiveApp {
   int quality_solver_ = -1;                      ///< for this solver
   InputState& input_;
   SimSetup& setup_;
-  const Options& options_;
+  const StartPlan& plan_;
   Renderer renderer_;
+  // The GL targets the simulation publishes into (made in start(); the interop's on CUDA):
+  // after the renderer, whose buffers they wrap, so that they go first and unregister the
+  // buffers from CUDA while the buffers and the GL context still exist.
+  struct GlTargets;
+  std::unique_ptr<GlTargets> targets_;
   OrbitCamera camera_;
   MouseTool mouse_;
   ObstacleDrag obstacle_drag_;
@@ -146,14 +145,8 @@ class InteractiveApp {
   AppControls controls_;
   RenderSettings render_;
   int last_reset_count_ = 0;  ///< particle count after the last reset
-  int frames_drawn_ = 0;
-  bool panel_gl_errors_ = false;  ///< --gl-check saw an error after the panel's drawing
-  double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
-  FrameRecorder recorder_;        ///< the panel's Record
-  double record_debt_ = 0.0;      ///< [s] simulated time owed to the clock while recording
-  std::unique_ptr<WindowBench> bench_;  ///< --bench-window
-  ScriptedDrag drag_;                   ///< --bench-drag
-  bool drag_held_ = false;
+  FrameRecorder recorder_;    ///< the panel's Record
+  double record_debt_ = 0.0;  ///< [s] simulated time owed to the clock while recording
   // The simulation's dimension (2: in the plane z = plane_z_), set by after_new_particles.
   int dimensions_ = 3;
   float plane_z_ = 0.0f;
@@ -162,7 +155,7 @@ class InteractiveApp {
 };
 
 template <class F>
-void InteractiveApp::with_sim(F&& fn) {
+void WaterMode::with_sim(F&& fn) {
   runner_.exclusive([&](Simulation& sim) {
     sim.params() = params_;  // this frame's edits, not yet handed over
     try {

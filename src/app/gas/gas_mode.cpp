@@ -1,4 +1,4 @@
-#include "app/gas/gas_app.h"
+#include "app/gas/gas_mode.h"
 
 #include <glad/gl.h>
 // glad first: GLFW must not pull in the system GL header.
@@ -8,23 +8,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <thread>
 
-#include "app/headless/gas_headless.h"
-#include "app/window/gl_publish_target.h"
-#include "util/paths.h"
 #include "app/start/setup.h"
-#include "util/stop_signals.h"
+#include "app/window/gl_publish_target.h"
 #include "app/window/window_frame.h"
-#include "backends/imgui_impl_glfw.h"
-#include "backends/imgui_impl_opengl3.h"
-#include "imgui.h"
-#include "render/screenshot.h"
 #include "sim/gas/gas_params.h"
-#include "sim/scene/gas_scene.h"
 #include "sim/io/gas_state.h"
-#include "util/atomic_file.h"
+#include "sim/scene/gas_scene.h"
+#include "util/paths.h"
+#include "util/stop_signals.h"
 
 namespace tp {
 
@@ -32,7 +25,6 @@ namespace {
 
 constexpr double kSimulationBudgetMs = 30.0;  // a frame's steps stop here: the window stays responsive
 constexpr double kMaxFrameSeconds = 0.25;     // a longer frame (a stall) is not made up
-constexpr double kRestFrameSeconds = 1.0 / 4.0;
 constexpr float kMaxMouseSpeed = 5.0f;        // [m/s] the source's velocity at most
 constexpr float kMousePull = 30.0f;           // [1/s] how fast the gas takes the cursor's velocity
 
@@ -54,8 +46,8 @@ constexpr double kWindowCpuCellsPerCore = 8000.0;
 // The cells along the longest side the window starts a scene with: --cells; else on the
 // CPU backend a 3D scene's own grid scaled down to the cells above when it has more (the
 // panel's Grid cells and Reset go back up); else the scene's own (0). `note` says why.
-int start_cells(const Options& options, const Scene& scene, BackendKind backend, std::string* note) {
-  if (options.cells > 0) return options.cells;
+int start_cells(const StartPlan& plan, const Scene& scene, BackendKind backend, std::string* note) {
+  if (plan.cells > 0) return plan.cells;
   if (backend != BackendKind::Cpu || scene.gas.dimensions != 3) return 0;
   const GasGrid g = gas_setup(scene).grid;
   const double cores = std::max(1u, std::thread::hardware_concurrency());
@@ -73,11 +65,10 @@ int longest_side(const GasGrid& g) { return std::max(g.n.x, std::max(g.n.y, g.n.
 
 }  // namespace
 
-GasSession make_gas_session(const Options& options, const Scene& scene,
-                            const std::vector<std::pair<std::string, std::string>>& overrides) {
-  const std::string refusal = water_option_refusal(options);
+GasSession make_gas_session(const StartPlan& plan, const Scene& scene) {
+  const std::string refusal = gas_refusal(plan);
   if (!refusal.empty()) throw SetupError(refusal);
-  const BackendChoice choice = start_backend(options);
+  const BackendChoice choice = start_backend(plan);
   GasSession session;
   session.backend = choice.kind;
   session.backend_message = choice.message;
@@ -85,7 +76,7 @@ GasSession make_gas_session(const Options& options, const Scene& scene,
   try {
     session.gas = make_gas_simulation(choice.kind);
     std::string note;
-    start_gas(*session.gas, scene, start_cells(options, scene, choice.kind, &note), overrides, choice.kind);
+    start_gas(*session.gas, scene, start_cells(plan, scene, choice.kind, &note), plan.layers.sets, choice.kind);
     if (!note.empty()) std::printf("tidepool: %s\n", note.c_str());
   } catch (const std::exception& e) {
     throw SetupError(e.what());
@@ -93,37 +84,43 @@ GasSession make_gas_session(const Options& options, const Scene& scene,
   return session;
 }
 
-GasApp::GasApp(GLFWwindow* window, InputState& input, GasSession& session, const Options& options)
+// The gas's 3D texture's pixel buffer and the target the gas publishes into.
+struct GasMode::GlTarget {
+  GlGasBuffer field;
+  GlPublishTarget target;
+  GlTarget(Renderer& renderer, BackendKind backend)
+      : field(renderer.gas()), target(field, backend, cuda_runtime(), "the gas") {}
+};
+
+GasMode::GasMode(GLFWwindow* window, InputState& input, GasSession& session, const StartPlan& plan)
     : window_(window),
       input_(input),
       session_(session),
-      options_(options),
+      plan_(plan),
       renderer_(shader_dir(), data_dir() + "/assets/textures/sky.png"),
       camera_(session.scene.camera) {
   device_ = session_.backend_message;
   controls_.start_params = session_.gas->params();
-  controls_.common.panel_hidden = options.hide_panel;
   FileControls& files = controls_.common.files;
   files.scene_dir = scene_dir();
   files.scene_names = list_scenes(files.scene_dir, SceneKind::Any);
   files.gas_scene_names = list_scenes(files.scene_dir, SceneKind::Gas);
   files.state_path = "tidepool-gas.tpgas";
-  renderer_.set_error_check(options.gl_check);
   if (session_.gas->setup().grid.n.z == 1) controls_.mouse.colour = glm::vec3(0.2f, 0.8f, 0.4f);
   after_new_grid(session_.gas->stats().simulated_time);
-  if (options.bench_window > 0.0) {
-    bench_ = std::make_unique<WindowBench>(options.bench_window);
-    if (options.bench_drag) {
-      const GasGrid& g = session_.gas->setup().grid;
-      const Vec3 hi = g.lo + Vec3{float(g.n.x), float(g.n.y), float(g.n.z)} * g.dx;
-      drag_ = default_drag(g.lo, hi, options.bench_window);
-    }
-  }
-  const char* widgets = std::getenv("TIDEPOOL_TEST_WIDGETS");
-  controls_.common.widgets.enabled = widgets && *widgets && std::string(widgets) != "0";
 }
 
-void GasApp::after_new_grid(double time_before) {
+GasMode::~GasMode() = default;
+
+void GasMode::start() {
+  target_ = std::make_unique<GlTarget>(renderer_, session_.backend);
+  const GasGrid& start = session_.gas->setup().grid;
+  std::printf("tidepool: gas %dx%dx%d cells of %.4g m (%s)\n", start.n.x, start.n.y, start.n.z, double(start.dx),
+              start.n.z == 1 ? "2D" : "3D");
+  std::fflush(stdout);
+}
+
+void GasMode::after_new_grid(double time_before) {
   // The clock the panel's rates read runs on across a reset or a load (which restart or
   // move the simulation's own), so that no rate comes out negative.
   clock_offset_ += time_before - session_.gas->stats().simulated_time;
@@ -143,42 +140,11 @@ void GasApp::after_new_grid(double time_before) {
   controls_.cells = controls_.running_cells;
 }
 
-void GasApp::handle_keys(bool* quit) {
-  AppControls& c = controls_.common;
-  for (int key : input_.keys) {
-    switch (key) {
-      case GLFW_KEY_ESCAPE:
-        *quit = true;
-        break;
-      case GLFW_KEY_SPACE:
-        c.paused = !c.paused;
-        break;
-      case GLFW_KEY_S:
-        c.step_requested = true;
-        break;
-      case GLFW_KEY_R:
-        c.reset_requested = true;
-        break;
-      case GLFW_KEY_V:
-        controls_.shade.view = (controls_.shade.view + 1) % kGasViews;
-        break;
-      case GLFW_KEY_F5:
-        c.reload_shaders_requested = true;
-        break;
-      case GLFW_KEY_F12:
-        c.screenshot_requested = true;
-        break;
-      case GLFW_KEY_TAB:
-        c.panel_hidden = !c.panel_hidden;
-        break;
-      default:
-        break;
-    }
-  }
-  if (c.step_requested) c.paused = true;
+void GasMode::key(int key) {
+  if (key == GLFW_KEY_V) controls_.shade.view = (controls_.shade.view + 1) % kGasViews;
 }
 
-void GasApp::reset() {
+void GasMode::reset() {
   GasSimulation& gas = *session_.gas;
   const GasParams kept = gas.params();
   const double time_before = gas.stats().simulated_time;
@@ -196,7 +162,7 @@ void GasApp::reset() {
   std::fprintf(stderr, "tidepool: reset: %dx%dx%d cells of %.4g m\n", g.n.x, g.n.y, g.n.z, double(g.dx));
 }
 
-void GasApp::load_scene(const std::string& name_or_path, bool* quit) {
+void GasMode::load_scene(const std::string& name_or_path) {
   FileControls& files = controls_.common.files;
   Scene scene;
   try {
@@ -206,9 +172,8 @@ void GasApp::load_scene(const std::string& name_or_path, bool* quit) {
     std::fprintf(stderr, "tidepool: %s\n", e.what());
     return;
   }
-  if (!scene.is_gas) {  // water: this window ends and the water's starts (run_window)
+  if (!scene.is_gas) {  // water: this mode ends and the water's starts (run_window)
     next_scene_ = name_or_path;
-    *quit = true;
     return;
   }
   const double time_before = session_.gas->stats().simulated_time;
@@ -231,7 +196,7 @@ void GasApp::load_scene(const std::string& name_or_path, bool* quit) {
                double(g.dx));
 }
 
-void GasApp::save_state() {
+void GasMode::save_state() {
   FileControls& files = controls_.common.files;
   std::string error;
   const std::string path = full_path(files.state_path);
@@ -243,7 +208,7 @@ void GasApp::save_state() {
     std::fprintf(stderr, "tidepool: saved state %s\n", path.c_str());
 }
 
-void GasApp::load_state() {
+void GasMode::load_state() {
   FileControls& files = controls_.common.files;
   std::string error, scene_source;
   const std::string path = full_path(files.state_path);
@@ -269,21 +234,15 @@ void GasApp::load_state() {
   after_new_grid(time_before);
 }
 
-void GasApp::apply_requests(bool* quit) {
-  AppControls& c = controls_.common;
-  if (c.reset_requested) reset();
-  c.reset_requested = false;
-  FileControls& files = c.files;
-  if (!files.scene_request.empty()) load_scene(files.scene_request, quit);
-  files.scene_request.clear();
-  if (files.state_save_requested) save_state();
-  files.state_save_requested = false;
-  if (files.state_load_requested) load_state();
-  files.state_load_requested = false;
-  reload_shaders_if_asked(renderer_, c);
+void GasMode::apply_requests() {
+  FileControls& files = controls_.common.files;
+  if (take_request(controls_.common.reset_requested)) reset();
+  if (const std::string scene = take_request(files.scene_request); !scene.empty()) load_scene(scene);
+  if (take_request(files.state_save_requested)) save_state();
+  if (take_request(files.state_load_requested)) load_state();
 }
 
-void GasApp::update_mouse(double frame_seconds) {
+void GasMode::update_mouse(double frame_seconds) {
   const bool held = input_.left && !input_.left_ctrl;
   if (!held) {
     mouse_active_ = false;
@@ -313,22 +272,14 @@ void GasApp::update_mouse(double frame_seconds) {
   mouse_active_ = true;
 }
 
-void GasApp::drag_obstacles() {
-  const std::vector<ObstacleShape>& shapes = session_.gas->setup().obstacles;
-  glm::vec3 origin, direction;
-  tp::cursor_ray(window_, input_, camera_, &origin, &direction);
-  const bool ctrl = glfwGetKey(window_, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
-                    glfwGetKey(window_, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
-  const bool over_scene = !ImGui::GetIO().WantCaptureMouse;
-  const bool other_drag = (input_.left && !input_.left_ctrl) || input_.right || input_.middle;
+void GasMode::drag_obstacles() {
   const ObstacleDrag::Frame frame =
-      obstacle_drag_.update(shapes, input_.left && input_.left_ctrl, ctrl && over_scene && !other_drag, origin,
-                            direction, camera_.eye(), camera_.forward());
+      drag_obstacle(window_, input_, camera_, obstacle_drag_, session_.gas->setup().obstacles);
   if (frame.move) session_.gas->move_obstacle(frame.move->index, to_vec3(frame.move->center));
   highlighted_obstacle_ = frame.highlighted;
 }
 
-bool GasApp::simulate(double frame_seconds) {
+bool GasMode::simulate(double frame_seconds) {
   GasSimulation& gas = *session_.gas;
   std::vector<GasSource> sources = gas.setup().sources;  // the scene's
   if (mouse_active_) {
@@ -343,7 +294,7 @@ bool GasApp::simulate(double frame_seconds) {
     sources.push_back(s);
   }
   gas.set_sources(sources);
-  AppControls& c = controls_.common;
+  WindowControls& c = controls_.common;
   int steps = 0;
   const auto step = [&] {
     gas.step();
@@ -362,8 +313,8 @@ bool GasApp::simulate(double frame_seconds) {
     c.step_requested = false;
     return steps > 0;
   }
-  if (options_.steps_per_frame > 0) {  // lockstep: no clock, the same run every time
-    for (int k = 0; k < options_.steps_per_frame; ++k) step();
+  if (plan_.steps_per_frame > 0) {  // lockstep: no clock, the same run every time
+    for (int k = 0; k < plan_.steps_per_frame; ++k) step();
     return true;
   }
   // Steps until the simulated time has caught up with the clock, within the budget; what
@@ -381,7 +332,7 @@ bool GasApp::simulate(double frame_seconds) {
   return steps > 0;
 }
 
-Marker GasApp::marker() const {
+Marker GasMode::marker() const {
   Marker m;
   m.visible = mouse_active_;
   m.position = mouse_point_;
@@ -390,7 +341,7 @@ Marker GasApp::marker() const {
   return m;
 }
 
-RunStats GasApp::run_stats() const {
+RunStats GasMode::run_stats() const {
   const GasStats st = session_.gas->stats();
   RunStats r;
   r.steps = serial_;
@@ -401,12 +352,17 @@ RunStats GasApp::run_stats() const {
   return r;
 }
 
-void GasApp::script_drag(double t) {
-  if (bench_ && options_.bench_drag) play_scripted_drag(drag_, t, window_, camera_, input_, *bench_, &drag_held_);
+ScriptedDrag GasMode::bench_drag(double seconds) const {
+  const GasGrid& g = session_.gas->setup().grid;
+  const Vec3 hi = g.lo + Vec3{float(g.n.x), float(g.n.y), float(g.n.z)} * g.dx;
+  return default_drag(g.lo, hi, seconds);
 }
 
-void GasApp::report_window_bench() {
-  WindowBenchResult r = bench_->result();
+BenchFrame GasMode::bench_frame() const {
+  return BenchFrame{run_stats(), serial_, session_.gas->setup().grid.cells(), scripted_drag_ && mouse_active_};
+}
+
+void GasMode::describe_bench(WindowBenchResult& r) const {
   const GasGrid& g = session_.gas->setup().grid;
   char grid[96];
   std::snprintf(grid, sizeof(grid), "gas %dx%dx%d", g.n.x, g.n.y, g.n.z);
@@ -415,119 +371,46 @@ void GasApp::report_window_bench() {
   r.backend = device_;
   r.quality = "-";
   r.particles = g.cells();
-  for (const PassTime& t : renderer_.pass_times()) r.pass_ms.push_back({t.pass, t.gpu_ms, t.cpu_ms});
-  print_window_bench(r, options_);
 }
 
-int GasApp::run() {
-  // Declared after the renderer and destroyed before it: the target unregisters the pixel
-  // buffer from CUDA (interop) while it and the GL context still exist.
-  GlGasBuffer field(renderer_.gas());
-  GlPublishTarget target(field, session_.backend, cuda_runtime(), "the gas");
-  const GasGrid& start = session_.gas->setup().grid;
-  std::printf("tidepool: gas %dx%dx%d cells of %.4g m (%s)\n", start.n.x, start.n.y, start.n.z, double(start.dx),
-              start.n.z == 1 ? "2D" : "3D");
-  std::fflush(stdout);
-  bool changed = true;
-  GasShade published_shade;
-  int exit_code = 0;
-  double last_time = glfwGetTime();
-  const double run_start = last_time;
-  for (;;) {
-    glfwPollEvents();
-    int fb_width = 0, fb_height = 0;
-    glfwGetFramebufferSize(window_, &fb_width, &fb_height);
-    if (glfwGetWindowAttrib(window_, GLFW_ICONIFIED) || fb_width <= 0 || fb_height <= 0) {
-      if (glfwWindowShouldClose(window_) || stop_signal()) break;
-      glfwWaitEventsTimeout(kRestFrameSeconds);
-      last_time = glfwGetTime();
-      input_.begin_frame();
-      continue;
-    }
-    if (controls_.common.paused && !controls_.common.step_requested && !input_.left && !input_.right &&
-        !input_.middle && input_.keys.empty())
-      glfwWaitEventsTimeout(1.0 / 30.0);  // paused and idle: no need to draw flat out
-    const double now = glfwGetTime();
-    const double frame_seconds = now - last_time;
-    last_time = now;
-
-    bool quit = glfwWindowShouldClose(window_) || stop_signal();
-    script_drag(now - run_start);
-    handle_keys(&quit);
-    apply_camera_input(window_, input_, camera_);
-    const uint64_t serial_before = serial_;
-    apply_requests(&quit);
-    if (quit && !next_scene_.empty()) break;  // a water scene: run_window opens it
-    changed |= serial_ != serial_before || republish_;
-    republish_ = false;
-    drag_obstacles();
-    update_mouse(frame_seconds);
-    changed |= simulate(frame_seconds);
-    // A reset, a load or a new grid re-publishes too (after_new_grid cleared the texture).
-    changed |= !renderer_.gas().ready();
-    if (controls_.auto_range && controls_.shade.view != kGasViewSmoke)
-      controls_.shade.view_range = auto_view_range(controls_.shade.view, session_.gas->stats().max_speed,
-                                                   session_.gas->setup().grid.dx);
-    if (changed || !same_shade(published_shade, controls_.shade)) {
-      session_.gas->publish(controls_.shade, target);
-      published_shade = controls_.shade;
-      changed = false;
-    }
-    renderer_.set_obstacles(obstacle_draws(session_.gas->setup().obstacles, highlighted_obstacle_));
-    const RunStats stats = run_stats();
-    frame_stats_.add(now, stats);
-
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplGlfw_NewFrame();
-    ImGui::NewFrame();
-    PanelExtent panel;
-    if (!controls_.common.panel_hidden) {
-      const GasStats gas_stats = session_.gas->stats();
-      GasPanelSim sim{session_.scene, session_.gas->params(), gas_stats, session_.gas->setup().grid,
-                      session_.backend, device_};
-      panel = draw_gas_panel(sim, frame_stats_, render_, controls_);
-      draw_gas_help(controls_, !session_.gas->setup().obstacles.empty());
-    }
-    print_widget_changes(controls_.common.widgets);
-    const float shift = panel_screen_shift(window_, panel);
-    camera_.set_screen_shift(shift);
-    ImGui::Render();
-
-    const auto draw = [&] { renderer_.draw(camera_view(camera_, fb_width, fb_height), render_, marker()); };
-    screenshot_if_asked(camera_, shift, fb_width, fb_height, controls_.common, draw);
-    draw();
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    controls_.common.render_pass_times = renderer_.pass_times();
-    if (options_.gl_check && gl_errors_after_panel()) panel_gl_errors_ = true;
-    ++frames_drawn_;
-    if (bench_) {
-      const double t = glfwGetTime() - run_start;
-      bench_->frame(t, stats, serial_, session_.gas->setup().grid.cells());
-      if (drag_held_ && mouse_active_) bench_->force_shown(t);
-      if (bench_->done(t)) quit = true;
-    }
-    const bool last = quit || (options_.frames > 0 && frames_drawn_ >= options_.frames);
-    if (last && !options_.screenshot.empty() && !save_last_frame(options_.screenshot, fb_width, fb_height))
-      exit_code = 1;
-    glfwSwapBuffers(window_);
-    input_.begin_frame();
-    if (last) break;
+void GasMode::step(const FrameTime& frame) {
+  scripted_drag_ = frame.scripted_drag;
+  changed_ |= republish_;
+  republish_ = false;
+  drag_obstacles();
+  update_mouse(frame.seconds);
+  changed_ |= simulate(frame.seconds);
+  // A reset, a load or a new grid re-publishes too (after_new_grid cleared the texture).
+  changed_ |= !renderer_.gas().ready();
+  if (controls_.auto_range && controls_.shade.view != kGasViewSmoke)
+    controls_.shade.view_range =
+        auto_view_range(controls_.shade.view, session_.gas->stats().max_speed, session_.gas->setup().grid.dx);
+  if (changed_ || !same_shade(published_shade_, controls_.shade)) {
+    session_.gas->publish(controls_.shade, target_->target);
+    published_shade_ = controls_.shade;
+    changed_ = false;
   }
-  if (bench_ && next_scene_.empty()) report_window_bench();
-  if (options_.gl_check) exit_code = gl_check_verdict(renderer_, panel_gl_errors_, exit_code);
-  return finish(exit_code, stop_signal() ? signal_text(stop_signal()) : "");
+  renderer_.set_obstacles(obstacle_draws(session_.gas->setup().obstacles, highlighted_obstacle_));
+  frame_stats_.add(frame.now, run_stats());
 }
 
-int GasApp::finish(int exit_code, const std::string& stop_reason) {
+PanelExtent GasMode::panel() {
+  const GasStats gas_stats = session_.gas->stats();
+  GasPanelSim sim{session_.scene, session_.gas->params(), gas_stats, session_.gas->setup().grid, session_.backend,
+                  device_};
+  const PanelExtent extent = draw_gas_panel(sim, frame_stats_, render_, controls_);
+  draw_gas_help(controls_, !session_.gas->setup().obstacles.empty());
+  return extent;
+}
+
+void GasMode::draw(const CameraView& view) { renderer_.draw(view, render_, marker()); }
+
+int GasMode::finish(int exit_code, const std::string& stop_reason, int frames) {
   print_pass_times(renderer_.pass_times());
-  const std::vector<ObstacleShape>& obstacles = session_.gas->setup().obstacles;
-  for (size_t i = 0; i < obstacles.size(); ++i)
-    std::printf("tidepool: obstacle %zu (%s) at %.4f %.4f %.4f m\n", i,
-                obstacles[i].kind == int(ShapeKind::Sphere) ? "sphere" : "box", obstacles[i].center.x,
-                obstacles[i].center.y, obstacles[i].center.z);
+  print_obstacle_positions(session_.gas->setup().obstacles);
   const GasStats st = session_.gas->stats();
   // The gas's own clock and steps (since its last reset or load, as the water's line says).
-  std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s, smoke %.4g\n", frames_drawn_,
+  std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s, smoke %.4g\n", frames,
               static_cast<unsigned long long>(st.steps), st.simulated_time, double(st.max_speed), st.smoke_mass);
   std::fflush(stdout);
   if (stop_reason.empty()) return exit_code;

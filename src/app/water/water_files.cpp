@@ -1,43 +1,17 @@
 // The panel's Files section, carried out between frames: PLY recording, presets and
-// state files (the rest of InteractiveApp is in interactive_app.cpp).
+// state files (the rest of WaterMode is in water_mode.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <string>
 
-#include <filesystem>
-#include <system_error>
-
-#include "app/water/interactive_app.h"
-#include "util/paths.h"
+#include "app/water/water_mode.h"
 #include "sim/scene/preset.h"
-#include "app/window/screenshot_file.h"
-#include "imgui.h"
-#include "render/screenshot.h"
 #include "sim/water/memory_need.h"
+#include "util/paths.h"
 
 namespace tp {
-
-void save_window_screenshot(int fb_width, int fb_height, AppControls& controls) {
-  // In the working directory, by its full path so that the messages say where that is.
-  std::error_code ignored;
-  const std::string directory = std::filesystem::current_path(ignored).string();
-  const std::string path =
-      free_screenshot_path(directory.empty() ? "." : directory, std::time(nullptr));
-  std::string error;
-  controls.screenshot_failed = !save_screenshot(path, fb_width, fb_height, &error);
-  controls.screenshot_note_time = ImGui::GetTime();
-  if (controls.screenshot_failed) {
-    std::fprintf(stderr, "tidepool: %s\n", error.c_str());
-    controls.screenshot_note = "Screenshot not saved: " + error;
-    return;
-  }
-  std::fprintf(stderr, "tidepool: saved %s (%dx%d)\n", path.c_str(), fb_width, fb_height);
-  const std::string name = path.substr(path.rfind('/') + 1);
-  controls.screenshot_note =
-      "Saved " + name + " (" + std::to_string(fb_width) + "x" + std::to_string(fb_height) + ")";
-}
 
 namespace {
 
@@ -49,7 +23,7 @@ std::string format_seconds(double t) {
 
 }  // namespace
 
-void InteractiveApp::toggle_recording() {
+void WaterMode::toggle_recording() {
   FileControls& files = controls_.files;
   if (recorder_.active()) {
     stop_recording("");
@@ -82,7 +56,7 @@ void InteractiveApp::toggle_recording() {
   record_frame_if_due();  // the state as it is now is the first frame
 }
 
-void InteractiveApp::stop_recording(const std::string& why) {
+void WaterMode::stop_recording(const std::string& why) {
   if (!recorder_.active()) return;
   recorder_.stop();
   FileControls& files = controls_.files;
@@ -94,7 +68,7 @@ void InteractiveApp::stop_recording(const std::string& why) {
                why.empty() ? "" : (" (stopped: " + why + ")").c_str());
 }
 
-void InteractiveApp::record_frame_if_due() {
+void WaterMode::record_frame_if_due() {
   if (!recorder_.due(setup_.sim->stats().simulated_time)) return;
   std::string error;
   if (recorder_.record(*setup_.sim, &error)) {
@@ -109,12 +83,12 @@ void InteractiveApp::record_frame_if_due() {
   std::fprintf(stderr, "tidepool: recording stopped: %s\n", error.c_str());
 }
 
-void InteractiveApp::step_once() {
+void WaterMode::step_once() {
   setup_.sim->step();
   if (recorder_.active()) record_frame_if_due();
 }
 
-void InteractiveApp::advance_recording(double seconds, double budget_ms) {
+void WaterMode::advance_recording(double seconds, double budget_ms) {
   // As Simulation::advance does it, with a look at the recording after every step.
   const auto start = std::chrono::steady_clock::now();
   record_debt_ += seconds;
@@ -132,7 +106,7 @@ void InteractiveApp::advance_recording(double seconds, double budget_ms) {
   if (!recorder_.active()) record_debt_ = 0.0;
 }
 
-void InteractiveApp::save_preset() {
+void WaterMode::save_preset() {
   FileControls& files = controls_.files;
   std::string error;
   files.preset_failed = files.preset_path.empty() ||
@@ -146,7 +120,7 @@ void InteractiveApp::save_preset() {
     std::fprintf(stderr, "tidepool: saved preset %s\n", full_path(files.preset_path).c_str());
 }
 
-void InteractiveApp::load_preset() {
+void WaterMode::load_preset() {
   FileControls& files = controls_.files;
   try {
     const Preset preset = load_preset_file(files.preset_path);
@@ -169,7 +143,7 @@ void InteractiveApp::load_preset() {
   }
 }
 
-void InteractiveApp::save_state() {
+void WaterMode::save_state() {
   FileControls& files = controls_.files;
   std::string error;
   if (files.state_path.empty()) error = "type a file name for the state first";
@@ -189,7 +163,7 @@ void InteractiveApp::save_state() {
     std::fprintf(stderr, "tidepool: saved state %s\n", full_path(files.state_path).c_str());
 }
 
-void InteractiveApp::load_state() {
+void WaterMode::load_state() {
   FileControls& files = controls_.files;
   double loaded_time = 0.0;
   try {

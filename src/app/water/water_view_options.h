@@ -1,0 +1,24 @@
+// What the command line asks of the water's window beyond the start (app/start/start_plan.h)
+// and the window itself (app/window/window_options.h): how it draws the water, the mesh
+// mode's settings, and the Record's default rate.
+#pragma once
+
+#include "render/render_types.h"
+#include "sim/mesh/mesh.h"
+
+namespace tp {
+
+struct WaterViewOptions {
+  ColorMode color = ColorMode::Water;       ///< --color
+  RenderMode render = RenderMode::Spheres;  ///< --render
+  /// --surface-scale auto|S: the surface mode's resolution scale, chosen each frame or
+  /// fixed at S in [0.5, 1] (see SurfaceSettings::auto_scale)
+  bool surface_scale_auto = true;
+  float surface_scale = 1.0f;
+  bool surface_anisotropic = true;  ///< --surface-anisotropic
+  bool grid_overlay = false;        ///< --grid-overlay: the Debug views' grid overlay on
+  MeshSettings mesh;                ///< --mesh-cell, --mesh-iso, --mesh-anisotropic
+  double record_fps = 30.0;         ///< --export-fps: the panel's Record rate to start with
+};
+
+}  // namespace tp

@@ -1,0 +1,122 @@
+#include "app/window/app_window.h"
+
+#include <glad/gl.h>
+// glad first: GLFW must not pull in the system GL header.
+#include <GLFW/glfw3.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "app/window/frame_loop.h"
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "imgui.h"
+#include "util/stop_signals.h"
+#ifdef TP_HAVE_XLIB
+// Last: Xlib's macros (None, Bool, Status, ...) stay out of the headers above.
+#include <X11/Xlib.h>
+#endif
+
+namespace tp {
+
+namespace {
+
+std::string g_glfw_error;  // GLFW reports errors through a callback; keep the last one
+
+void on_glfw_error(int code, const char* description) {
+  g_glfw_error = std::string(description ? description : "unknown error") + " (GLFW error " +
+                 std::to_string(code) + ")";
+}
+
+#ifdef TP_HAVE_XLIB
+// Xlib calls this when the connection to the X server breaks (the server quit or was
+// killed). Its default prints a cryptic line and exits there and then. Here the session
+// ends the way a stop signal ends it: the recording stopped with every frame a whole file
+// (frames are written between frames, never during an X call), the closing lines, and a
+// last line that names the cause. It must not return (Xlib would exit), and nothing that
+// needs the display (GLFW's or GL's teardown) can run any more: hence _exit.
+int on_display_lost(Display* display) {
+  const std::string reason = std::string("the display ") + DisplayString(display) + " went away";
+  const int code = finish_running_mode(1, reason);
+  std::fflush(nullptr);
+  _exit(code);
+}
+#endif
+
+const char* gl_string(GLenum name) {
+  const GLubyte* text = glGetString(name);
+  return text ? reinterpret_cast<const char*>(text) : "unknown";
+}
+
+}  // namespace
+
+AppWindow::~AppWindow() {
+  if (imgui_opengl_) ImGui_ImplOpenGL3_Shutdown();
+  if (imgui_glfw_) ImGui_ImplGlfw_Shutdown();
+  if (ImGui::GetCurrentContext()) ImGui::DestroyContext();
+  if (handle_) glfwDestroyWindow(handle_);
+  if (glfw_) glfwTerminate();
+}
+
+bool AppWindow::open(int width, int height) {
+  catch_stop_signals();  // Ctrl-C and kill end the session as closing the window does
+#ifdef TP_HAVE_XLIB
+  XSetIOErrorHandler(on_display_lost);
+#endif
+  glfwSetErrorCallback(on_glfw_error);
+  glfw_ = glfwInit() == GLFW_TRUE;
+  if (!glfw_) {
+    std::fprintf(stderr,
+                 "tidepool: cannot open a window (no display?): %s. Use --headless to run "
+                 "without one.\n",
+                 g_glfw_error.c_str());
+    return false;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+  glfwWindowHint(GLFW_DEPTH_BITS, 24);
+  handle_ = glfwCreateWindow(width > 0 ? width : 1280, height > 0 ? height : 800, "Tidepool", nullptr, nullptr);
+  if (!handle_) {
+    std::fprintf(stderr,
+                 "tidepool: cannot create an OpenGL 3.3 core window: %s. Update the graphics "
+                 "driver, or use --headless.\n",
+                 g_glfw_error.c_str());
+    return false;
+  }
+  glfwMakeContextCurrent(handle_);
+  if (!gladLoadGL(glfwGetProcAddress)) {
+    std::fprintf(stderr, "tidepool: cannot load the OpenGL functions of this driver.\n");
+    return false;
+  }
+  glfwSwapInterval(1);
+  return true;
+}
+
+std::string AppWindow::gl_description() const {
+  return std::string(gl_string(GL_RENDERER)) + ", " + gl_string(GL_VERSION);
+}
+
+bool AppWindow::start_ui() {
+  // Our callbacks first: ImGui's GLFW backend then installs its own and chains to ours.
+  install_input_callbacks(handle_, &input_);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini left in the user's directory
+  // A drag that starts on the panel's body must not carry the panel along.
+  ImGui::GetIO().ConfigWindowsMoveFromTitleBarOnly = true;
+  ImGui::StyleColorsDark();
+  imgui_glfw_ = ImGui_ImplGlfw_InitForOpenGL(handle_, true);
+  imgui_opengl_ = ImGui_ImplOpenGL3_Init("#version 330");
+  if (!imgui_glfw_ || !imgui_opengl_) {
+    std::fprintf(stderr, "tidepool: cannot start the user interface (Dear ImGui).\n");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace tp

@@ -1,0 +1,222 @@
+#include "app/window/frame_loop.h"
+
+#include <glad/gl.h>
+// glad first: GLFW must not pull in the system GL header.
+#include <GLFW/glfw3.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "app/window/window_frame.h"
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "imgui.h"
+#include "util/stop_signals.h"
+
+namespace tp {
+
+namespace {
+
+// Frame periods while paused with nothing to do (see wait_while_idle).
+constexpr double kIdleFrameSeconds = 1.0 / 30.0;  // within kIdleInputSeconds of input
+constexpr double kRestFrameSeconds = 1.0 / 4.0;   // after that, and while minimised
+constexpr double kIdleInputSeconds = 1.0;
+
+// The mode running and the frames it has drawn, for finish_running_mode.
+WindowMode* g_running_mode = nullptr;
+const int* g_running_frames = nullptr;
+
+// g_running_mode is the run's only while it runs.
+struct RunningMode {
+  RunningMode(WindowMode* mode, const int* frames) {
+    g_running_mode = mode;
+    g_running_frames = frames;
+  }
+  ~RunningMode() {
+    g_running_mode = nullptr;
+    g_running_frames = nullptr;
+  }
+};
+
+}  // namespace
+
+int finish_running_mode(int exit_code, const std::string& stop_reason) {
+  if (g_running_mode) return g_running_mode->finish(exit_code, stop_reason, *g_running_frames);
+  std::fprintf(stderr, "tidepool: %s; stopped\n", stop_reason.c_str());
+  return exit_code;
+}
+
+FrameLoop::FrameLoop(GLFWwindow* window, InputState& input, const WindowOptions& options)
+    : window_(window), input_(input), options_(options) {}
+
+void FrameLoop::handle_keys(WindowMode& mode, bool* quit) {
+  WindowControls& controls = mode.controls();
+  for (int key : input_.keys) {
+    switch (key) {
+      case GLFW_KEY_ESCAPE:
+        *quit = true;
+        break;
+      case GLFW_KEY_SPACE:
+        controls.paused = !controls.paused;
+        break;
+      case GLFW_KEY_S:
+        controls.step_requested = true;
+        break;
+      case GLFW_KEY_R:
+        controls.reset_requested = true;
+        break;
+      case GLFW_KEY_F5:
+        controls.reload_shaders_requested = true;
+        break;
+      case GLFW_KEY_F12:
+        controls.screenshot_requested = true;
+        break;
+      case GLFW_KEY_TAB:
+        controls.panel_hidden = !controls.panel_hidden;
+        break;
+      default:
+        mode.key(key);
+        break;
+    }
+  }
+  // Single stepping only makes sense from a paused state; S pauses a running simulation.
+  if (controls.step_requested) controls.paused = true;
+}
+
+bool FrameLoop::idle(WindowMode& mode) const {
+  const WindowControls& controls = mode.controls();
+  const FileControls& files = controls.files;
+  if (!controls.paused || controls.step_requested || controls.reset_requested ||
+      controls.reload_shaders_requested || !files.scene_request.empty() || files.record_toggle_requested ||
+      files.preset_save_requested || files.preset_load_requested || files.state_save_requested ||
+      files.state_load_requested)
+    return false;
+  // A button held (a camera drag, a panel slider) wants every frame.
+  for (int button : {GLFW_MOUSE_BUTTON_LEFT, GLFW_MOUSE_BUTTON_RIGHT, GLFW_MOUSE_BUTTON_MIDDLE})
+    if (glfwGetMouseButton(window_, button) == GLFW_PRESS) return false;
+  return true;
+}
+
+void FrameLoop::wait_while_idle(WindowMode& mode, double frame_start) {
+  // Paused with nothing to do: rather than render flat out, sleep until the next frame is
+  // due, or until a key or a button wants a prompt answer. Frames come at 30 Hz for a
+  // second after the last input (the panel follows hovering and typing smoothly), then at
+  // 4 Hz (the statistics stay live). Other input (mouse motion, wheel) wakes the wait,
+  // which then goes on to the 30 Hz frame time.
+  for (;;) {
+    const double now = glfwGetTime();
+    if (!idle(mode) || !input_.keys.empty() || glfwWindowShouldClose(window_) || stop_signal()) {
+      last_input_time_ = now;
+      return;
+    }
+    const double period = now - last_input_time_ < kIdleInputSeconds ? kIdleFrameSeconds : kRestFrameSeconds;
+    const double wait = frame_start + period - now;
+    if (wait <= 0.0) return;
+    glfwWaitEventsTimeout(wait);
+    const double woke = glfwGetTime();
+    if (woke < frame_start + period - 1e-3) last_input_time_ = woke;  // an event woke it
+  }
+}
+
+int FrameLoop::run(WindowMode& mode) {
+  WindowControls& controls = mode.controls();
+  OrbitCamera& camera = mode.camera();
+  Renderer& renderer = mode.renderer();
+  controls.panel_hidden = options_.hide_panel;
+  renderer.set_error_check(options_.gl_check);
+  // Tests that click the panel's widgets ask where they are (panel_files.h).
+  const char* widgets = std::getenv("TIDEPOOL_TEST_WIDGETS");
+  controls.widgets.enabled = widgets && *widgets && std::string(widgets) != "0";
+  std::unique_ptr<WindowBench> bench;  // --bench-window
+  ScriptedDrag drag;                   // --bench-drag
+  bool drag_held = false;
+  if (options_.bench_window > 0.0) {
+    bench = std::make_unique<WindowBench>(options_.bench_window);
+    if (options_.bench_drag) drag = mode.bench_drag(options_.bench_window);
+  }
+  int frames = 0;
+  const RunningMode running(&mode, &frames);
+  mode.start();
+  int exit_code = 0;
+  bool panel_gl_errors = false;  // --gl-check saw an error after the panel's drawing
+  double last_time = glfwGetTime();
+  const double run_start = last_time;
+  for (;;) {
+    glfwPollEvents();
+    wait_while_idle(mode, last_time);
+    int fb_width = 0, fb_height = 0;
+    glfwGetFramebufferSize(window_, &fb_width, &fb_height);
+    if (glfwGetWindowAttrib(window_, GLFW_ICONIFIED) || fb_width <= 0 || fb_height <= 0) {
+      // Minimised: nothing to draw. Sleep until something happens rather than spin, and
+      // do not count the time away as a frame.
+      if (glfwWindowShouldClose(window_) || stop_signal()) break;
+      glfwWaitEventsTimeout(kRestFrameSeconds);  // wakes to see a stop signal
+      last_time = glfwGetTime();
+      input_.begin_frame();
+      continue;
+    }
+    FrameTime frame;
+    frame.now = glfwGetTime();
+    frame.seconds = frame.now - last_time;
+    last_time = frame.now;
+
+    bool quit = glfwWindowShouldClose(window_) || stop_signal();
+    if (bench && options_.bench_drag)
+      play_scripted_drag(drag, frame.now - run_start, window_, camera, input_, *bench, &drag_held);
+    frame.scripted_drag = drag_held;
+    handle_keys(mode, &quit);
+    apply_camera_input(window_, input_, camera);
+    mode.apply_requests();
+    reload_shaders_if_asked(renderer, controls);
+    if (!mode.next_scene().empty()) break;  // a scene of the other kind: the caller opens it
+    mode.step(frame);
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    PanelExtent panel;  // none while hidden: the scene takes the whole window
+    if (!controls.panel_hidden) panel = mode.panel();
+    print_widget_changes(controls.widgets);
+    const float shift = panel_screen_shift(window_, panel);
+    camera.set_screen_shift(shift);
+    camera.fit_plane(float(fb_width) / float(fb_height));  // 2D: the plane beside the panel
+    ImGui::Render();
+
+    // The button and F12 save the scene without the panel, framed as with the panel
+    // collapsed (centred in the window, not beside the panel): drawn once so, saved, then
+    // drawn again as the window shows it.
+    const auto draw = [&] { mode.draw(camera_view(camera, fb_width, fb_height)); };
+    screenshot_if_asked(camera, shift, fb_width, fb_height, controls, draw);
+    draw();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    controls.render_pass_times = renderer.pass_times();
+    if (options_.gl_check && gl_errors_after_panel()) panel_gl_errors = true;
+    ++frames;
+    if (bench) {
+      const double t = glfwGetTime() - run_start;
+      const BenchFrame drawn = mode.bench_frame();
+      if (drawn.force_shown) bench->force_shown(t);
+      bench->frame(t, drawn.stats, drawn.serial, drawn.count);
+      if (bench->done(t)) quit = true;
+    }
+
+    const bool last = quit || (options_.frames > 0 && frames >= options_.frames);
+    if (last && !options_.screenshot.empty() && !save_last_frame(options_.screenshot, fb_width, fb_height))
+      exit_code = 1;
+    glfwSwapBuffers(window_);
+    input_.begin_frame();
+    if (last) break;
+  }
+  // The figures of a run that ended here (one that passes to the other kind of scene is
+  // measured again there).
+  if (bench && mode.next_scene().empty()) {
+    WindowBenchResult result = bench->result();
+    mode.describe_bench(result);
+    for (const PassTime& t : renderer.pass_times()) result.pass_ms.push_back({t.pass, t.gpu_ms, t.cpu_ms});
+    print_window_bench(result, options_.bench_json);
+  }
+  if (options_.gl_check) exit_code = gl_check_verdict(renderer, panel_gl_errors, exit_code);
+  return mode.finish(exit_code, stop_signal() ? signal_text(stop_signal()) : "", frames);
+}
+
+}  // namespace tp
