@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -85,8 +86,9 @@ class SceneObjects {
     uint added = 0;
     bool paused = false;  ///< the layers would pass max_particles: none were laid
   };
-  template <class SortedGrid>
-  Emitted emit(FluidState<Backend>& fluid, double t, SortedGrid&& sorted_grid);
+  // (A std::function, not a template: nvcc allows no local lambda type in the template
+  // arguments of a function that holds a device lambda.)
+  Emitted emit(FluidState<Backend>& fluid, double t, const std::function<GridView()>& sorted_grid);
   // The emitters' progress over a step of dt ending at simulated time t.
   void advance_emitters(double t, double dt);
 
@@ -339,8 +341,8 @@ void SceneObjects<B>::compact(Buffer<T>& data, Buffer<T>& spare, const uint* pla
 }
 
 template <class B>
-template <class SortedGrid>
-typename SceneObjects<B>::Emitted SceneObjects<B>::emit(FluidState<B>& fluid, double t, SortedGrid&& sorted_grid) {
+typename SceneObjects<B>::Emitted SceneObjects<B>::emit(FluidState<B>& fluid, double t,
+                                                        const std::function<GridView()>& sorted_grid) {
   Emitted result;
   if (emitters_.empty()) return result;
   std::vector<Vec4> cand_x, cand_v;
