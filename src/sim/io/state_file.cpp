@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/io/binary_reader.h"
 #include "sim/water/memory_need.h"
 #include "sim/water/params.h"
 #include "util/atomic_file.h"
@@ -178,25 +179,19 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
   auto fail = [&](const std::string& what) -> void {
     throw std::runtime_error("state file '" + source + "': " + what);
   };
-  if (bytes.size() < kMagicLength || bytes.compare(0, kMagicLength, kMagic) != 0)
+  BinaryReader in(bytes);
+  if (!in.expect(std::string_view(kMagic, kMagicLength)))
     fail("is not a Tidepool state file (it does not start with \"TIDEPOOL STATE 1\")");
-  size_t at = kMagicLength;
-  auto get_u64 = [&](const char* what) {
-    if (bytes.size() - at < 8) fail(std::string("ends before its ") + what + " (the file is cut short)");
-    uint64_t v = 0;
-    for (int k = 0; k < 8; ++k) v |= uint64_t(uint8_t(bytes[at + k])) << (8 * k);
-    at += 8;
-    return v;
-  };
-  const uint64_t header_size = get_u64("header");
-  if (header_size > bytes.size() - at) fail("ends inside its header (the file is cut short)");
+  uint64_t header_size = 0;
+  if (!in.get_u64_le(&header_size)) fail("ends before its header (the file is cut short)");
+  std::string_view header;
+  if (!in.take(header_size, &header)) fail("ends inside its header (the file is cut short)");
   json h;
   try {
-    h = json::parse(bytes.begin() + long(at), bytes.begin() + long(at + header_size));
+    h = json::parse(header.begin(), header.end());
   } catch (const json::exception&) {
     fail("has a damaged header (not valid JSON)");
   }
-  at += header_size;
   if (!h.is_object()) fail("has a damaged header (not a JSON object)");
   Reader r(h, source);
   SimState s;
@@ -313,17 +308,15 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
     fail("has a damaged header");
   }
 
-  // The arrays: each blob's length is checked against what is left before anything is
-  // allocated for it.
+  // The arrays, each preceded by its length in bytes: checked against what is left before
+  // anything is allocated for it.
   auto blob = [&](auto& items, const char* what) {
     using T = typename std::remove_reference<decltype(items)>::type::value_type;
-    const uint64_t size = get_u64(what);
-    if (size > bytes.size() - at) fail(std::string("ends inside its ") + what + " (the file is cut short)");
+    uint64_t size = 0;
+    if (!in.get_u64_le(&size)) fail(std::string("ends before its ") + what + " (the file is cut short)");
+    if (size > in.left()) fail(std::string("ends inside its ") + what + " (the file is cut short)");
     if (size % sizeof(T) != 0) fail(std::string("has a damaged ") + what + " array");
-    items.resize(size / sizeof(T));
-    // An empty array has no data() to copy into (null): memcpy must not see it.
-    if (size > 0) std::memcpy(items.data(), bytes.data() + at, size);
-    at += size;
+    in.get_items(&items, size / sizeof(T));
   };
   std::vector<Vec4> diffuse_x, diffuse_v;
   blob(init.fluid, "particle positions");
@@ -333,7 +326,7 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
   blob(init.boundary, "boundary samples");
   blob(diffuse_x, "diffuse positions");
   blob(diffuse_v, "diffuse velocities");
-  if (at != bytes.size()) fail("has " + std::to_string(bytes.size() - at) + " bytes after its end");
+  if (!in.done()) fail("has " + std::to_string(in.left()) + " bytes after its end");
   const size_t n = init.fluid.size();
   if (init.velocity.size() != n || s.id.size() != n || s.pressure.size() != n || diffuse_x.size() != diffuse_v.size())
     fail("has arrays of different lengths");
