@@ -31,28 +31,17 @@
 #   tidepool["announce_times"](self, "/path/to/dir", kind="mesh")
 # (and add a second Programmable Source, without kind, for the particles).
 #
-# Frame formats: particles (src/sim/io/particle_io.cpp): binary little-endian PLY, "comment time T s"
-# in the header, then per particle: uint id, float x, y, z, vx, vy, vz. Surface
-# (src/sim/io/mesh_io.cpp): binary little-endian PLY, "comment time T s" (optional), per
-# vertex float x, y, z, nx, ny, nz and, from --export-mesh, vx, vy, vz; then per
-# triangle uchar 3 and three uint vertex indices, counter-clockwise seen from outside the
-# water. Axes are Tidepool's: y is up.
-import collections
-import glob
+# The frames are read by tidepool_ply.py, which must lie beside this file (as in Tidepool's
+# scripts/ folder); its docstring gives the frame formats. Axes are Tidepool's: y is up.
 import os
+import sys
 
 import numpy as np
 
-ROW = np.dtype([("id", "<u4"), ("x", "<f4"), ("y", "<f4"), ("z", "<f4"),
-                ("vx", "<f4"), ("vy", "<f4"), ("vz", "<f4")])
-
-
-# File name prefix of each kind.
-PREFIX = {"points": "frame_", "mesh": "mesh_"}
-
-
-def frame_files(directory, kind="points"):
-    return sorted(glob.glob(os.path.join(directory, PREFIX[kind] + "*.ply")))
+# runpy.run_path gives this script its own path: tidepool_ply.py is found beside it.
+if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tidepool_ply import PREFIX, frame_files, frame_time, read_frame, read_mesh_frame  # noqa: E402
 
 
 def choose_kind(directory, kind=None):
@@ -68,82 +57,6 @@ def choose_kind(directory, kind=None):
         if frame_files(directory, k):
             return k
     raise RuntimeError("no frame_*.ply or mesh_*.ply files in " + directory)
-
-
-def frame_time(path, index):
-    """The simulated time in the header's "comment time T s", else the frame's index."""
-    with open(path, "rb") as f:
-        header = f.read(1024).split(b"end_header")[0]
-    for line in header.split(b"\n"):
-        if line.startswith(b"comment time "):
-            return float(line.split()[2])
-    return float(index)
-
-
-def read_frame(path):
-    data = open(path, "rb").read()
-    start = data.index(b"end_header\n") + len(b"end_header\n")
-    return np.frombuffer(data, dtype=ROW, offset=start)
-
-
-# One surface frame: positions, normals (unit, pointing out of the water) and velocities
-# (None when the file has none) as (N, 3) float32 arrays, triangles as a (T, 3) uint32
-# array.
-MeshFrame = collections.namedtuple("MeshFrame", "time position normal velocity triangles")
-
-# A face row: the vertex count (always 3: Tidepool writes triangles) and the indices,
-# packed (13 bytes, no padding), as PLY stores them.
-FACE = np.dtype([("count", "u1"), ("index", "<u4", (3,))])
-
-
-def read_mesh_frame(path):
-    """The MeshFrame of one mesh_*.ply file. Reads the header rather than assuming it, so
-    that a file from another writer, or a truncated one, fails here with a sentence
-    instead of becoming a garbled mesh."""
-    data = open(path, "rb").read()
-    end = data.find(b"end_header\n")
-    if not data.startswith(b"ply\n") or end < 0:
-        raise ValueError(path + ": not a PLY file")
-    start = end + len(b"end_header\n")
-    time, elements, vertex_properties, face_list = None, [], [], None
-    for line in data[:end].split(b"\n"):
-        words = line.split()
-        if not words:
-            continue
-        if words[0] == b"format" and words[1:2] != [b"binary_little_endian"]:
-            raise ValueError(path + ": not a binary little-endian PLY")
-        elif words[:2] == [b"comment", b"time"]:
-            time = float(words[2])
-        elif words[0] == b"element":
-            elements.append((words[1], int(words[2])))
-        elif words[0] == b"property" and elements and elements[-1][0] == b"vertex":
-            if words[1] not in (b"float", b"float32"):
-                raise ValueError(path + ": vertex property " + words[-1].decode() +
-                                 " is not a float")
-            vertex_properties.append(words[-1])
-        elif words[0] == b"property" and elements and elements[-1][0] == b"face":
-            face_list = words[1:4]
-    names = [b"x", b"y", b"z", b"nx", b"ny", b"nz"]
-    if [e[0] for e in elements] != [b"vertex", b"face"] or \
-            vertex_properties not in (names, names + [b"vx", b"vy", b"vz"]) or \
-            face_list not in ([b"list", b"uchar", b"uint"], [b"list", b"uint8", b"uint32"]):
-        raise ValueError(path + ": not a Tidepool mesh frame "
-                         "(x y z nx ny nz [vx vy vz], triangles)")
-    n, t = elements[0][1], elements[1][1]
-    width = len(vertex_properties)
-    try:  # frombuffer refuses to read past the end: a truncated file stops here
-        rows = np.frombuffer(data, dtype="<f4", count=n * width, offset=start).reshape(n, width)
-        faces = np.frombuffer(data, dtype=FACE, count=t, offset=start + rows.nbytes)
-    except ValueError:
-        raise ValueError(path + ": truncated") from None
-    if (faces["count"] != 3).any():
-        raise ValueError(path + ": a face that is not a triangle")
-    triangles = faces["index"]
-    if t and int(triangles.max()) >= n:
-        raise ValueError(path + ": a face names a vertex that does not exist")
-    velocity = np.ascontiguousarray(rows[:, 6:9]) if width == 9 else None
-    return MeshFrame(time, np.ascontiguousarray(rows[:, 0:3]), np.ascontiguousarray(rows[:, 3:6]),
-                     velocity, np.ascontiguousarray(triangles))
 
 
 def fill_polydata(polydata, rows):
@@ -219,4 +132,4 @@ def load_frame(algorithm, directory, kind=None):
     if kind == "mesh":
         fill_surface_polydata(output, read_mesh_frame(files[k]))
     else:
-        fill_polydata(output, read_frame(files[k]))
+        fill_polydata(output, read_frame(files[k])[1])

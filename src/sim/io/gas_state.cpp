@@ -1,11 +1,13 @@
 #include "sim/io/gas_state.h"
 
-#include <cstring>
+#include <cmath>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
+#include "sim/io/binary_reader.h"
 #include "util/atomic_file.h"
 
 namespace tp {
@@ -31,33 +33,13 @@ class Writer {
   std::string bytes;
 };
 
-class Reader {
- public:
-  explicit Reader(const std::string& b) : bytes_(b) {}
-  template <class T>
-  bool get(T* v) {
-    if (bytes_.size() - at_ < sizeof(T)) return false;
-    std::memcpy(v, bytes_.data() + at_, sizeof(T));
-    at_ += sizeof(T);
-    return true;
-  }
-  template <class T>
-  bool get_array(std::vector<T>* v, uint64_t most) {
-    uint64_t n = 0;
-    uint32_t size = 0;
-    if (!get(&n) || !get(&size) || size != sizeof(T) || n > most || (bytes_.size() - at_) / sizeof(T) < n)
-      return false;
-    v->resize(size_t(n));
-    std::memcpy(v->data(), bytes_.data() + at_, size_t(n) * sizeof(T));
-    at_ += size_t(n) * sizeof(T);
-    return true;
-  }
-  bool done() const { return at_ == bytes_.size(); }
-
- private:
-  const std::string& bytes_;
-  size_t at_ = 0;
-};
+// An array as put_array writes it (its count, its item size, the items), at most `most` items.
+template <class T>
+bool get_array(BinaryReader& in, std::vector<T>* v, uint64_t most) {
+  uint64_t n = 0;
+  uint32_t size = 0;
+  return in.get(&n) && in.get(&size) && size == sizeof(T) && n <= most && in.get_items(v, n);
+}
 
 }  // namespace
 
@@ -105,10 +87,9 @@ bool load_gas_state(const std::string& path, GasSimulation& gas, std::string* sc
     *error = path + " is not a gas state Tidepool can load: " + what;
     return false;
   };
-  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+  BinaryReader r(bytes);
+  if (!r.expect(std::string_view(kMagic, sizeof(kMagic))))
     return bad("it does not start as one (a water state, or another file?)");
-  const std::string body = bytes.substr(sizeof(kMagic));
-  Reader r(body);
   uint32_t version = 0;
   if (!r.get(&version) || version != kVersion) return bad("version " + std::to_string(version) + ", not 1");
   std::vector<char> source;
@@ -116,8 +97,8 @@ bool load_gas_state(const std::string& path, GasSimulation& gas, std::string* sc
   GasParams p{};
   double time = 0.0;
   uint64_t steps = 0;
-  if (!r.get_array(&source, 1 << 16) || !r.get(&s.grid) || !r.get(&s.walls) || !r.get_array(&s.obstacles, 1024) ||
-      !r.get_array(&s.sources, 1024) || !r.get(&p) || !r.get(&time) || !r.get(&steps))
+  if (!get_array(r, &source, 1 << 16) || !r.get(&s.grid) || !r.get(&s.walls) || !get_array(r, &s.obstacles, 1024) ||
+      !get_array(r, &s.sources, 1024) || !r.get(&p) || !r.get(&time) || !r.get(&steps))
     return bad("it ends early or its header is damaged");
   const GasGrid& g = s.grid;
   if (g.n.x < 1 || g.n.y < 1 || g.n.z < 1 || double(g.n.x) * g.n.y * g.n.z > 256.0 * 256.0 * 256.0 ||
@@ -125,10 +106,11 @@ bool load_gas_state(const std::string& path, GasSimulation& gas, std::string* sc
     return bad("its grid is not a valid one");
   std::vector<float> velocity[3], channel[kGasChannels];
   for (int axis = 0; axis < 3; ++axis)
-    if (!r.get_array(&velocity[axis], g.faces(axis)) || velocity[axis].size() != g.faces(axis))
+    if (!get_array(r, &velocity[axis], g.faces(axis)) || velocity[axis].size() != g.faces(axis))
       return bad("it ends early (in its velocity)");
   for (int ch = 0; ch < kGasChannels; ++ch)
-    if (!r.get_array(&channel[ch], g.cells()) || channel[ch].size() != g.cells()) return bad("it ends early (in its fields)");
+    if (!get_array(r, &channel[ch], g.cells()) || channel[ch].size() != g.cells())
+      return bad("it ends early (in its fields)");
   if (!r.done()) return bad("it has bytes after its fields");
   try {
     gas.reset(s);

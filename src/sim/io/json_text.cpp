@@ -8,15 +8,15 @@ namespace tp {
 
 using nlohmann::json;
 
-namespace {
-
-std::string fmt(double v) {
+std::string number_text(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
 }
 
-}  // namespace
+std::string vec3_text(Vec3 v) {
+  return "[" + number_text(v.x) + ", " + number_text(v.y) + ", " + number_text(v.z) + "]";
+}
 
 // `s` as one readable line: control characters written as \n or \xNN, and at most
 // `limit` bytes, then "...". Messages quote keys and values from the file through this.
@@ -113,7 +113,7 @@ std::string describe(const json& v) {
     case json::value_t::number_unsigned:
       return std::to_string(v.get<uint64_t>());
     case json::value_t::number_float:
-      return fmt(v.get<double>());
+      return number_text(v.get<double>());
     default:
       return "a value of an unexpected kind";
   }

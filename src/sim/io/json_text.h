@@ -6,11 +6,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "kernels/common.h"
+
 namespace tp {
 
 // `s` as one readable line: control characters written as \n or \xNN, and at most
 // `limit` bytes, then "...". Messages quote keys and values from a file through this.
 std::string printable(const std::string& s, size_t limit = 60);
+// A number as messages write it, as an ostream writes a double: six significant digits,
+// "0.5", "1e+07".
+std::string number_text(double v);
+// "[x, y, z]", each as number_text writes it.
+std::string vec3_text(Vec3 v);
 // "line L, column C" (from 1) of the byte at `offset` (from 0).
 std::string line_column(const std::string& text, size_t offset);
 // Where arrays and objects are first nested deeper than `limit`, found without parsing

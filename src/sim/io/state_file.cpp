@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/io/binary_reader.h"
+#include "sim/io/json_reader.h"
 #include "sim/water/memory_need.h"
 #include "sim/water/params.h"
 #include "util/atomic_file.h"
@@ -46,54 +48,7 @@ void put_blob(std::string& out, const std::vector<T>& items) {
   out.append(reinterpret_cast<const char*>(items.data()), items.size() * sizeof(T));
 }
 
-// Reads the header's values with the key path in every message.
-class Reader {
- public:
-  Reader(const json& doc, std::string source) : doc_(doc), source_(std::move(source)) {}
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw std::runtime_error("state file '" + source_ + "': " + what);
-  }
-  const json& at(const json& obj, const std::string& key, const std::string& path) const {
-    if (!obj.is_object() || !obj.contains(key)) fail(path + key + " is missing");
-    return obj[key];
-  }
-  double number(const json& obj, const std::string& key, const std::string& path = "") const {
-    const json& v = at(obj, key, path);
-    if (!v.is_number()) fail(path + key + " must be a number");
-    const double d = v.get<double>();
-    if (!std::isfinite(d)) fail(path + key + " must be finite");
-    return d;
-  }
-  uint64_t count(const json& obj, const std::string& key, const std::string& path = "") const {
-    const json& v = at(obj, key, path);
-    if (v.is_number_unsigned()) return v.get<uint64_t>();
-    if (!v.is_number_integer() || v.get<int64_t>() < 0) fail(path + key + " must be a count (a whole number >= 0)");
-    return uint64_t(v.get<int64_t>());
-  }
-  bool flag(const json& obj, const std::string& key) const {
-    const json& v = at(obj, key, "");
-    if (!v.is_boolean()) fail(key + " must be true or false");
-    return v.get<bool>();
-  }
-  Vec3 vec3(const json& obj, const std::string& key, const std::string& path) const {
-    const json& v = at(obj, key, path);
-    if (!v.is_array() || v.size() != 3 || !v[0].is_number() || !v[1].is_number() || !v[2].is_number())
-      fail(path + key + " must be an array of 3 numbers");
-    const Vec3 out{v[0].get<float>(), v[1].get<float>(), v[2].get<float>()};
-    if (!is_finite(out)) fail(path + key + " must be finite");
-    return out;
-  }
-  const json& list(const json& obj, const std::string& key) const {
-    const json& v = at(obj, key, "");
-    if (!v.is_array()) fail(key + " must be an array");
-    return v;
-  }
-
- private:
-  const json& doc_;
-  std::string source_;
-};
+[[noreturn]] void throw_state_error(const std::string& message) { throw std::runtime_error(message); }
 
 }  // namespace
 
@@ -175,155 +130,146 @@ std::string encode_state(const SimState& s, const std::string& scene) {
 }
 
 SimState decode_state(const std::string& bytes, const std::string& source, std::string* scene) {
-  auto fail = [&](const std::string& what) -> void {
-    throw std::runtime_error("state file '" + source + "': " + what);
-  };
-  if (bytes.size() < kMagicLength || bytes.compare(0, kMagicLength, kMagic) != 0)
-    fail("is not a Tidepool state file (it does not start with \"TIDEPOOL STATE 1\")");
-  size_t at = kMagicLength;
-  auto get_u64 = [&](const char* what) {
-    if (bytes.size() - at < 8) fail(std::string("ends before its ") + what + " (the file is cut short)");
-    uint64_t v = 0;
-    for (int k = 0; k < 8; ++k) v |= uint64_t(uint8_t(bytes[at + k])) << (8 * k);
-    at += 8;
-    return v;
-  };
-  const uint64_t header_size = get_u64("header");
-  if (header_size > bytes.size() - at) fail("ends inside its header (the file is cut short)");
+  const JsonReader r("state file '" + source + "'", throw_state_error);
+  BinaryReader in(bytes);
+  if (!in.expect(std::string_view(kMagic, kMagicLength)))
+    r.refuse("is not a Tidepool state file (it does not start with \"TIDEPOOL STATE 1\")");
+  uint64_t header_size = 0;
+  if (!in.get_u64_le(&header_size)) r.refuse("ends before its header (the file is cut short)");
+  std::string_view header;
+  if (!in.take(header_size, &header)) r.refuse("ends inside its header (the file is cut short)");
   json h;
   try {
-    h = json::parse(bytes.begin() + long(at), bytes.begin() + long(at + header_size));
+    h = json::parse(header.begin(), header.end());
   } catch (const json::exception&) {
-    fail("has a damaged header (not valid JSON)");
+    r.refuse("has a damaged header (not valid JSON)");
   }
-  at += header_size;
-  if (!h.is_object()) fail("has a damaged header (not a JSON object)");
-  Reader r(h, source);
+  if (!h.is_object()) r.refuse("has a damaged header (not a JSON object)");
   SimState s;
   InitialState& init = s.initial;
   try {
-    if (scene) *scene = h.contains("scene") && h["scene"].is_string() ? h["scene"].get<std::string>() : "";
-    if (r.flag(h, "little_endian") != host_is_little_endian())
-      fail("was written on a machine of the other byte order");
-    init.tank_lo = r.vec3(h, "tank_lo", "");
-    init.tank_hi = r.vec3(h, "tank_hi", "");
-    init.spacing = float(r.number(h, "spacing"));
+    if (scene) {
+      const json* name = JsonReader::find(h, "scene");
+      *scene = name && name->is_string() ? name->get<std::string>() : "";
+    }
+    if (r.flag(h, "", "little_endian") != host_is_little_endian())
+      r.refuse("was written on a machine of the other byte order");
+    init.tank_lo = r.finite_vec3(h, "", "tank_lo");
+    init.tank_hi = r.finite_vec3(h, "", "tank_hi");
+    init.spacing = float(r.finite_number(h, "", "spacing"));
     // States written before 2D existed have no "dimensions": 3.
-    init.dimensions = h.contains("dimensions") && h["dimensions"].is_number_integer() ? h["dimensions"].get<int>() : 3;
-    if (init.dimensions != 2 && init.dimensions != 3) fail("has dimensions " + std::to_string(init.dimensions) + " (2 or 3)");
-    init.max_particles = r.count(h, "max_particles");
-    const json& obstacles = r.list(h, "obstacles");
-    if (obstacles.size() > size_t(kMaxObstacles)) fail("obstacles has more than " + std::to_string(kMaxObstacles));
+    const json* dimensions = JsonReader::find(h, "dimensions");
+    init.dimensions = dimensions && dimensions->is_number_integer() ? dimensions->get<int>() : 3;
+    if (init.dimensions != 2 && init.dimensions != 3)
+      r.refuse("has dimensions " + std::to_string(init.dimensions) + " (2 or 3)");
+    init.max_particles = r.count(h, "", "max_particles");
+    const json& obstacles = r.list(h, "", "obstacles");
+    if (obstacles.size() > size_t(kMaxObstacles)) r.fail("obstacles", "has more than " + std::to_string(kMaxObstacles));
     for (size_t k = 0; k < obstacles.size(); ++k) {
-      const std::string p = "obstacles[" + std::to_string(k) + "].";
+      const std::string p = JsonReader::item("obstacles", k);
       const json& o = obstacles[k];
       ObstacleShape shape{};
-      shape.kind = int(r.count(o, "kind", p));
-      if (shape.kind > 1) fail(p + "kind must be 0 (box) or 1 (sphere)");
-      shape.center = r.vec3(o, "center", p);
-      shape.half_extent = r.vec3(o, "half_extent", p);
-      shape.radius = float(r.number(o, "radius", p));
-      shape.velocity = r.vec3(o, "velocity", p);
+      shape.kind = int(r.count(o, p, "kind"));
+      if (shape.kind > 1) r.fail(p + ".kind", "must be 0 (box) or 1 (sphere)");
+      shape.center = r.finite_vec3(o, p, "center");
+      shape.half_extent = r.finite_vec3(o, p, "half_extent");
+      shape.radius = float(r.finite_number(o, p, "radius"));
+      shape.velocity = r.finite_vec3(o, p, "velocity");
       init.obstacles.push_back(shape);
     }
-    const json& emitters = r.list(h, "emitters");
+    const json& emitters = r.list(h, "", "emitters");
     for (size_t k = 0; k < emitters.size(); ++k) {
-      const std::string p = "emitters[" + std::to_string(k) + "].";
+      const std::string p = JsonReader::item("emitters", k);
       const json& e = emitters[k];
       Emitter em;
-      em.position = r.vec3(e, "position", p);
-      em.velocity = r.vec3(e, "velocity", p);
-      em.shape = int(r.count(e, "shape", p));
-      em.radius = float(r.number(e, "radius", p));
-      em.width = float(r.number(e, "width", p));
-      em.height = float(r.number(e, "height", p));
-      em.rate = float(r.number(e, "rate", p));
-      em.start = float(r.number(e, "start", p));
-      em.stop = float(r.number(e, "stop", p));
+      em.position = r.finite_vec3(e, p, "position");
+      em.velocity = r.finite_vec3(e, p, "velocity");
+      em.shape = int(r.count(e, p, "shape"));
+      em.radius = float(r.finite_number(e, p, "radius"));
+      em.width = float(r.finite_number(e, p, "width"));
+      em.height = float(r.finite_number(e, p, "height"));
+      em.rate = float(r.finite_number(e, p, "rate"));
+      em.start = float(r.finite_number(e, p, "start"));
+      em.stop = float(r.finite_number(e, p, "stop"));
       if (em.shape > 1 || !(em.radius > 0) || !(em.width > 0) || !(em.height > 0) || em.rate < 0)
-        fail(p + "describes no usable nozzle");
+        r.refuse(p + ".describes no usable nozzle");  // (sic: the words it has always had)
       init.emitters.push_back(em);
     }
-    if (emitters.size() > 1000) fail("emitters has more than 1000");
-    const json& outflows = r.list(h, "outflows");
-    if (outflows.size() > kMaxOutflows) fail("outflows has more than " + std::to_string(kMaxOutflows));
+    if (emitters.size() > 1000) r.fail("emitters", "has more than 1000");
+    const json& outflows = r.list(h, "", "outflows");
+    if (outflows.size() > kMaxOutflows) r.fail("outflows", "has more than " + std::to_string(kMaxOutflows));
     for (size_t k = 0; k < outflows.size(); ++k) {
-      const std::string p = "outflows[" + std::to_string(k) + "].";
-      init.outflows.push_back(Outflow{r.vec3(outflows[k], "min", p), r.vec3(outflows[k], "max", p)});
+      const std::string p = JsonReader::item("outflows", k);
+      init.outflows.push_back(Outflow{r.finite_vec3(outflows[k], p, "min"), r.finite_vec3(outflows[k], p, "max")});
     }
-    const json& params = r.at(h, "params", "");
+    const json& params = r.need(h, "", "params");
     s.params = default_params();
     for (const ParamInfo& p : param_table()) {
       // A parameter newer than the file (wall_friction in a file saved before it existed)
       // keeps its default, which is how that file's run behaved.
       if (params.is_object() && !params.contains(p.name)) continue;
-      const double v = r.number(params, p.name, "params.");
+      const double v = r.finite_number(params, "params", p.name);
       // Compared as the field stores it: a float at the end of its range (dt_min = 0.001)
       // reads back as a double a hair beyond the double bound.
       const bool outside = p.real ? (float(v) < float(p.min) || float(v) > float(p.max)) : (v < p.min || v > p.max);
-      if (outside)
-        fail("params." + std::string(p.name) + " is outside its valid range " + param_range_text(p));
+      if (outside) r.fail(JsonReader::join("params", p.name), "is outside its valid range " + param_range_text(p));
       p.set(s.params, v);
     }
-    const json& targets = r.list(h, "obstacle_target");
-    for (size_t k = 0; k < targets.size() && k < kMaxObstacles; ++k) {
-      json wrap = {{"t", targets[k]}};
-      s.obstacle_target.push_back(r.vec3(wrap, "t", "obstacle_target[" + std::to_string(k) + "]."));
-    }
-    const json& travel = r.list(h, "emitter_travel");
+    const json& targets = r.list(h, "", "obstacle_target");
+    for (size_t k = 0; k < targets.size() && k < kMaxObstacles; ++k)  // (".t": the words it has always had)
+      s.obstacle_target.push_back(r.finite_vec3(targets[k], JsonReader::item("obstacle_target", k) + ".t"));
+    const json& travel = r.list(h, "", "emitter_travel");
     for (size_t k = 0; k < travel.size() && k <= emitters.size(); ++k) {
-      if (!travel[k].is_number()) fail("emitter_travel must hold numbers");
+      if (!travel[k].is_number()) r.fail("emitter_travel", "must hold numbers");
       s.emitter_travel.push_back(travel[k].get<double>());
     }
-    s.diffuse_time = r.number(h, "diffuse_time");
-    s.mass = float(r.number(h, "mass"));
-    s.rest_density = float(r.number(h, "rest_density"));
-    s.solver_dt_limit = float(r.number(h, "solver_dt_limit"));
-    s.pending_measure = r.flag(h, "pending_measure");
-    s.previous_solver = int(r.number(h, "previous_solver"));
-    const uint64_t next_id = r.count(h, "next_id");
-    if (next_id > std::numeric_limits<uint>::max()) fail("next_id is too large");
+    s.diffuse_time = r.finite_number(h, "", "diffuse_time");
+    s.mass = float(r.finite_number(h, "", "mass"));
+    s.rest_density = float(r.finite_number(h, "", "rest_density"));
+    s.solver_dt_limit = float(r.finite_number(h, "", "solver_dt_limit"));
+    s.pending_measure = r.flag(h, "", "pending_measure");
+    s.previous_solver = int(r.finite_number(h, "", "previous_solver"));
+    const uint64_t next_id = r.count(h, "", "next_id");
+    if (next_id > std::numeric_limits<uint>::max()) r.fail("next_id", "is too large");
     s.next_id = uint(next_id);
-    s.time_debt = r.number(h, "time_debt");
-    s.error_sum = r.number(h, "error_sum");
-    s.measured = r.count(h, "measured");
-    s.iteration_sum = r.count(h, "iteration_sum");
-    s.iteration_steps = r.count(h, "iteration_steps");
-    const json& st = r.at(h, "stats", "");
+    s.time_debt = r.finite_number(h, "", "time_debt");
+    s.error_sum = r.finite_number(h, "", "error_sum");
+    s.measured = r.count(h, "", "measured");
+    s.iteration_sum = r.count(h, "", "iteration_sum");
+    s.iteration_steps = r.count(h, "", "iteration_steps");
+    const json& st = r.need(h, "", "stats");
     RunStats& rs = s.stats;
-    rs.steps = r.count(st, "steps", "stats.");
-    rs.simulated_time = r.number(st, "simulated_time", "stats.");
-    rs.last_dt = r.number(st, "last_dt", "stats.");
-    rs.density_error_mean = r.number(st, "density_error_mean", "stats.");
-    rs.density_error_max = r.number(st, "density_error_max", "stats.");
-    rs.last_density_error = r.number(st, "last_density_error", "stats.");
-    rs.max_speed = r.number(st, "max_speed", "stats.");
-    rs.last_max_speed = r.number(st, "last_max_speed", "stats.");
-    rs.stiffness_in_use = r.number(st, "stiffness_in_use", "stats.");
-    rs.nonfinite_resets = r.count(st, "nonfinite_resets", "stats.");
-    rs.last_iterations = int(r.number(st, "last_iterations", "stats."));
-    rs.last_solver_error = r.number(st, "last_solver_error", "stats.");
-    rs.mean_iterations = r.number(st, "mean_iterations", "stats.");
-    rs.diffuse.spawned = r.count(st, "diffuse_spawned", "stats.");
-    rs.emitted = r.count(st, "emitted", "stats.");
-    rs.removed = r.count(st, "removed", "stats.");
-    const json& paused = r.at(st, "emitters_paused", "stats.");
+    rs.steps = r.count(st, "stats", "steps");
+    rs.simulated_time = r.finite_number(st, "stats", "simulated_time");
+    rs.last_dt = r.finite_number(st, "stats", "last_dt");
+    rs.density_error_mean = r.finite_number(st, "stats", "density_error_mean");
+    rs.density_error_max = r.finite_number(st, "stats", "density_error_max");
+    rs.last_density_error = r.finite_number(st, "stats", "last_density_error");
+    rs.max_speed = r.finite_number(st, "stats", "max_speed");
+    rs.last_max_speed = r.finite_number(st, "stats", "last_max_speed");
+    rs.stiffness_in_use = r.finite_number(st, "stats", "stiffness_in_use");
+    rs.nonfinite_resets = r.count(st, "stats", "nonfinite_resets");
+    rs.last_iterations = int(r.finite_number(st, "stats", "last_iterations"));
+    rs.last_solver_error = r.finite_number(st, "stats", "last_solver_error");
+    rs.mean_iterations = r.finite_number(st, "stats", "mean_iterations");
+    rs.diffuse.spawned = r.count(st, "stats", "diffuse_spawned");
+    rs.emitted = r.count(st, "stats", "emitted");
+    rs.removed = r.count(st, "stats", "removed");
+    const json& paused = r.need(st, "stats", "emitters_paused");
     rs.emitters_paused = paused.is_boolean() && paused.get<bool>();
   } catch (const json::exception&) {
-    fail("has a damaged header");
+    r.refuse("has a damaged header");
   }
 
-  // The arrays: each blob's length is checked against what is left before anything is
-  // allocated for it.
+  // The arrays, each preceded by its length in bytes: checked against what is left before
+  // anything is allocated for it.
   auto blob = [&](auto& items, const char* what) {
     using T = typename std::remove_reference<decltype(items)>::type::value_type;
-    const uint64_t size = get_u64(what);
-    if (size > bytes.size() - at) fail(std::string("ends inside its ") + what + " (the file is cut short)");
-    if (size % sizeof(T) != 0) fail(std::string("has a damaged ") + what + " array");
-    items.resize(size / sizeof(T));
-    // An empty array has no data() to copy into (null): memcpy must not see it.
-    if (size > 0) std::memcpy(items.data(), bytes.data() + at, size);
-    at += size;
+    uint64_t size = 0;
+    if (!in.get_u64_le(&size)) r.refuse(std::string("ends before its ") + what + " (the file is cut short)");
+    if (size > in.left()) r.refuse(std::string("ends inside its ") + what + " (the file is cut short)");
+    if (size % sizeof(T) != 0) r.refuse(std::string("has a damaged ") + what + " array");
+    in.get_items(&items, size / sizeof(T));
   };
   std::vector<Vec4> diffuse_x, diffuse_v;
   blob(init.fluid, "particle positions");
@@ -333,16 +279,16 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
   blob(init.boundary, "boundary samples");
   blob(diffuse_x, "diffuse positions");
   blob(diffuse_v, "diffuse velocities");
-  if (at != bytes.size()) fail("has " + std::to_string(bytes.size() - at) + " bytes after its end");
+  if (!in.done()) r.refuse("has " + std::to_string(in.left()) + " bytes after its end");
   const size_t n = init.fluid.size();
   if (init.velocity.size() != n || s.id.size() != n || s.pressure.size() != n || diffuse_x.size() != diffuse_v.size())
-    fail("has arrays of different lengths");
+    r.refuse("has arrays of different lengths");
   for (size_t i = 0; i < n; ++i)
     if (!is_finite(xyz(init.fluid[i])) || !is_finite(xyz(init.velocity[i])) || !std::isfinite(s.pressure[i]))
-      fail("holds a particle with a non-finite position, velocity or pressure");
+      r.refuse("holds a particle with a non-finite position, velocity or pressure");
   for (size_t k = 0; k < diffuse_x.size(); ++k) {
     if (!is_finite(xyz(diffuse_x[k])) || !is_finite(xyz(diffuse_v[k])) || !(diffuse_v[k].w >= 0 && diffuse_v[k].w <= 2))
-      fail("holds a damaged diffuse particle");
+      r.refuse("holds a damaged diffuse particle");
     s.diffuse.push_back(DiffuseParticle{xyz(diffuse_x[k]), xyz(diffuse_v[k]), int(diffuse_v[k].w), diffuse_x[k].w});
   }
   return s;

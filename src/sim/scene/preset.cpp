@@ -1,16 +1,11 @@
 #include "sim/scene/preset.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "sim/io/json_reader.h"
 #include "sim/io/json_text.h"
 #include "sim/water/params.h"
 #include "util/atomic_file.h"
@@ -34,99 +29,72 @@ std::string float_text(float v) {
   return text;
 }
 
+[[noreturn]] void throw_preset_error(const std::string& message) { throw PresetError(message); }
+
+std::string preset_too_large(uint64_t) {
+  return "is larger than the " + std::to_string(kMaxPresetBytes >> 20) + " MB a preset file may be";
+}
+// What a preset file may be. (Its syntax errors have said at most 200 bytes of the
+// parser's words, and of a number beyond a double's range only what it is.)
+const JsonFileRules kPresetFile = {kMaxPresetBytes, preset_too_large, kMaxPresetDepth, "a preset needs 2", 200, false};
+
 // One parameter's JSON value as set_param_from_text's text, or a PresetError. Numbers must
 // be JSON numbers; a choice is its name (or its index, as on the command line).
-std::string value_text(const ParamInfo& info, const json& v, const std::string& file) {
-  const std::string path = file + ": params." + info.name;
+std::string value_text(const JsonReader& r, const ParamInfo& info, const json& v) {
+  const std::string path = std::string("params.") + info.name;
   if (!info.choices.empty()) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-    throw PresetError(path + " must be " + param_range_text(info) + ", not " + describe(v));
+    r.fail(path, "must be " + param_range_text(info) + ", not " + describe(v));
   }
-  if (!v.is_number())
-    throw PresetError(path + " must be a number in " + param_range_text(info) + ", not " +
-                      describe(v));
+  if (!v.is_number()) r.fail(path, "must be a number in " + param_range_text(info) + ", not " + describe(v));
   return v.dump();  // the shortest text that reads back to exactly the file's number
 }
 
 }  // namespace
 
 Preset parse_preset(const std::string& text, const std::string& source) {
-  const std::string file = "preset file '" + printable(source, 300) + "'";
-  if (text.size() > kMaxPresetBytes)
-    throw PresetError(file + " is larger than the " + std::to_string(kMaxPresetBytes >> 20) +
-                      " MB a preset file may be");
-  const size_t deep = too_deep_at(text, kMaxPresetDepth);
-  if (deep != std::string::npos)
-    throw PresetError(file + ": JSON nested more than " + std::to_string(kMaxPresetDepth) +
-                      " levels deep at " + line_column(text, deep) + " (a preset needs 2)");
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    const size_t at = e.byte > 0 ? size_t(e.byte) - 1 : 0;  // e.byte counts from 1
-    throw PresetError(file + ": JSON syntax error at " + line_column(text, at) + ": " +
-                      printable(json_detail(e.what()), 200));
-  } catch (const json::exception& e) {  // e.g. a number beyond a double's range
-    throw PresetError(file + ": JSON error: " + printable(json_detail(e.what()), 200));
-  }
+  const JsonReader r("preset file '" + printable(source, 300) + "'", throw_preset_error);
+  const json doc = r.parse(text, kPresetFile);
   if (!doc.is_object())
-    throw PresetError(file + ": the top level must be an object {\"" + kVersionKey +
-                      "\": 1, \"params\": {...}}, not " + describe(doc));
-  for (auto it = doc.begin(); it != doc.end(); ++it)
-    if (it.key() != kVersionKey && it.key() != kParamsKey)
-      throw PresetError(file + ": " + printable(it.key()) +
-                        " is not a known key (expected one of: params, " + kVersionKey + ")");
-  const auto version = doc.find(kVersionKey);
-  if (version == doc.end())
-    throw PresetError(file + ": " + kVersionKey + " is missing (this is not a Tidepool preset " +
-                      "file, which starts {\"" + kVersionKey + "\": 1, \"params\": ...})");
+    r.fail("the top level", std::string("must be an object {\"") + kVersionKey + "\": 1, \"params\": {...}}, not " +
+                                describe(doc));
+  r.only_keys(doc, "", {kParamsKey, kVersionKey});
+  const json* version = JsonReader::find(doc, kVersionKey);
+  if (!version)
+    r.fail(kVersionKey, std::string("is missing (this is not a Tidepool preset file, which starts {\"") +
+                            kVersionKey + "\": 1, \"params\": ...})");
   if (!version->is_number_integer() && !version->is_number_unsigned())
-    throw PresetError(file + ": " + kVersionKey + " must be " + std::to_string(kPresetVersion) +
-                      ", not " + describe(*version));
+    r.fail(kVersionKey, "must be " + std::to_string(kPresetVersion) + ", not " + describe(*version));
   if (version->get<int64_t>() != kPresetVersion)
-    throw PresetError(file + ": " + kVersionKey + " must be " + std::to_string(kPresetVersion) +
-                      ", not " + version->dump() +
-                      (version->get<int64_t>() > kPresetVersion
-                           ? " (written by a newer Tidepool; this one reads version 1)"
-                           : ""));
-  const auto params = doc.find(kParamsKey);
-  if (params == doc.end()) throw PresetError(file + ": params is missing");
-  if (!params->is_object())
-    throw PresetError(file + ": params must be an object of parameter: value, not " +
-                      describe(*params));
+    r.fail(kVersionKey, "must be " + std::to_string(kPresetVersion) + ", not " + version->dump() +
+                            (version->get<int64_t>() > kPresetVersion
+                                 ? " (written by a newer Tidepool; this one reads version 1)"
+                                 : ""));
+  const json& params = r.need(doc, "", kParamsKey);
+  if (!params.is_object())
+    r.fail(kParamsKey, "must be an object of parameter: value, not " + describe(params));
 
   Preset preset;
   preset.source = source;
   SimParams probe = default_params();
-  for (auto it = params->begin(); it != params->end(); ++it) {
+  for (auto it = params.begin(); it != params.end(); ++it) {
     const ParamInfo* info = find_param(it.key());
     if (!info)
-      throw PresetError(file + ": params." + printable(it.key()) +
-                        " is not a parameter (valid keys: " + param_keys_list() + ")");
-    const std::string value = value_text(*info, *it, file);
+      r.fail(JsonReader::join(kParamsKey, printable(it.key())),
+             "is not a parameter (valid keys: " + param_keys_list() + ")");
+    const std::string value = value_text(r, *info, *it);
     std::string error;
     if (!set_param_from_text(probe, info->name, value, &error))
-      throw PresetError(file + ": params." + error);  // error starts with the key's name
+      r.refuse(std::string(kParamsKey) + "." + error);  // error starts with the key's name
     preset.params.emplace_back(info->name, value);
   }
   return preset;
 }
 
 Preset load_preset_file(const std::string& path) {
-  const std::string file = "preset file '" + printable(path, 300) + "'";
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0)
-    throw PresetError(file + " cannot be opened: " + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) throw PresetError(file + " is not a file");
-  if (uint64_t(st.st_size) > kMaxPresetBytes)
-    throw PresetError(file + " is larger than the " + std::to_string(kMaxPresetBytes >> 20) +
-                      " MB a preset file may be");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw PresetError(file + " cannot be opened: " + std::strerror(errno));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_preset(buffer.str(), path);
+  const JsonReader r("preset file '" + printable(path, 300) + "'", throw_preset_error);
+  return parse_preset(r.read_file(path, kPresetFile), path);
 }
 
 void apply_preset(const Preset& preset, SimParams& params) {
