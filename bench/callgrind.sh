@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instruction counts of a fixed, small, deterministic run of each solver under callgrind:
 # a figure that does not move with the machine's load, for comparing two versions of the
-# code (docs/benchmarks.md). Builds nothing.
+# code (docs/bench-mode.md). Builds nothing.
 #
 #   bench/callgrind.sh BUILD_DIR [OUT_DIR]
 #

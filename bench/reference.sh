@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark matrices of issue 7, against the reference library's dam break
 # (bench/reference_dam_break.json). Each mode writes MODE.json (tidepool --bench-json) and
-# MODE.txt (the table) into OUT_DIR. See docs/benchmarks.md.
+# MODE.txt (the table) into OUT_DIR. See docs/bench-mode.md.
 #
 #   bench/reference.sh MODE OUT_DIR [extra tidepool options...]
 #
@@ -67,7 +67,7 @@ MATCHED=(--set stiffness=65000 --set pbf_tolerance=0.03)
 # PBF's step, matched: CFL 0.2 rather than the reference's 0.4 (a mean step of 1.6 ms at
 # 29,791 particles, still longer than the reference PBF's 1.22 ms). The iterations that a
 # tolerance of 0.03 % needs grow faster than the step: at CFL 0.4 (3.25 ms) 13.7 a step,
-# at 0.2 4.5, and the second costs 30 % less (docs/benchmarks.md). The other solvers
+# at 0.2 4.5, and the second costs 30 % less (docs/perf-log.md). The other solvers
 # share the CFL number, so PBF runs as a matrix of its own.
 MATCHED_PBF=(--set cfl=0.2)
 

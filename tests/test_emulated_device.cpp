@@ -276,7 +276,7 @@ TEST_F(EmulatedDevice, HostReadsOfDeviceMemoryArePoisoned) {
 
 // What a step costs the host: launches, waits and allocations per step of each solver on
 // the dam break (no emitters, outflows or spray), in steady state. Printed for
-// docs/benchmarks.md; held to: no allocation in steady state, and the waits documented
+// docs/cuda.md; held to: no allocation in steady state, and the waits documented
 // in src/sim/backend/backend_cuda.cuh as an upper bound (they may only go down).
 TEST_F(EmulatedDevice, StepStructure) {
   const Scene scene = find_scene("dam_break", kSceneDir);

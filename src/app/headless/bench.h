@@ -1,6 +1,6 @@
 // --bench: a matrix of configurations (scene x solver x particle count or spacing x backend
 // x threads), each run headless from a fresh start, reported as a table on standard output
-// and, with --bench-json, as a JSON file (format in docs/benchmarks.md).
+// and, with --bench-json, as a JSON file (format in docs/bench-mode.md).
 #pragma once
 
 #include <cstdint>
