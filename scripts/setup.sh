@@ -8,7 +8,8 @@
 # TIDEPOOL_BUILD_DIR (default build), TIDEPOOL_JOBS (default: all cores), TIDEPOOL_SANITIZE
 # (e.g. address,undefined; docs/testing.md), TIDEPOOL_TARGETS (only these targets, e.g.
 # "tp_tests tp_alloc_tests"), TIDEPOOL_EXTRA_PACKAGES (more Debian packages, e.g. clang),
-# TIDEPOOL_CMAKE_ARGS (more configure arguments, e.g. -DTIDEPOOL_BUILD_APP=OFF).
+# TIDEPOOL_CMAKE_ARGS (more configure arguments, e.g. -DTIDEPOOL_BUILD_APP=OFF), TIDEPOOL_CCACHE
+# (0: do not compile through ccache even when it is installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,6 +67,16 @@ elif grep -qs '^TIDEPOOL_CUDA_ARCHITECTURES:STRING=native$' "$build/CMakeCache.t
   args+=(-UTIDEPOOL_CUDA_ARCHITECTURES)  # built for a GPU no longer here: the default again
 fi
 args+=(-DTIDEPOOL_SANITIZE="${TIDEPOOL_SANITIZE:-}")
+# ccache when it is installed (TIDEPOOL_CCACHE=0: never): a rebuild after a small change,
+# and a second build directory of the same sources (CI's CPU-only and full builds), compile
+# only what differs. Paths under the checkout are hashed relative to it, so that build
+# directories and clones share.
+if [[ ${TIDEPOOL_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+  args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+else
+  args+=(-UCMAKE_C_COMPILER_LAUNCHER -UCMAKE_CXX_COMPILER_LAUNCHER)
+fi
 read -r -a more_args <<< "${TIDEPOOL_CMAKE_ARGS:-}"
 args+=("${more_args[@]}")
 targets=()
