@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "kernels/gas.h"
+#include "kernels/gas_pressure.h"
+#include "kernels/gas_shade.h"
 #include "sim/gas/gas_params.h"
 #include "sim/gas/gas_sim.h"
 #include "sim/backend/publish_values.h"
@@ -164,7 +166,7 @@ class GasSolver final : public GasSimulation {
     const GasVelocity u = view();
     const unsigned char* solid = solid_.data();
     float* b = b_.data();
-    B::for_each(n, [=] TP_HD(uint c) { b[c] = solid[c] ? 0.0f : -gas_outflow(g, u, g.cell_of(c)); });
+    B::for_each(n, [=] TP_HD(uint c) { b[c] = gas_pressure_rhs(g, solid, u, c); });
     stats_.divergence_before = max_abs(b_, n) / g.dx;
     if (params_.pressure_solver == int(GasPressureSolver::Jacobi))
       solve_jacobi();
@@ -175,14 +177,7 @@ class GasSolver final : public GasSimulation {
     for (int axis = 0; axis < 3; ++axis) {
       float* ua = velocity_[axis].data();
       const unsigned char* fixed = fixed_[axis].data();
-      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        if (fixed[f]) return;
-        const Int3 f3 = g.face_of(axis, f);
-        const Int3 below = gas_step(f3, axis, -1);
-        const float qa = gas_inside(g, below) ? q[g.cell(below.x, below.y, below.z)] : 0.0f;
-        const float qb = gas_inside(g, f3) ? q[g.cell(f3.x, f3.y, f3.z)] : 0.0f;
-        ua[f] -= qb - qa;
-      });
+      B::for_each(g.faces(axis), [=] TP_HD(uint f) { gas_subtract_pressure_face(g, fixed, q, axis, f, ua); });
     }
     stats_.divergence_after = max_divergence();
   }
@@ -198,7 +193,7 @@ class GasSolver final : public GasSimulation {
     Vec4* om = cell_vectors2_.data();
     float* tau = scalar_scratch_.data();  // scratch between steps
     if (shade.view != kGasViewSmoke)
-      B::for_each(n, [=] TP_HD(uint c) { cv[c] = solid[c] ? Vec4{0, 0, 0, 0} : make_vec4(gas_cell_velocity(g, u, g.cell_of(c)), 0.0f); });
+      B::for_each(n, [=] TP_HD(uint c) { cv[c] = gas_fluid_cell_velocity(g, solid, u, c); });
     if (shade.view == kGasViewVorticity)
       B::for_each(n, [=] TP_HD(uint c) {
         om[c] = make_vec4(solid[c] ? Vec3{0, 0, 0} : gas_vorticity(g, solid, cv, g.cell_of(c)), 0.0f);
@@ -248,32 +243,9 @@ class GasSolver final : public GasSimulation {
     const uint count = uint(d.x) * uint(d.y) * uint(d.z);
     Vec4* trace = trace_[axis == kGasCells ? 3 : axis].data();
     float* first = maccormack ? tmp : dst;
-    B::for_each(count, [=] TP_HD(uint e) {
-      const Int3 k3{int(e % uint(d.x)), int((e / uint(d.x)) % uint(d.y)), int(e / (uint(d.x) * uint(d.y)))};
-      const Vec3 x = gas_node_position(g, axis, k3);
-      const Vec3 back = gas_index_of(g, axis, gas_trace_node(g, u, axis, k3, x, dt));
-      trace[e] = make_vec4(back, 0.0f);
-      for (int ch = 0; ch < channels; ++ch) first[size_t(ch) * count + e] = gas_sample(src + size_t(ch) * count, d, back);
-    });
-    if (!maccormack) return;
-    // Back along the flow from where the first sample landed, then half the round trip's
-    // error added back, within the nodes the first sample read.
-    B::for_each(count, [=] TP_HD(uint e) {
-      const Int3 k3{int(e % uint(d.x)), int((e / uint(d.x)) % uint(d.y)), int(e / (uint(d.x) * uint(d.y)))};
-      // Where the node's gas goes in dt: the backtrace reflected through the node (the
-      // same to second order as a forward trace, for half the samples).
-      const Vec3 back = xyz(trace[e]);
-      const Vec3 ahead{2.0f * float(k3.x) - back.x, 2.0f * float(k3.y) - back.y, 2.0f * float(k3.z) - back.z};
-      for (int ch = 0; ch < channels; ++ch) {
-        const float* s = src + size_t(ch) * count;
-        const float* f = first + size_t(ch) * count;
-        const float round_trip = gas_sample(f, d, ahead);
-        float lo, hi;
-        gas_sample(s, d, back, &lo, &hi);
-        const float corrected = f[e] + 0.5f * (s[e] - round_trip);
-        dst[size_t(ch) * count + e] = corrected >= lo && corrected <= hi ? corrected : f[e];
-      }
-    });
+    B::for_each(count, [=] TP_HD(uint e) { gas_advect_node(g, u, axis, d, channels, dt, src, e, trace, first); });
+    if (maccormack)
+      B::for_each(count, [=] TP_HD(uint e) { gas_maccormack_node(d, channels, trace, src, first, e, dst); });
   }
 
   void apply_sources(float dt) {
@@ -284,39 +256,11 @@ class GasSolver final : public GasSimulation {
     const GasSource* src = sources_buffer_.data();
     const unsigned char* solid = solid_.data();
     float* s = scalars_.data();
-    const uint n = g.cells();
-    // In the plane a source is its section through the plane's centre, as an obstacle is.
-    const bool plane = g.n.z == 1;
-    B::for_each(n, [=] TP_HD(uint c) {
-      if (solid[c]) return;
-      Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
-      for (int k = 0; k < count; ++k) {
-        if (plane) x.z = src[k].centre.z;
-        const float w = gas_source_weight(src[k], x);
-        if (w <= 0.0f) continue;
-        const float added = dt * src[k].density * w;
-        s[size_t(kGasDensity) * n + c] += added;
-        s[size_t(kGasTemperature) * n + c] += dt * src[k].temperature * w;
-        s[size_t(kGasRed) * n + c] += added * src[k].colour.x;
-        s[size_t(kGasGreen) * n + c] += added * src[k].colour.y;
-        s[size_t(kGasBlue) * n + c] += added * src[k].colour.z;
-      }
-    });
+    B::for_each(g.cells(), [=] TP_HD(uint c) { gas_add_sources_cell(g, solid, src, count, dt, c, s); });
     for (int axis = 0; axis < 3; ++axis) {
       float* ua = velocity_[axis].data();
       const unsigned char* fixed = fixed_[axis].data();
-      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        if (fixed[f]) return;
-        Vec3 x = gas_node_position(g, axis, g.face_of(axis, f));
-        for (int k = 0; k < count; ++k) {
-          if (!(src[k].pull > 0.0f)) continue;
-          if (plane) x.z = src[k].centre.z;
-          const float w = gas_source_weight(src[k], x);
-          if (w <= 0.0f) continue;
-          const float blend = (1.0f - expf(-src[k].pull * dt)) * w;
-          ua[f] += blend * (gas_get(src[k].velocity, axis) - ua[f]);
-        }
-      });
+      B::for_each(g.faces(axis), [=] TP_HD(uint f) { gas_source_pull_face(g, fixed, src, count, axis, dt, f, ua); });
     }
   }
 
@@ -329,21 +273,7 @@ class GasSolver final : public GasSimulation {
     const float lift = params_.buoyancy, weight = params_.weight;
     const unsigned char* fixed = fixed_[1].data();
     float* v = velocity_[1].data();
-    B::for_each(g.faces(1), [=] TP_HD(uint f) {
-      if (fixed[f]) return;
-      const Int3 f3 = g.face_of(1, f);
-      const Int3 below = gas_step(f3, 1, -1);
-      float r = 0.0f, t = 0.0f, k = 0.0f;
-      if (gas_inside(g, below)) {
-        const uint c = g.cell(below.x, below.y, below.z);
-        r += rho[c], t += temp[c], k += 1.0f;
-      }
-      if (gas_inside(g, f3)) {
-        const uint c = g.cell(f3.x, f3.y, f3.z);
-        r += rho[c], t += temp[c], k += 1.0f;
-      }
-      if (k > 0.0f) v[f] += dt * (lift * t - weight * r) / k;
-    });
+    B::for_each(g.faces(1), [=] TP_HD(uint f) { gas_buoyancy_face(g, fixed, rho, temp, lift, weight, dt, f, v); });
   }
 
   void confinement(float dt) {
@@ -353,7 +283,7 @@ class GasSolver final : public GasSimulation {
     const unsigned char* solid = solid_.data();
     Vec4* cv = cell_vectors_.data();
     Vec4* om = cell_vectors2_.data();
-    B::for_each(n, [=] TP_HD(uint c) { cv[c] = solid[c] ? Vec4{0, 0, 0, 0} : make_vec4(gas_cell_velocity(g, u, g.cell_of(c)), 0.0f); });
+    B::for_each(n, [=] TP_HD(uint c) { cv[c] = gas_fluid_cell_velocity(g, solid, u, c); });
     B::for_each(n, [=] TP_HD(uint c) {
       const Vec3 w = solid[c] ? Vec3{0, 0, 0} : gas_vorticity(g, solid, cv, g.cell_of(c));
       om[c] = make_vec4(w, length(w));
@@ -371,15 +301,7 @@ class GasSolver final : public GasSimulation {
     for (int axis = 0; axis < (g.n.z > 1 ? 3 : 2); ++axis) {
       float* ua = velocity_[axis].data();
       const unsigned char* fixed = fixed_[axis].data();
-      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        if (fixed[f]) return;
-        const Int3 f3 = g.face_of(axis, f);
-        const Int3 below = gas_step(f3, axis, -1);
-        float sum = 0.0f, k = 0.0f;
-        if (gas_inside(g, below)) sum += gas_get(xyz(force[g.cell(below.x, below.y, below.z)]), axis), k += 1.0f;
-        if (gas_inside(g, f3)) sum += gas_get(xyz(force[g.cell(f3.x, f3.y, f3.z)]), axis), k += 1.0f;
-        ua[f] += dt * sum / k;
-      });
+      B::for_each(g.faces(axis), [=] TP_HD(uint f) { gas_add_cell_force_face(g, fixed, force, axis, dt, f, ua); });
     }
   }
 
@@ -388,7 +310,6 @@ class GasSolver final : public GasSimulation {
     const float alpha = params_.viscosity * dt / (g.dx * g.dx);
     const GasWalls walls = setup_.walls;
     for (int axis = 0; axis < (g.n.z > 1 ? 3 : 2); ++axis) {
-      const Int3 d = g.face_dims(axis);
       const uint count = g.faces(axis);
       const float* old = velocity_[axis].data();
       copy(scratch_[axis], velocity_[axis], count);
@@ -396,32 +317,7 @@ class GasSolver final : public GasSimulation {
       float* next = scratch2_[axis].data();
       const unsigned char* fixed = fixed_[axis].data();
       for (int it = 0; it < params_.viscosity_iterations; ++it) {
-        B::for_each(count, [=] TP_HD(uint f) {
-          if (fixed[f]) {
-            next[f] = cur[f];
-            return;
-          }
-          const Int3 f3 = g.face_of(axis, f);
-          float sum = 0.0f, k = 0.0f;
-          for (int b = 0; b < 3; ++b) {
-            if (b == 2 && g.n.z == 1) continue;
-            for (int s = -1; s <= 1; s += 2) {
-              const Int3 nb = gas_step(f3, b, s);
-              const int at = gas_get(nb, b);
-              if (at < 0 || at >= gas_get(d, b)) {  // beyond a side, across the tangent
-                const int side = 2 * b + (s > 0);
-                if (!g.side_open(side) && walls.no_slip) {  // ghost 2 u_wall - u
-                  sum += 2.0f * gas_get(walls.velocity[side], axis);
-                  k += 2.0f;
-                }
-                continue;
-              }
-              sum += cur[g.face(axis, nb.x, nb.y, nb.z)];
-              k += 1.0f;
-            }
-          }
-          next[f] = (old[f] + alpha * sum) / (1.0f + alpha * k);
-        });
+        B::for_each(count, [=] TP_HD(uint f) { gas_viscosity_face(g, walls, fixed, axis, alpha, old, cur, f, next); });
         float* t = cur;
         cur = next;
         next = t;
@@ -436,13 +332,7 @@ class GasSolver final : public GasSimulation {
     const float kd = expf(-params_.density_decay * dt), kt = expf(-params_.temperature_decay * dt);
     if (kd == 1.0f && kt == 1.0f) return;
     float* s = scalars_.data();
-    B::for_each(n, [=] TP_HD(uint c) {
-      s[size_t(kGasDensity) * n + c] *= kd;
-      s[size_t(kGasRed) * n + c] *= kd;
-      s[size_t(kGasGreen) * n + c] *= kd;
-      s[size_t(kGasBlue) * n + c] *= kd;
-      s[size_t(kGasTemperature) * n + c] *= kt;
-    });
+    B::for_each(n, [=] TP_HD(uint c) { gas_decay_cell(n, kd, kt, c, s); });
   }
 
   // --- the pressure solve -------------------------------------------------------------
@@ -608,10 +498,7 @@ class GasSolver final : public GasSimulation {
     float* y = z_.data();
     B::for_each(n, [=] TP_HD(uint c) { x[c] = 0.0f; });
     for (int it = 0; it < params_.jacobi_iterations; ++it) {
-      B::for_each(n, [=] TP_HD(uint c) {
-        const unsigned l = links[c], diagonal = l >> 8;
-        y[c] = diagonal ? (b[c] + gas_linked_sum(l, x, c, sy, sz)) / float(diagonal) : 0.0f;
-      });
+      B::for_each(n, [=] TP_HD(uint c) { y[c] = gas_relaxed(links, b, x, c, sy, sz); });
       B::for_each(n, [=] TP_HD(uint c) { x[c] = y[c]; });
     }
     const float bnorm = max_abs(b_, n);
@@ -649,20 +536,7 @@ class GasSolver final : public GasSimulation {
     unsigned char* solid = solid_.data();
     Vec4* sv = solid_velocity_.data();
     float* s = scalars_.data();
-    const bool plane = g.n.z == 1;  // 2D: the obstacles are their sections through the plane's centre
-    B::for_each(n, [=] TP_HD(uint c) {
-      Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
-      unsigned char inside = 0;
-      Vec3 v{0, 0, 0};
-      for (int k = 0; k < count; ++k) {
-        if (plane) x.z = obs[k].center.z;
-        if (obstacle_distance(obs[k], x) < 0.0f) inside = 1, v = obs[k].velocity;
-      }
-      solid[c] = inside;
-      sv[c] = make_vec4(v, 0.0f);
-      if (inside)
-        for (int ch = 0; ch < kGasChannels; ++ch) s[size_t(ch) * n + c] = 0.0f;
-    });
+    B::for_each(n, [=] TP_HD(uint c) { gas_solid_cell(g, obs, count, c, solid, sv, s); });
     fluid_cells_ = uint(B::reduce_sum(n, [=] TP_HD(uint c) { return solid[c] ? 0.0 : 1.0; }));
     coarsen_solids();
     for (int axis = 0; axis < 3; ++axis) {
