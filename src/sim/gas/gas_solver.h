@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "kernels/gas.h"
-#include "kernels/gas_pressure.h"
 #include "kernels/gas_shade.h"
 #include "sim/gas/gas_params.h"
 #include "sim/gas/gas_sim.h"
+#include "sim/gas/poisson_solver.h"
 #include "sim/backend/publish_values.h"
 
 namespace tp {
@@ -67,18 +67,15 @@ class GasSolver final : public GasSimulation {
     fill(scalars_, uint(kGasChannels) * n, 0.0f);
     trace_[3].resize(n);
     solid_.resize(n);
-    links_.resize(n);
     solid_velocity_.resize(n);
     cell_vectors_.resize(n);
     cell_vectors2_.resize(n);
-    q_.resize(n), b_.resize(n), r_.resize(n), z_.resize(n), p_.resize(n), ap_.resize(n);
-    fill(q_, n, 0.0f);
     obstacles_.resize(std::max<size_t>(setup_.obstacles.size(), 1));
     sources_buffer_.resize(kMaxSources);
     pending_moves_.assign(setup_.obstacles.size(), false);
     pending_centres_.assign(setup_.obstacles.size(), Vec3{0, 0, 0});
     sources_ = setup_.sources;
-    build_levels();
+    poisson_.reset(grid);
     stats_ = GasStats{};
     update_solids(0.0f);
     enforce_fixed_faces();
@@ -165,15 +162,17 @@ class GasSolver final : public GasSimulation {
     const uint n = g.cells();
     const GasVelocity u = view();
     const unsigned char* solid = solid_.data();
-    float* b = b_.data();
+    float* b = poisson_.rhs();
     B::for_each(n, [=] TP_HD(uint c) { b[c] = gas_pressure_rhs(g, solid, u, c); });
-    stats_.divergence_before = max_abs(b_, n) / g.dx;
-    if (params_.pressure_solver == int(GasPressureSolver::Jacobi))
-      solve_jacobi();
-    else
-      solve_mgpcg();
+    stats_.divergence_before = max_abs_array<B>(b, n) / g.dx;
+    const typename PoissonSolver<B>::Result solved =
+        params_.pressure_solver == int(GasPressureSolver::Jacobi)
+            ? poisson_.solve_jacobi(params_.jacobi_iterations)
+            : poisson_.solve_mgpcg(params_.pressure_tolerance, params_.pressure_max_iterations);
+    stats_.pressure_iterations = solved.iterations;
+    stats_.pressure_residual = solved.residual;
     // Each free face loses q's difference across it.
-    const float* q = q_.data();
+    const float* q = poisson_.pressure();
     for (int axis = 0; axis < 3; ++axis) {
       float* ua = velocity_[axis].data();
       const unsigned char* fixed = fixed_[axis].data();
@@ -335,179 +334,6 @@ class GasSolver final : public GasSimulation {
     B::for_each(n, [=] TP_HD(uint c) { gas_decay_cell(n, kd, kt, c, s); });
   }
 
-  // --- the pressure solve -------------------------------------------------------------
-
-  struct Level {
-    GasGrid grid;
-    Buffer<unsigned char> solid;
-    Buffer<unsigned short> links;
-    Buffer<float> x, b, r;
-  };
-
-  void build_levels() {
-    levels_.clear();
-    GasGrid g = setup_.grid;
-    while (g.cells() > 64 && levels_.size() < 12) {
-      GasGrid c = g;
-      c.n = Int3{g.n.x > 1 ? (g.n.x + 1) / 2 : 1, g.n.y > 1 ? (g.n.y + 1) / 2 : 1, g.n.z > 1 ? (g.n.z + 1) / 2 : 1};
-      c.dx = 2.0f * g.dx;
-      Level level;
-      level.grid = c;
-      level.solid.resize(c.cells());
-      level.links.resize(c.cells());
-      level.x.resize(c.cells());
-      level.b.resize(c.cells());
-      level.r.resize(c.cells());
-      levels_.push_back(std::move(level));
-      g = c;
-    }
-  }
-
-  // Every level's solids and links from the grid's solids.
-  void coarsen_solids() {
-    link(setup_.grid, solid_.data(), links_.data());
-    const GasGrid* fine = &setup_.grid;
-    const unsigned char* fs = solid_.data();
-    for (Level& level : levels_) {
-      const GasGrid f = *fine, c = level.grid;
-      unsigned char* cs = level.solid.data();
-      B::for_each(c.cells(), [=] TP_HD(uint C) { cs[C] = gas_coarse_solid(f, fs, c, C); });
-      link(c, cs, level.links.data());
-      fine = &level.grid;
-      fs = level.solid.data();
-    }
-  }
-  void link(const GasGrid& grid, const unsigned char* solid, unsigned short* links) {
-    const GasGrid g = grid;
-    B::for_each(g.cells(), [=] TP_HD(uint c) { links[c] = gas_links(g, solid, c); });
-  }
-
-  static constexpr int kSmooth = 2;         ///< red-black sweeps before and after
-  static constexpr int kCoarseSweeps = 24;  ///< on the coarsest level, each way
-
-  void relax(const GasGrid& g, const unsigned short* links, const float* b, float* x, int colour) {
-    const GasGrid gg = g;
-    B::for_each(uint(g.n.y) * uint(g.n.z), [=] TP_HD(uint r) { gas_relax_row(gg, links, b, x, r, colour); });
-  }
-
-  // x = V-cycle(b) on level l (0: the grid itself).
-  void vcycle(int l, const float* b, float* x) {
-    const GasGrid g = l == 0 ? setup_.grid : levels_[size_t(l - 1)].grid;
-    const unsigned char* solid = l == 0 ? solid_.data() : levels_[size_t(l - 1)].solid.data();
-    const unsigned short* links = l == 0 ? links_.data() : levels_[size_t(l - 1)].links.data();
-    const uint n = g.cells(), sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
-    B::for_each(n, [=] TP_HD(uint c) { x[c] = 0.0f; });
-    if (l == int(levels_.size())) {
-      for (int s = 0; s < kCoarseSweeps; ++s) relax(g, links, b, x, 0), relax(g, links, b, x, 1);
-      for (int s = 0; s < kCoarseSweeps; ++s) relax(g, links, b, x, 1), relax(g, links, b, x, 0);
-      return;
-    }
-    for (int s = 0; s < kSmooth; ++s) relax(g, links, b, x, 0), relax(g, links, b, x, 1);
-    float* r = l == 0 ? r_scratch_.data() : levels_[size_t(l - 1)].r.data();
-    B::for_each(n, [=] TP_HD(uint c) { r[c] = b[c] - gas_apply_linked(links, x, c, sy, sz); });
-    Level& next = levels_[size_t(l)];
-    const GasGrid cg = next.grid;
-    const unsigned char* cs = next.solid.data();
-    float* cb = next.b.data();
-    // The coarse operator is A's on cells twice the size: its right-hand side 4x.
-    B::for_each(cg.cells(), [=] TP_HD(uint C) { cb[C] = gas_restrict(g, solid, cg, cs, r, C, 4.0f); });
-    vcycle(l + 1, next.b.data(), next.x.data());
-    const float* cx = next.x.data();
-    B::for_each(n, [=] TP_HD(uint c) { gas_prolong(g, solid, cg, cs, cx, x, c); });
-    for (int s = 0; s < kSmooth; ++s) relax(g, links, b, x, 1), relax(g, links, b, x, 0);
-  }
-
-  double dot(const Buffer<float>& a, const Buffer<float>& b, uint n) const {
-    const float* pa = a.data();
-    const float* pb = b.data();
-    return B::reduce_sum(n, [=] TP_HD(uint i) { return double(pa[i]) * double(pb[i]); });
-  }
-  float max_abs(const Buffer<float>& a, uint n) const {
-    const float* p = a.data();
-    return B::reduce_max(n, 0.0f, [=] TP_HD(uint i) { return fabsf(p[i]); });
-  }
-  // In a closed box A's null space is the constants: b and the preconditioned residual
-  // keep no constant part (over the fluid cells).
-  void remove_mean(Buffer<float>& a) {
-    if (setup_.grid.open != 0 || fluid_cells_ == 0) return;
-    const uint n = setup_.grid.cells();
-    float* p = a.data();
-    const unsigned char* solid = solid_.data();
-    const float mean = float(B::reduce_sum(n, [=] TP_HD(uint i) { return solid[i] ? 0.0 : double(p[i]); }) /
-                             double(fluid_cells_));
-    B::for_each(n, [=] TP_HD(uint i) { p[i] = solid[i] ? 0.0f : p[i] - mean; });
-  }
-
-  void solve_mgpcg() {
-    const GasGrid g = setup_.grid;
-    const uint n = g.cells();
-    r_scratch_.resize(n);
-    remove_mean(b_);
-    const float bnorm = max_abs(b_, n);
-    float* q = q_.data();
-    B::for_each(n, [=] TP_HD(uint c) { q[c] = 0.0f; });
-    stats_.pressure_iterations = 0;
-    stats_.pressure_residual = 0.0f;
-    if (!(bnorm > 0.0f)) return;
-    copy(r_, b_, n);
-    vcycle(0, r_.data(), z_.data());
-    remove_mean(z_);
-    copy(p_, z_, n);
-    double rz = dot(r_, z_, n);
-    const unsigned short* links = links_.data();
-    const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
-    float residual = 1.0f;
-    int it = 0;
-    for (; it < params_.pressure_max_iterations; ++it) {
-      const float* p = p_.data();
-      float* ap = ap_.data();
-      B::for_each(n, [=] TP_HD(uint c) { ap[c] = gas_apply_linked(links, p, c, sy, sz); });
-      const double pap = dot(p_, ap_, n);
-      if (!(pap > 0.0)) break;
-      const float alpha = float(rz / pap);
-      float* r = r_.data();
-      B::for_each(n, [=] TP_HD(uint c) {
-        q[c] += alpha * p[c];
-        r[c] -= alpha * ap[c];
-      });
-      residual = max_abs(r_, n) / bnorm;
-      if (residual <= params_.pressure_tolerance) {
-        ++it;
-        break;
-      }
-      vcycle(0, r_.data(), z_.data());
-      remove_mean(z_);
-      const double rz_next = dot(r_, z_, n);
-      const float beta = float(rz_next / rz);
-      rz = rz_next;
-      const float* z = z_.data();
-      float* pw = p_.data();
-      B::for_each(n, [=] TP_HD(uint c) { pw[c] = z[c] + beta * pw[c]; });
-    }
-    stats_.pressure_iterations = it;
-    stats_.pressure_residual = residual;
-  }
-
-  void solve_jacobi() {
-    const GasGrid g = setup_.grid;
-    const uint n = g.cells();
-    const unsigned short* links = links_.data();
-    const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
-    const float* b = b_.data();
-    float* x = q_.data();
-    float* y = z_.data();
-    B::for_each(n, [=] TP_HD(uint c) { x[c] = 0.0f; });
-    for (int it = 0; it < params_.jacobi_iterations; ++it) {
-      B::for_each(n, [=] TP_HD(uint c) { y[c] = gas_relaxed(links, b, x, c, sy, sz); });
-      B::for_each(n, [=] TP_HD(uint c) { x[c] = y[c]; });
-    }
-    const float bnorm = max_abs(b_, n);
-    float* r = r_.data();
-    B::for_each(n, [=] TP_HD(uint c) { r[c] = b[c] - gas_apply_linked(links, x, c, sy, sz); });
-    stats_.pressure_iterations = params_.jacobi_iterations;
-    stats_.pressure_residual = bnorm > 0.0f ? max_abs(r_, n) / bnorm : 0.0f;
-  }
-
   // --- solids, fixed faces, helpers ---------------------------------------------------
 
   // The solid cells, their velocities, the fixed faces and the multigrid's levels, when
@@ -537,8 +363,6 @@ class GasSolver final : public GasSimulation {
     Vec4* sv = solid_velocity_.data();
     float* s = scalars_.data();
     B::for_each(n, [=] TP_HD(uint c) { gas_solid_cell(g, obs, count, c, solid, sv, s); });
-    fluid_cells_ = uint(B::reduce_sum(n, [=] TP_HD(uint c) { return solid[c] ? 0.0 : 1.0; }));
-    coarsen_solids();
     for (int axis = 0; axis < 3; ++axis) {
       unsigned char* fixed = fixed_[axis].data();
       float* value = fixed_value_[axis].data();
@@ -548,6 +372,7 @@ class GasSolver final : public GasSimulation {
         value[f] = v;
       });
     }
+    poisson_.set_solids(solid);
   }
 
   void enforce_fixed_faces() {
@@ -564,7 +389,8 @@ class GasSolver final : public GasSimulation {
 
   float max_speed() const {
     float most = 0.0f;
-    for (int axis = 0; axis < 3; ++axis) most = std::max(most, max_abs(velocity_[axis], setup_.grid.faces(axis)));
+    for (int axis = 0; axis < 3; ++axis)
+      most = std::max(most, max_abs_array<B>(velocity_[axis].data(), setup_.grid.faces(axis)));
     return most;
   }
 
@@ -627,16 +453,13 @@ class GasSolver final : public GasSimulation {
   Buffer<Vec4> trace_[4];  ///< the backtraced index positions: faces of each axis, cells
   Buffer<float> scalars_, scalar_scratch_, scalar_scratch2_;
   Buffer<unsigned char> solid_;
-  Buffer<unsigned short> links_;  ///< gas_links of each cell
   Buffer<unsigned char> fixed_[3];  ///< 1: the face is a wall's or a solid's (gas_face_fixed)
   Buffer<float> fixed_value_[3];    ///< and its velocity
   Buffer<Vec4> solid_velocity_, cell_vectors_, cell_vectors2_;
   Buffer<ObstacleShape> obstacles_;
   Buffer<GasSource> sources_buffer_;
   Buffer<Vec4> publish_staging_;  ///< publish() on CUDA without the interop
-  Buffer<float> q_, b_, r_, z_, p_, ap_, r_scratch_;
-  std::vector<Level> levels_;
-  uint fluid_cells_ = 0;
+  PoissonSolver<B> poisson_;  ///< the projection's A q = b
 };
 
 }  // namespace tp
