@@ -31,7 +31,8 @@ class GasPublisher {
     Vec4* cv = fields.cell_vectors.data();
     Vec4* om = fields.cell_vectors2.data();
     float* tau = fields.scalar_scratch.data();
-    if (shade.view != kGasViewSmoke) B::for_each(n, [=] TP_HD(uint c) { cv[c] = gas_fluid_cell_velocity(g, solid, u, c); });
+    if (shade.view != kGasViewSmoke)
+      B::for_each(n, [=] TP_HD(uint c) { cv[c] = gas_fluid_cell_velocity(g, solid, u, c); });
     if (shade.view == kGasViewVorticity)
       B::for_each(n, [=] TP_HD(uint c) {
         om[c] = make_vec4(solid[c] ? Vec3{0, 0, 0} : gas_vorticity(g, solid, cv, g.cell_of(c)), 0.0f);
@@ -49,7 +50,9 @@ class GasPublisher {
   // Each value of `shade` into its range; a NaN, or a view that is none, the default's.
   static GasShade sane_shade(GasShade shade) {
     const GasShade fallback;
-    auto in = [](float v, float lo, float hi, float otherwise) { return std::isfinite(v) ? std::clamp(v, lo, hi) : otherwise; };
+    auto in = [](float v, float lo, float hi, float otherwise) {
+      return std::isfinite(v) ? std::clamp(v, lo, hi) : otherwise;
+    };
     if (shade.view < 0 || shade.view >= kGasViews) shade.view = kGasViewSmoke;
     shade.sun = Vec3{in(shade.sun.x, -10.0f, 10.0f, fallback.sun.x), in(shade.sun.y, 0.05f, 10.0f, fallback.sun.y),
                      in(shade.sun.z, -10.0f, 10.0f, fallback.sun.z)};

@@ -54,7 +54,8 @@ class GasSolver final : public GasSimulation {
     const GasGrid& g = setup.grid;
     if (g.n.x < 1 || g.n.y < 1 || g.n.z < 1 || double(g.n.x) * g.n.y * g.n.z > kMaxCells)
       throw std::invalid_argument("gas: the grid must have 1 to 256^3 cells along its axes");
-    if (!(g.dx > 0.0f) || !std::isfinite(g.dx)) throw std::invalid_argument("gas: the cell size must be a positive number");
+    if (!(g.dx > 0.0f) || !std::isfinite(g.dx))
+      throw std::invalid_argument("gas: the cell size must be a positive number");
     if (setup.obstacles.size() > size_t(kMaxObstacles))
       throw std::invalid_argument("gas: at most " + std::to_string(kMaxObstacles) + " obstacles");
     setup_ = setup;
