@@ -1,5 +1,6 @@
 // A gas (smoke, ink) on a staggered (MAC) grid: the per-cell and per-face physics of
-// src/sim/gas.h, written once for the CPU and CUDA backends.
+// src/sim/gas/, written once for the CPU and CUDA backends. The pressure's Poisson equation
+// and its multigrid are in gas_pressure.h, what is drawn of the cells in gas_shade.h.
 //
 // Layout. Cells (i, j, k), i < n.x, ..., index i + n.x (j + n.y k), centred at
 // lo + (i + 1/2, j + 1/2, k + 1/2) dx, carry the scalars (density, temperature, dye colour:
@@ -12,12 +13,6 @@
 // (an obstacle): its velocity is the wall's (0 across it) or the solid's. The other faces
 // are free: advection, forces and the projection change them. A side of the box may be
 // open (outflow): its faces are free and the pressure beyond it is 0.
-//
-// Projection. With b_c = -(sum of the outflow through cell c's faces) [m/s] and
-// (A q)_c = sum over c's free faces of (q_c - q_neighbour) (q = 0 beyond an open side),
-// solving A q = b and taking q's difference from every free face makes each fluid cell's
-// outflow 0 (q = p dt / (rho dx)). A is the graph Laplacian of the fluid cells: symmetric,
-// positive definite with an open side, semi-definite (constants) in a closed box.
 #pragma once
 
 #include "common.h"
@@ -183,6 +178,12 @@ TP_HD TP_INLINE Vec3 gas_cell_velocity(const GasGrid& g, const GasVelocity& u, I
               0.5f * (u.c[2][g.face(2, c.x, c.y, c.z)] + u.c[2][g.face(2, c.x, c.y, c.z + 1)])};
 }
 
+// The same as one Vec4 (w 0), and 0 in a solid cell: what the vorticity is taken from.
+TP_HD TP_INLINE Vec4 gas_fluid_cell_velocity(const GasGrid& g, const unsigned char* solid, const GasVelocity& u,
+                                             uint c) {
+  return solid[c] ? Vec4{0, 0, 0, 0} : make_vec4(gas_cell_velocity(g, u, g.cell_of(c)), 0.0f);
+}
+
 // The velocity at node k3 of a field (a face axis, or kGasCells) without interpolating
 // across cells: a face's own component as it is and the others the mean of the four faces
 // of the two cells it separates (of the one inside, at the box's edge); a cell's centre
@@ -225,171 +226,48 @@ TP_HD TP_INLINE Vec3 gas_index_of(const GasGrid& g, int axis, Vec3 x) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The pressure operator and its smoother (any level of the multigrid: a level is a GasGrid
-// and its own solid mask and links)
+// Advection: a field of `axis` (a face axis, or kGasCells) with dims d, `channels` planar
+// copies of it (the five scalars share one trace)
 
-// Cell c's links, computed once per change of the solids: bit s (0 -x, 1 +x, 2 -y, 3 +y,
-// 4 -z, 5 +z) set when the neighbour that way is a fluid cell, and in bits 8-11 the
-// diagonal (free faces: those links and the open sides); 0 for a solid cell. The
-// operator and the smoother then need no bounds or solid tests.
-TP_HD TP_INLINE unsigned short gas_links(const GasGrid& g, const unsigned char* solid, uint c) {
-  if (solid[c]) return 0;
-  const Int3 c3 = g.cell_of(c);
-  unsigned bits = 0, diagonal = 0;
-  for (int axis = 0; axis < 3; ++axis) {
-    for (int s = 0; s < 2; ++s) {
-      const Int3 nb = gas_step(c3, axis, s ? 1 : -1);
-      if (!gas_inside(g, nb)) {
-        diagonal += g.side_open(2 * axis + s) ? 1u : 0u;
-        continue;
-      }
-      if (solid[g.cell(nb.x, nb.y, nb.z)]) continue;
-      bits |= 1u << (2 * axis + s);
-      ++diagonal;
-    }
+// Node e of a field of dims d as its index triple.
+TP_HD TP_INLINE Int3 gas_node_of(Int3 d, uint e) {
+  return Int3{int(e % uint(d.x)), int((e / uint(d.x)) % uint(d.y)), int(e / (uint(d.x) * uint(d.y)))};
+}
+
+// Semi-Lagrangian advection (Stam 1999) of node e: trace it back along u for dt
+// (gas_trace_node), keep where it came from in `trace` (as an index position) and sample
+// every channel of `src` there into `dst`.
+TP_HD TP_INLINE void gas_advect_node(const GasGrid& g, const GasVelocity& u, int axis, Int3 d, int channels,
+                                     float dt, const float* src, uint e, Vec4* trace, float* dst) {
+  const uint count = uint(d.x) * uint(d.y) * uint(d.z);
+  const Int3 k3 = gas_node_of(d, e);
+  const Vec3 x = gas_node_position(g, axis, k3);
+  const Vec3 back = gas_index_of(g, axis, gas_trace_node(g, u, axis, k3, x, dt));
+  trace[e] = make_vec4(back, 0.0f);
+  for (int ch = 0; ch < channels; ++ch) dst[size_t(ch) * count + e] = gas_sample(src + size_t(ch) * count, d, back);
+}
+
+// MacCormack's correction (Selle et al. 2008, with their clamp) of node e after
+// gas_advect_node put `first`: back along the flow from where the first sample landed, then
+// half the round trip's error added back, kept within the nodes the first sample read (else
+// the first sample as it is), into `dst`.
+TP_HD TP_INLINE void gas_maccormack_node(Int3 d, int channels, const Vec4* trace, const float* src,
+                                         const float* first, uint e, float* dst) {
+  const uint count = uint(d.x) * uint(d.y) * uint(d.z);
+  const Int3 k3 = gas_node_of(d, e);
+  // Where the node's gas goes in dt: the backtrace reflected through the node (the same to
+  // second order as a forward trace, for half the samples).
+  const Vec3 back = xyz(trace[e]);
+  const Vec3 ahead{2.0f * float(k3.x) - back.x, 2.0f * float(k3.y) - back.y, 2.0f * float(k3.z) - back.z};
+  for (int ch = 0; ch < channels; ++ch) {
+    const float* s = src + size_t(ch) * count;
+    const float* f = first + size_t(ch) * count;
+    const float round_trip = gas_sample(f, d, ahead);
+    float lo, hi;
+    gas_sample(s, d, back, &lo, &hi);
+    const float corrected = f[e] + 0.5f * (s[e] - round_trip);
+    dst[size_t(ch) * count + e] = corrected >= lo && corrected <= hi ? corrected : f[e];
   }
-  return (unsigned short)(bits | (diagonal << 8));
-}
-
-// Sum of the linked neighbours' q of cell c (strides 1, sy, sz).
-TP_HD TP_INLINE float gas_linked_sum(unsigned links, const float* q, uint c, uint sy, uint sz) {
-  float sum = 0.0f;
-  if (links & 1u) sum += q[c - 1];
-  if (links & 2u) sum += q[c + 1];
-  if (links & 4u) sum += q[c - sy];
-  if (links & 8u) sum += q[c + sy];
-  if (links & 16u) sum += q[c - sz];
-  if (links & 32u) sum += q[c + sz];
-  return sum;
-}
-
-// (A q)_c from the links; 0 for a solid cell.
-TP_HD TP_INLINE float gas_apply_linked(const unsigned short* links, const float* q, uint c, uint sy, uint sz) {
-  const unsigned l = links[c];
-  return float(l >> 8) * q[c] - gas_linked_sum(l, q, c, sy, sz);
-}
-
-// Gauss-Seidel over the cells of one colour ((i + j + k) & 1 == colour) in row r (j, k):
-// their neighbours are of the other colour, so the rows and the cells in them may go in
-// any order.
-TP_HD TP_INLINE void gas_relax_row(const GasGrid& g, const unsigned short* links, const float* b, float* q, uint r,
-                                   int colour) {
-  const int j = int(r % uint(g.n.y)), k = int(r / uint(g.n.y));
-  const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
-  const uint row = r * sy;
-  for (int i = (colour ^ j ^ k) & 1; i < g.n.x; i += 2) {
-    const uint c = row + uint(i);
-    const unsigned l = links[c];
-    const unsigned diagonal = l >> 8;
-    q[c] = diagonal ? (b[c] + gas_linked_sum(l, q, c, sy, sz)) / float(diagonal) : 0.0f;
-  }
-}
-
-// The divergence's right-hand side b_c = -(outflow of cell c) [m/s]; 0 for a solid cell.
-TP_HD TP_INLINE float gas_outflow(const GasGrid& g, const GasVelocity& u, Int3 c) {
-  const float du = u.c[0][g.face(0, c.x + 1, c.y, c.z)] - u.c[0][g.face(0, c.x, c.y, c.z)];
-  const float dv = u.c[1][g.face(1, c.x, c.y + 1, c.z)] - u.c[1][g.face(1, c.x, c.y, c.z)];
-  const float dw = u.c[2][g.face(2, c.x, c.y, c.z + 1)] - u.c[2][g.face(2, c.x, c.y, c.z)];
-  return du + dv + dw;
-}
-
-// ---------------------------------------------------------------------------------------
-// Multigrid transfers (cell-centred; McAdams, Sifakis & Teran 2010 use the same pair):
-// prolongation P gives a fine cell 3/4 of its own coarse cell and 1/4 of the next one
-// along each axis (trilinear; an index past the edge is clamped), restriction is P's
-// transpose over 2 per coarsened axis, so that the V-cycle is symmetric (a CG
-// preconditioner). A coarse cell is solid only when all its fine cells are.
-
-// Along one axis: fine index f's two coarse cells and weights (nc coarse cells).
-TP_HD TP_INLINE void gas_prolong_1d(int f, int nf, int nc, int* c0, int* c1, float* w0, float* w1) {
-  if (nf == nc) {  // not coarsened (the plane's single layer)
-    *c0 = *c1 = f, *w0 = 1.0f, *w1 = 0.0f;
-    return;
-  }
-  *c0 = f / 2;
-  const int other = (f & 1) ? *c0 + 1 : *c0 - 1;
-  *c1 = other < 0 ? 0 : other >= nc ? nc - 1 : other;
-  *w0 = 0.75f;
-  *w1 = 0.25f;
-}
-
-// x_fine[c] += (P x_coarse)[c] for fluid fine cells.
-TP_HD TP_INLINE void gas_prolong(const GasGrid& fine, const unsigned char* fine_solid, const GasGrid& coarse,
-                                 const unsigned char* coarse_solid, const float* xc, float* xf, uint c) {
-  if (fine_solid[c]) return;
-  const Int3 f = fine.cell_of(c);
-  int cx[2], cy[2], cz[2];
-  float wx[2], wy[2], wz[2];
-  gas_prolong_1d(f.x, fine.n.x, coarse.n.x, &cx[0], &cx[1], &wx[0], &wx[1]);
-  gas_prolong_1d(f.y, fine.n.y, coarse.n.y, &cy[0], &cy[1], &wy[0], &wy[1]);
-  gas_prolong_1d(f.z, fine.n.z, coarse.n.z, &cz[0], &cz[1], &wz[0], &wz[1]);
-  float sum = 0.0f;
-  for (int a = 0; a < 2; ++a)
-    for (int b = 0; b < 2; ++b)
-      for (int d = 0; d < 2; ++d) {
-        const float w = wx[a] * wy[b] * wz[d];
-        if (w == 0.0f) continue;
-        const uint k = coarse.cell(cx[a], cy[b], cz[d]);
-        if (!coarse_solid[k]) sum += w * xc[k];
-      }
-  xf[c] += sum;
-}
-
-// Along one axis: the weight with which fine index f feeds coarse index C (P's transpose).
-TP_HD TP_INLINE float gas_restrict_weight_1d(int f, int C, int nf, int nc) {
-  int c0, c1;
-  float w0, w1;
-  gas_prolong_1d(f, nf, nc, &c0, &c1, &w0, &w1);
-  return (c0 == C ? w0 : 0.0f) + (c1 == C ? w1 : 0.0f);
-}
-
-// b_coarse[C] = scale * (P^T r_fine)[C] / 2^(coarsened axes); 0 for a solid coarse cell.
-TP_HD TP_INLINE float gas_restrict(const GasGrid& fine, const unsigned char* fine_solid, const GasGrid& coarse,
-                                   const unsigned char* coarse_solid, const float* rf, uint C, float scale) {
-  if (coarse_solid[C]) return 0.0f;
-  const Int3 c = coarse.cell_of(C);
-  // Along each axis the (at most 4) fine indices feeding C and their weights.
-  int first[3], count[3];
-  float w[3][4];
-  float norm = 1.0f;
-  for (int axis = 0; axis < 3; ++axis) {
-    const int nf = gas_get(fine.n, axis), nc = gas_get(coarse.n, axis), ci = gas_get(c, axis);
-    if (nf == nc) {
-      first[axis] = ci, count[axis] = 1, w[axis][0] = 1.0f;
-      continue;
-    }
-    norm *= 0.5f;
-    const int lo = 2 * ci - 1 < 0 ? 0 : 2 * ci - 1;
-    const int hi = 2 * ci + 2 > nf - 1 ? nf - 1 : 2 * ci + 2;
-    first[axis] = lo, count[axis] = hi - lo + 1;
-    for (int f = lo; f <= hi; ++f) w[axis][f - lo] = gas_restrict_weight_1d(f, ci, nf, nc);
-  }
-  float sum = 0.0f;
-  for (int z = 0; z < count[2]; ++z)
-    for (int y = 0; y < count[1]; ++y) {
-      const float wyz = w[1][y] * w[2][z];
-      if (wyz == 0.0f) continue;
-      const uint row = fine.cell(first[0], first[1] + y, first[2] + z);
-      for (int x = 0; x < count[0]; ++x) {
-        const uint k = row + uint(x);
-        if (!fine_solid[k]) sum += w[0][x] * wyz * rf[k];
-      }
-    }
-  return scale * norm * sum;
-}
-
-// Coarse cell C is solid when every fine cell under it is.
-TP_HD TP_INLINE unsigned char gas_coarse_solid(const GasGrid& fine, const unsigned char* fine_solid,
-                                               const GasGrid& coarse, uint C) {
-  const Int3 c = coarse.cell_of(C);
-  for (int z = 0; z < (fine.n.z == coarse.n.z ? 1 : 2); ++z)
-    for (int y = 0; y < (fine.n.y == coarse.n.y ? 1 : 2); ++y)
-      for (int x = 0; x < (fine.n.x == coarse.n.x ? 1 : 2); ++x) {
-        const Int3 f{fine.n.x == coarse.n.x ? c.x : 2 * c.x + x, fine.n.y == coarse.n.y ? c.y : 2 * c.y + y,
-                     fine.n.z == coarse.n.z ? c.z : 2 * c.z + z};
-        if (gas_inside(fine, f) && !fine_solid[fine.cell(f.x, f.y, f.z)]) return 0;
-      }
-  return 1;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -432,6 +310,83 @@ TP_HD TP_INLINE Vec3 gas_confinement(const GasGrid& g, const unsigned char* soli
   return Vec3{N.y * w.z - N.z * w.y, N.z * w.x - N.x * w.z, N.x * w.y - N.y * w.x} * (epsilon * g.dx);
 }
 
+// Buoyancy (Fedkiw, Stam & Jensen 2001, Eq. 8): f = (lift T - weight rho) up, T the
+// temperature above the ambient. Free y-face f gains dt f, T and rho the mean of its cells.
+TP_HD TP_INLINE void gas_buoyancy_face(const GasGrid& g, const unsigned char* fixed, const float* rho,
+                                       const float* temperature, float lift, float weight, float dt, uint f, float* v) {
+  if (fixed[f]) return;
+  const Int3 f3 = g.face_of(1, f);
+  const Int3 below = gas_step(f3, 1, -1);
+  float r = 0.0f, t = 0.0f, k = 0.0f;
+  if (gas_inside(g, below)) {
+    const uint c = g.cell(below.x, below.y, below.z);
+    r += rho[c], t += temperature[c], k += 1.0f;
+  }
+  if (gas_inside(g, f3)) {
+    const uint c = g.cell(f3.x, f3.y, f3.z);
+    r += rho[c], t += temperature[c], k += 1.0f;
+  }
+  if (k > 0.0f) v[f] += dt * (lift * t - weight * r) / k;
+}
+
+// A force given per cell (`force`, w unused) on free face f of `axis`: dt x the mean of the
+// two cells' (the one inside, at the box's edge). How the confinement reaches the faces.
+TP_HD TP_INLINE void gas_add_cell_force_face(const GasGrid& g, const unsigned char* fixed, const Vec4* force,
+                                             int axis, float dt, uint f, float* ua) {
+  if (fixed[f]) return;
+  const Int3 f3 = g.face_of(axis, f);
+  const Int3 below = gas_step(f3, axis, -1);
+  float sum = 0.0f, k = 0.0f;
+  if (gas_inside(g, below)) sum += gas_get(xyz(force[g.cell(below.x, below.y, below.z)]), axis), k += 1.0f;
+  if (gas_inside(g, f3)) sum += gas_get(xyz(force[g.cell(f3.x, f3.y, f3.z)]), axis), k += 1.0f;
+  ua[f] += dt * sum / k;
+}
+
+// One Jacobi sweep of implicit viscosity (Stam 1999's diffusion: (1 - nu dt Laplacian) u' =
+// u, alpha = nu dt / dx^2) at face f of `axis`: next = (old + alpha (sum of the neighbours in
+// cur)) / (1 + alpha k), over the faces of the same axis beside it. Beyond a wall side the
+// no-slip walls give the ghost face 2 u_wall - u (the wall's own tangential motion, the
+// cavity's lid); free-slip walls and open sides give nothing. A fixed face keeps cur.
+TP_HD TP_INLINE void gas_viscosity_face(const GasGrid& g, const GasWalls& walls, const unsigned char* fixed,
+                                        int axis, float alpha, const float* old, const float* cur, uint f,
+                                        float* next) {
+  if (fixed[f]) {
+    next[f] = cur[f];
+    return;
+  }
+  const Int3 d = g.face_dims(axis);
+  const Int3 f3 = g.face_of(axis, f);
+  float sum = 0.0f, k = 0.0f;
+  for (int b = 0; b < 3; ++b) {
+    if (b == 2 && g.n.z == 1) continue;
+    for (int s = -1; s <= 1; s += 2) {
+      const Int3 nb = gas_step(f3, b, s);
+      const int at = gas_get(nb, b);
+      if (at < 0 || at >= gas_get(d, b)) {  // beyond a side, across the tangent
+        const int side = 2 * b + (s > 0);
+        if (!g.side_open(side) && walls.no_slip) {  // ghost 2 u_wall - u
+          sum += 2.0f * gas_get(walls.velocity[side], axis);
+          k += 2.0f;
+        }
+        continue;
+      }
+      sum += cur[g.face(axis, nb.x, nb.y, nb.z)];
+      k += 1.0f;
+    }
+  }
+  next[f] = (old[f] + alpha * sum) / (1.0f + alpha * k);
+}
+
+// Smoke, dye and heat fade over a step: cell c's density and dye times kd = exp(-k_rho dt),
+// its temperature times kt = exp(-k_T dt) (`n` cells per channel).
+TP_HD TP_INLINE void gas_decay_cell(uint n, float kd, float kt, uint c, float* scalars) {
+  scalars[size_t(kGasDensity) * n + c] *= kd;
+  scalars[size_t(kGasRed) * n + c] *= kd;
+  scalars[size_t(kGasGreen) * n + c] *= kd;
+  scalars[size_t(kGasBlue) * n + c] *= kd;
+  scalars[size_t(kGasTemperature) * n + c] *= kt;
+}
+
 // A source: smoke, heat and dye added inside a sphere, and the gas there pulled toward a
 // velocity (the plume's nozzle, the mouse). Smoothly weighted: 1 at the centre, 0 at r.
 struct GasSource {
@@ -453,132 +408,66 @@ TP_HD TP_INLINE float gas_source_weight(const GasSource& s, Vec3 x) {
   return t * t;
 }
 
-// ---------------------------------------------------------------------------------------
-// Drawing: what the renderer's texture holds per cell (one Vec4), written on the backend
-
-enum GasView : int {
-  kGasViewSmoke = 0,      ///< the smoke or dye, lit by the sun and the sky
-  kGasViewSpeed = 1,      ///< |u| on a sequential colour map
-  kGasViewVorticity = 2,  ///< 3D: |omega|, sequential; 2D: omega_z, diverging (red +, blue -)
-  kGasViews = 3,
-};
-
-// How the cells are lit and coloured for drawing. The sun's shadow: the optical depth from
-// each cell toward the sun, layer by layer from the top (gas_sun_layer), with the same
-// extinction as the renderer's ray-march so that what looks thick also casts a dark shadow.
-struct GasShade {
-  int view = kGasViewSmoke;  ///< GasView
-  Vec3 sun{0.45f, 0.85f, 0.3f};  ///< toward the sun (need not be unit length; y > 0)
-  float sun_light = 1.0f;   ///< the sun's strength on lit smoke
-  float ambient = 0.35f;    ///< the sky's, unshadowed
-  float extinction = 40.0f;  ///< [1/m per unit density] the renderer's (GasLook)
-  float view_range = 1.0f;   ///< [m/s] or [1/s]: the top of the speed and vorticity maps
-  // (the app's "auto": the largest speed, or that speed over four cells for vorticity)
-};
-
-// A perceptual sequential map (dark blue, teal, green, yellow) at t in [0, 1].
-TP_HD TP_INLINE Vec3 gas_sequential(float t) {
-  t = minf(maxf(t, 0.0f), 1.0f) * 4.0f;
-  const Vec3 stops[5] = {{0.27f, 0.00f, 0.33f}, {0.23f, 0.32f, 0.55f}, {0.13f, 0.57f, 0.55f},
-                         {0.37f, 0.79f, 0.38f}, {0.99f, 0.91f, 0.14f}};
-  const int k = t >= 4.0f ? 3 : int(t);
-  const float f = t - float(k);
-  return stops[k] + (stops[k + 1] - stops[k]) * f;
-}
-// A diverging map: blue at -1, near-white at 0, red at +1.
-TP_HD TP_INLINE Vec3 gas_diverging(float t) {
-  t = minf(maxf(t, -1.0f), 1.0f);
-  const Vec3 mid{0.93f, 0.93f, 0.93f};
-  return t < 0.0f ? mid + (Vec3{0.23f, 0.30f, 0.75f} - mid) * (-t) : mid + (Vec3{0.71f, 0.02f, 0.15f} - mid) * t;
-}
-
-// The opacity a solid cell stands for in the sun's shadow (per unit of extinction): an
-// obstacle shades the smoke below it as very dense smoke would.
-constexpr float kGasSolidShadowDensity = 1000.0f;
-
-// The sun's optical depth at the cells of layer j (the k-th column (i, k) of it): the
-// optical depth one cell toward the sun (interpolated in layer j + 1, which the previous
-// call filled) plus the path through the two half cells between. The top layer sees the
-// sky. `tau` holds one float per cell.
-TP_HD TP_INLINE void gas_sun_layer(const GasGrid& g, const unsigned char* solid, const float* rho,
-                                   const GasShade& shade, int j, uint column, float* tau) {
-  const int i = int(column % uint(g.n.x)), k = int(column / uint(g.n.x));
-  const uint c = g.cell(i, j, k);
-  const float sy = maxf(shade.sun.y, 1e-3f);
-  const float path = g.dx * sqrtf(dot(shade.sun, shade.sun)) / sy;  // [m] per layer
-  const float here = solid[c] ? kGasSolidShadowDensity : maxf(rho[c], 0.0f);
-  if (j == g.n.y - 1) {
-    tau[c] = 0.5f * path * shade.extinction * here;
-    return;
-  }
-  // One layer up, the sun's ray is shade.sun.x / sy cells along x (and z in 3D).
-  const Vec3 p{float(i) + shade.sun.x / sy, float(j + 1), g.n.z > 1 ? float(k) + shade.sun.z / sy : 0.0f};
-  const bool inside = p.x >= -0.5f && p.x <= float(g.n.x) - 0.5f && p.z >= -0.5f && p.z <= float(g.n.z) - 0.5f;
-  if (!inside) {  // the ray leaves through a side: lit from there
-    tau[c] = 0.5f * path * shade.extinction * here;
-    return;
-  }
-  // Layer j + 1's optical depth and density at p (bilinear in x, z).
-  const float* up_tau = tau + size_t(g.n.x) * size_t(j + 1);
-  const Int3 d{g.n.x, 1, g.n.z};
-  const int row = g.n.x * g.n.y;  // one z-step in the cell layout
-  // gas_sample over a (n.x, 1, n.z) field whose z stride is row: sample x, z by hand.
-  const float px = minf(maxf(p.x, 0.0f), float(d.x - 1)), pz = minf(maxf(p.z, 0.0f), float(d.z - 1));
-  const int i0 = mini(int(px), maxi(d.x - 2, 0)), k0 = mini(int(pz), maxi(d.z - 2, 0));
-  const int i1 = d.x > 1 ? i0 + 1 : i0, k1 = d.z > 1 ? k0 + 1 : k0;
-  const float tx = px - float(i0), tz = pz - float(k0);
-  auto lerp2 = [&](const float* f, float solid_value) {
-    const uint a = uint(i0 + row * k0), b = uint(i1 + row * k0), e = uint(i0 + row * k1), h = uint(i1 + row * k1);
-    float va = f[a], vb = f[b], ve = f[e], vh = f[h];
-    if (solid_value >= 0.0f) {
-      const unsigned char* s = solid + size_t(g.n.x) * size_t(j + 1);
-      va = s[a] ? solid_value : maxf(va, 0.0f), vb = s[b] ? solid_value : maxf(vb, 0.0f);
-      ve = s[e] ? solid_value : maxf(ve, 0.0f), vh = s[h] ? solid_value : maxf(vh, 0.0f);
-    }
-    const float x0 = va + (vb - va) * tx, x1 = ve + (vh - ve) * tx;
-    return x0 + (x1 - x0) * tz;
-  };
-  const float above = lerp2(up_tau, -1.0f);
-  const float dense = lerp2(rho + size_t(g.n.x) * size_t(j + 1), kGasSolidShadowDensity);
-  tau[c] = above + 0.5f * path * shade.extinction * (here + dense);
-}
-
-constexpr float kGasDyeFloor = 0.02f;  ///< density below which the dye fades to white
-
-// The texel of cell c: rgb the light it sends toward the eye per unit of opacity, a the
-// density (-1 in a solid cell: the renderer's rays stop there). `cv` holds the cells'
-// velocities (w unused) and `om` their vorticity (xyz; the views need them), `tau` the
-// sun's optical depth (gas_sun_layer; in 2D unused: the plane is lit evenly).
-TP_HD TP_INLINE Vec4 gas_shade_cell(const GasGrid& g, const unsigned char* solid, const float* scalars,
-                                    const Vec4* cv, const Vec4* om, const float* tau, const GasShade& shade, uint c) {
-  if (solid[c]) return Vec4{0, 0, 0, -1.0f};
+// The `count` sources' smoke, heat and dye added to fluid cell c over dt (`n` cells per
+// channel). In the plane a source is its section through the plane's centre, as an
+// obstacle is.
+TP_HD TP_INLINE void gas_add_sources_cell(const GasGrid& g, const unsigned char* solid, const GasSource* src,
+                                          int count, float dt, uint c, float* s) {
+  if (solid[c]) return;
   const uint n = g.cells();
-  const float rho = maxf(scalars[size_t(kGasDensity) * n + c], 0.0f);
-  const float range = shade.view_range > 1e-6f ? shade.view_range : 1e-6f;
-  // The views: opaque in the plane; in a volume as dense as the value is high (2 t^2 for t
-  // its share of the range), so that the fast or spinning core shows through the still gas.
-  const auto view_density = [&](float t) {
-    t = minf(maxf(t, 0.0f), 1.0f);
-    return g.n.z == 1 ? 1000.0f : 2.0f * t * t;
-  };
-  if (shade.view == kGasViewSpeed) {
-    const float t = length(xyz(cv[c])) / range;
-    return make_vec4(gas_sequential(t), view_density(t));
+  const bool plane = g.n.z == 1;
+  Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
+  for (int k = 0; k < count; ++k) {
+    if (plane) x.z = src[k].centre.z;
+    const float w = gas_source_weight(src[k], x);
+    if (w <= 0.0f) continue;
+    const float added = dt * src[k].density * w;
+    s[size_t(kGasDensity) * n + c] += added;
+    s[size_t(kGasTemperature) * n + c] += dt * src[k].temperature * w;
+    s[size_t(kGasRed) * n + c] += added * src[k].colour.x;
+    s[size_t(kGasGreen) * n + c] += added * src[k].colour.y;
+    s[size_t(kGasBlue) * n + c] += added * src[k].colour.z;
   }
-  if (shade.view == kGasViewVorticity) {
-    const Vec3 w = xyz(om[c]);
-    const float t = (g.n.z == 1 ? fabsf(w.z) : length(w)) / range;
-    return make_vec4(g.n.z == 1 ? gas_diverging(w.z / range) : gas_sequential(t), view_density(t));
+}
+
+// Free face f of `axis` pulled toward each source's velocity over dt: by the share
+// (1 - exp(-pull dt)) w of the difference, w the source's weight at the face.
+TP_HD TP_INLINE void gas_source_pull_face(const GasGrid& g, const unsigned char* fixed, const GasSource* src,
+                                          int count, int axis, float dt, uint f, float* ua) {
+  if (fixed[f]) return;
+  const bool plane = g.n.z == 1;
+  Vec3 x = gas_node_position(g, axis, g.face_of(axis, f));
+  for (int k = 0; k < count; ++k) {
+    if (!(src[k].pull > 0.0f)) continue;
+    if (plane) x.z = src[k].centre.z;
+    const float w = gas_source_weight(src[k], x);
+    if (w <= 0.0f) continue;
+    const float blend = (1.0f - expf(-src[k].pull * dt)) * w;
+    ua[f] += blend * (gas_get(src[k].velocity, axis) - ua[f]);
   }
-  // The dye's colour: the carried dye over the density, toward white where there is little
-  // of either (kGasDyeFloor): in the thin fringes the two fields' interpolation errors would
-  // otherwise divide into saturated specks.
-  const Vec3 dye{scalars[size_t(kGasRed) * n + c], scalars[size_t(kGasGreen) * n + c],
-                 scalars[size_t(kGasBlue) * n + c]};
-  Vec3 colour = (dye + Vec3{kGasDyeFloor, kGasDyeFloor, kGasDyeFloor}) * (1.0f / (rho + kGasDyeFloor));
-  colour = Vec3{minf(maxf(colour.x, 0.0f), 1.0f), minf(maxf(colour.y, 0.0f), 1.0f), minf(maxf(colour.z, 0.0f), 1.0f)};
-  const float light = g.n.z == 1 ? 1.0f : shade.ambient + shade.sun_light * expf(-tau[c]);
-  return make_vec4(colour * light, rho);
+}
+
+// ---------------------------------------------------------------------------------------
+// Obstacles
+
+// Whether cell c is solid: its centre inside one of the `count` obstacles (in the plane,
+// inside their sections through the plane's centre). A solid cell takes the velocity of the
+// last obstacle holding it and loses its smoke, heat and dye (`n` cells per channel).
+TP_HD TP_INLINE void gas_solid_cell(const GasGrid& g, const ObstacleShape* obstacles, int count, uint c,
+                                    unsigned char* solid, Vec4* solid_velocity, float* scalars) {
+  const uint n = g.cells();
+  const bool plane = g.n.z == 1;
+  Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
+  unsigned char inside = 0;
+  Vec3 v{0, 0, 0};
+  for (int k = 0; k < count; ++k) {
+    if (plane) x.z = obstacles[k].center.z;
+    if (obstacle_distance(obstacles[k], x) < 0.0f) inside = 1, v = obstacles[k].velocity;
+  }
+  solid[c] = inside;
+  solid_velocity[c] = make_vec4(v, 0.0f);
+  if (inside)
+    for (int ch = 0; ch < kGasChannels; ++ch) scalars[size_t(ch) * n + c] = 0.0f;
 }
 
 }  // namespace tp

@@ -1,4 +1,4 @@
-// What the gas publishes for drawing (GasSimulation::publish, kernels/gas.h gas_shade_cell,
+// What the gas publishes for drawing (GasSimulation::publish, kernels/gas_shade.h gas_shade_cell,
 // gas_sun_layer): density and dye colour per cell, solids marked for the ray-march, the
 // sun's shadow under dense smoke and obstacles, and the speed and vorticity views.
 #include <gtest/gtest.h>

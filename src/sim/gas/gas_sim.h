@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/gas.h"
+#include "kernels/gas_shade.h"
 #include "kernels/obstacle.h"
 #include "sim/backend/backend_kind.h"
 #include "sim/backend/publish_values.h"

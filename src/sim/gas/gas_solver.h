@@ -1,8 +1,16 @@
-// The gas simulation's driver on a backend B (CpuBackend, CudaBackend): buffers, the order
-// of a step, the multigrid-preconditioned conjugate gradients of the projection. The
-// per-cell and per-face physics is kernels/gas.h; see docs/gas.md.
+// The gas simulation's driver on a backend B (CpuBackend, CudaBackend): the order of a step,
+// over parts that each hold their own buffers. The per-cell and per-face physics is in
+// kernels/gas.h and kernels/gas_pressure.h; see docs/gas.md.
+//
+//   GasFields      the face velocities, the cell scalars and their scratch copies
+//   GasBoundary    the walls and obstacles: solid cells, fixed faces, the obstacles' moves
+//   GasAdvector    advection (semi-Lagrangian, MacCormack)
+//   GasForces      the sources, buoyancy, vorticity confinement, viscosity
+//   PoissonSolver  the projection's A q = b (MGPCG or Jacobi)
+//   GasPublisher   what the renderer draws of the cells
 //
 // A step (dt from the CFL number, at most dt_max):
+//   obstacles  the moved ones go where they were asked to, their solids and faces anew
 //   advect     velocity and scalars along the divergence-free velocity of the step before
 //              (semi-Lagrangian, second-order Runge-Kutta trace; MacCormack's correction,
 //              clamped to the nodes the first sample used: Selle et al. 2008)
@@ -23,82 +31,69 @@
 #include <vector>
 
 #include "kernels/gas.h"
+#include "kernels/gas_pressure.h"
+#include "sim/gas/array_ops.h"
+#include "sim/gas/gas_advector.h"
+#include "sim/gas/gas_boundary.h"
+#include "sim/gas/gas_fields.h"
+#include "sim/gas/gas_forces.h"
 #include "sim/gas/gas_params.h"
+#include "sim/gas/gas_publisher.h"
 #include "sim/gas/gas_sim.h"
-#include "sim/backend/publish_values.h"
+#include "sim/gas/poisson_solver.h"
 
 namespace tp {
 
 template <class B>
 class GasSolver final : public GasSimulation {
  public:
-  template <class T>
-  using Buffer = typename B::template Buffer<T>;
-
   // 256^3 cells: 16.7 million, about 1.3 GB with the multigrid's levels.
   static constexpr double kMaxCells = 256.0 * 256.0 * 256.0;
-  static constexpr int kMaxSources = 32;
 
   void reset(const GasSetup& setup) override {
     const GasGrid& g = setup.grid;
     if (g.n.x < 1 || g.n.y < 1 || g.n.z < 1 || double(g.n.x) * g.n.y * g.n.z > kMaxCells)
       throw std::invalid_argument("gas: the grid must have 1 to 256^3 cells along its axes");
-    if (!(g.dx > 0.0f) || !std::isfinite(g.dx)) throw std::invalid_argument("gas: the cell size must be a positive number");
+    if (!(g.dx > 0.0f) || !std::isfinite(g.dx))
+      throw std::invalid_argument("gas: the cell size must be a positive number");
     if (setup.obstacles.size() > size_t(kMaxObstacles))
       throw std::invalid_argument("gas: at most " + std::to_string(kMaxObstacles) + " obstacles");
     setup_ = setup;
     if (setup_.grid.n.z == 1) setup_.grid.open &= ~((1u << 4) | (1u << 5));  // the plane's z-sides are walls
     const GasGrid& grid = setup_.grid;
-    for (int a = 0; a < 3; ++a) {
-      velocity_[a].resize(grid.faces(a));
-      scratch_[a].resize(grid.faces(a));
-      scratch2_[a].resize(grid.faces(a));
-      fill(velocity_[a], grid.faces(a), 0.0f);
-      trace_[a].resize(grid.faces(a));
-      fixed_[a].resize(grid.faces(a));
-      fixed_value_[a].resize(grid.faces(a));
-    }
-    const uint n = grid.cells();
-    scalars_.resize(size_t(kGasChannels) * n);
-    scalar_scratch_.resize(size_t(kGasChannels) * n);
-    scalar_scratch2_.resize(size_t(kGasChannels) * n);
-    fill(scalars_, uint(kGasChannels) * n, 0.0f);
-    trace_[3].resize(n);
-    solid_.resize(n);
-    links_.resize(n);
-    solid_velocity_.resize(n);
-    cell_vectors_.resize(n);
-    cell_vectors2_.resize(n);
-    q_.resize(n), b_.resize(n), r_.resize(n), z_.resize(n), p_.resize(n), ap_.resize(n);
-    fill(q_, n, 0.0f);
-    obstacles_.resize(std::max<size_t>(setup_.obstacles.size(), 1));
-    sources_buffer_.resize(kMaxSources);
-    pending_moves_.assign(setup_.obstacles.size(), false);
-    pending_centres_.assign(setup_.obstacles.size(), Vec3{0, 0, 0});
+    fields_.reset(grid);
+    boundary_.reset(grid, setup_.obstacles.size());
+    advector_.reset(grid);
+    forces_.reset();
+    poisson_.reset(grid);
     sources_ = setup_.sources;
-    build_levels();
     stats_ = GasStats{};
-    update_solids(0.0f);
-    enforce_fixed_faces();
+    update_obstacles(0.0f);
   }
 
   void step() override {
     const GasGrid& g = setup_.grid;
     stats_.phases.clear();
-    clamp_params();
+    clamp_gas_params(params_, valid_params_);  // a NaN keeps the last valid value
+    valid_params_ = params_;
     const float speed = max_speed();
     float dt = params_.dt_max;
     if (speed > 0.0f) dt = std::min(dt, params_.cfl * g.dx / speed);
     stats_.dt = dt;
-    timed("obstacles", [&] { update_solids(dt); enforce_fixed_faces(); });
-    timed("advect", [&] { advect(dt); });
-    timed("forces", [&] {
-      apply_sources(dt);
-      buoyancy(dt);
-      if (params_.vorticity > 0.0f) confinement(dt);
-      enforce_fixed_faces();
+    const bool maccormack = params_.advection == int(GasAdvection::MacCormack);
+    timed("obstacles", [&] { update_obstacles(dt); });
+    timed("advect", [&] {
+      advector_.advect(g, fields_, dt, maccormack);
+      boundary_.enforce(fields_.velocity);
     });
-    if (params_.viscosity > 0.0f) timed("viscosity", [&] { viscosity(dt); });
+    timed("forces", [&] {
+      forces_.add_sources(g, sources_, boundary_, fields_, dt);
+      forces_.add_buoyancy(g, params_, boundary_, fields_, dt);
+      if (params_.vorticity > 0.0f) forces_.add_confinement(g, params_, boundary_, fields_, dt);
+      boundary_.enforce(fields_.velocity);
+    });
+    if (params_.viscosity > 0.0f)
+      timed("viscosity", [&] { forces_.apply_viscosity(g, setup_.walls, params_, boundary_, fields_, dt); });
     timed("project", [&] { project(); });
     timed("decay", [&] { decay(dt); });
     stats_.steps += 1;
@@ -111,14 +106,9 @@ class GasSolver final : public GasSimulation {
   const GasSetup& setup() const override { return setup_; }
   GasStats stats() const override { return stats_; }
   void set_sources(const std::vector<GasSource>& sources) override {
-    sources_.assign(sources.begin(), sources.begin() + std::min<size_t>(sources.size(), kMaxSources));
+    sources_.assign(sources.begin(), sources.begin() + std::min<size_t>(sources.size(), GasForces<B>::kMaxSources));
   }
-  void move_obstacle(int index, Vec3 centre) override {
-    if (index < 0 || index >= int(setup_.obstacles.size())) return;
-    pending_moves_[size_t(index)] = true;
-    pending_centres_[size_t(index)] = centre;
-  }
-
+  void move_obstacle(int index, Vec3 centre) override { boundary_.move_obstacle(index, centre); }
   void set_clock(double simulated_time, uint64_t steps) override {
     stats_.simulated_time = simulated_time;
     stats_.steps = steps;
@@ -126,599 +116,96 @@ class GasSolver final : public GasSimulation {
 
   void read_velocity(int axis, std::vector<float>* out) const override {
     out->resize(setup_.grid.faces(axis));
-    B::copy_to_host(out->data(), velocity_[axis].data(), out->size());
+    B::copy_to_host(out->data(), fields_.velocity[axis].data(), out->size());
   }
   void read_channel(int channel, std::vector<float>* out) const override {
     const uint n = setup_.grid.cells();
     out->resize(n);
-    B::copy_to_host(out->data(), scalars_.data() + size_t(channel) * n, n);
+    B::copy_to_host(out->data(), fields_.channel(channel, n), n);
   }
   void write_velocity(int axis, const std::vector<float>& values) override {
     if (values.size() != setup_.grid.faces(axis)) throw std::invalid_argument("gas: wrong number of faces");
-    B::copy_from_host(velocity_[axis].data(), values.data(), values.size());
-    enforce_fixed_faces();
+    B::copy_from_host(fields_.velocity[axis].data(), values.data(), values.size());
+    boundary_.enforce(fields_.velocity);
   }
   void write_channel(int channel, const std::vector<float>& values) override {
     const uint n = setup_.grid.cells();
     if (values.size() != n) throw std::invalid_argument("gas: wrong number of cells");
-    B::copy_from_host(scalars_.data() + size_t(channel) * n, values.data(), n);
+    B::copy_from_host(fields_.channel(channel, n), values.data(), n);
   }
   void read_solid(std::vector<unsigned char>* out) const override {
     out->resize(setup_.grid.cells());
-    B::copy_to_host(out->data(), solid_.data(), out->size());
+    B::copy_to_host(out->data(), boundary_.solid(), out->size());
   }
 
   float max_divergence() const override {
     const GasGrid g = setup_.grid;
-    const GasVelocity u = view();
-    const unsigned char* solid = solid_.data();
+    const GasVelocity u = fields_.view();
+    const unsigned char* solid = boundary_.solid();
     const float inv = 1.0f / g.dx;
     return B::reduce_max(g.cells(), 0.0f, [=] TP_HD(uint c) {
       return solid[c] ? 0.0f : fabsf(gas_outflow(g, u, g.cell_of(c))) * inv;
     });
   }
 
+  // b from the cells' outflow, A q = b, then each free face loses q's difference across it.
   void project() override {
     const GasGrid g = setup_.grid;
     const uint n = g.cells();
-    const GasVelocity u = view();
-    const unsigned char* solid = solid_.data();
-    float* b = b_.data();
-    B::for_each(n, [=] TP_HD(uint c) { b[c] = solid[c] ? 0.0f : -gas_outflow(g, u, g.cell_of(c)); });
-    stats_.divergence_before = max_abs(b_, n) / g.dx;
-    if (params_.pressure_solver == int(GasPressureSolver::Jacobi))
-      solve_jacobi();
-    else
-      solve_mgpcg();
-    // Each free face loses q's difference across it.
-    const float* q = q_.data();
+    const GasVelocity u = fields_.view();
+    const unsigned char* solid = boundary_.solid();
+    float* b = poisson_.rhs();
+    B::for_each(n, [=] TP_HD(uint c) { b[c] = gas_pressure_rhs(g, solid, u, c); });
+    stats_.divergence_before = max_abs_array<B>(b, n) / g.dx;
+    const typename PoissonSolver<B>::Result solved =
+        params_.pressure_solver == int(GasPressureSolver::Jacobi)
+            ? poisson_.solve_jacobi(params_.jacobi_iterations)
+            : poisson_.solve_mgpcg(params_.pressure_tolerance, params_.pressure_max_iterations);
+    stats_.pressure_iterations = solved.iterations;
+    stats_.pressure_residual = solved.residual;
+    const float* q = poisson_.pressure();
     for (int axis = 0; axis < 3; ++axis) {
-      float* ua = velocity_[axis].data();
-      const unsigned char* fixed = fixed_[axis].data();
-      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        if (fixed[f]) return;
-        const Int3 f3 = g.face_of(axis, f);
-        const Int3 below = gas_step(f3, axis, -1);
-        const float qa = gas_inside(g, below) ? q[g.cell(below.x, below.y, below.z)] : 0.0f;
-        const float qb = gas_inside(g, f3) ? q[g.cell(f3.x, f3.y, f3.z)] : 0.0f;
-        ua[f] -= qb - qa;
-      });
+      float* ua = fields_.velocity[axis].data();
+      const unsigned char* fixed = boundary_.fixed(axis);
+      B::for_each(g.faces(axis), [=] TP_HD(uint f) { gas_subtract_pressure_face(g, fixed, q, axis, f, ua); });
     }
     stats_.divergence_after = max_divergence();
   }
 
-  void publish(const GasShade& asked, PublishTarget& target) override {
-    const GasShade shade = sane_shade(asked);
-    const GasGrid g = setup_.grid;
-    const uint n = g.cells();
-    const unsigned char* solid = solid_.data();
-    const float* s = scalars_.data();
-    const GasVelocity u = view();
-    Vec4* cv = cell_vectors_.data();
-    Vec4* om = cell_vectors2_.data();
-    float* tau = scalar_scratch_.data();  // scratch between steps
-    if (shade.view != kGasViewSmoke)
-      B::for_each(n, [=] TP_HD(uint c) { cv[c] = solid[c] ? Vec4{0, 0, 0, 0} : make_vec4(gas_cell_velocity(g, u, g.cell_of(c)), 0.0f); });
-    if (shade.view == kGasViewVorticity)
-      B::for_each(n, [=] TP_HD(uint c) {
-        om[c] = make_vec4(solid[c] ? Vec3{0, 0, 0} : gas_vorticity(g, solid, cv, g.cell_of(c)), 0.0f);
-      });
-    if (shade.view == kGasViewSmoke && g.n.z > 1) {
-      const float* rho = s + size_t(kGasDensity) * n;
-      const uint columns = uint(g.n.x) * uint(g.n.z);
-      for (int j = g.n.y - 1; j >= 0; --j)  // from the top down: each layer reads the one above
-        B::for_each(columns, [=] TP_HD(uint column) { gas_sun_layer(g, solid, rho, shade, j, column, tau); });
-    }
-    publish_values<B>(target, n, publish_staging_,
-                      [=] TP_HD(uint c) { return gas_shade_cell(g, solid, s, cv, om, tau, shade, c); });
+  void publish(const GasShade& shade, PublishTarget& target) override {
+    publisher_.publish(setup_.grid, boundary_.solid(), fields_, shade, target);
   }
 
   // (Public for nvcc's device lambdas; not part of the interface.)
-  GasVelocity view() const {
-    return GasVelocity{{velocity_[0].data(), velocity_[1].data(), velocity_[2].data()}};
-  }
 
-  void advect(float dt) {
-    const GasGrid g = setup_.grid;
-    const GasVelocity u = view();
-    const bool maccormack = params_.advection == int(GasAdvection::MacCormack);
-    // Velocity: each component along the old velocity, into scratch_.
-    for (int axis = 0; axis < 3; ++axis) {
-      if (axis == 2 && g.n.z == 1) {
-        copy(scratch_[2], velocity_[2], g.faces(2));
-        continue;
-      }
-      advect_field(axis, 1, velocity_[axis].data(), scratch_[axis].data(), scratch2_[axis].data(), u, dt,
-                   maccormack);
-    }
-    // Scalars, every channel along one trace per cell.
-    advect_field(kGasCells, kGasChannels, scalars_.data(), scalar_scratch_.data(), scalar_scratch2_.data(), u, dt,
-                 maccormack);
-    for (int axis = 0; axis < 3; ++axis) velocity_[axis].swap(scratch_[axis]);
-    scalars_.swap(scalar_scratch_);
-    enforce_fixed_faces();
-  }
-
-  // `channels` fields of `axis` (a face axis or kGasCells), planar in src, advected into dst
-  // (tmp: the MacCormack's forward result).
-  void advect_field(int axis, int channels, const float* src, float* dst, float* tmp, GasVelocity u, float dt,
-                    bool maccormack) {
-    const GasGrid g = setup_.grid;
-    const Int3 d = axis == kGasCells ? g.n : g.face_dims(axis);
-    const uint count = uint(d.x) * uint(d.y) * uint(d.z);
-    Vec4* trace = trace_[axis == kGasCells ? 3 : axis].data();
-    float* first = maccormack ? tmp : dst;
-    B::for_each(count, [=] TP_HD(uint e) {
-      const Int3 k3{int(e % uint(d.x)), int((e / uint(d.x)) % uint(d.y)), int(e / (uint(d.x) * uint(d.y)))};
-      const Vec3 x = gas_node_position(g, axis, k3);
-      const Vec3 back = gas_index_of(g, axis, gas_trace_node(g, u, axis, k3, x, dt));
-      trace[e] = make_vec4(back, 0.0f);
-      for (int ch = 0; ch < channels; ++ch) first[size_t(ch) * count + e] = gas_sample(src + size_t(ch) * count, d, back);
-    });
-    if (!maccormack) return;
-    // Back along the flow from where the first sample landed, then half the round trip's
-    // error added back, within the nodes the first sample read.
-    B::for_each(count, [=] TP_HD(uint e) {
-      const Int3 k3{int(e % uint(d.x)), int((e / uint(d.x)) % uint(d.y)), int(e / (uint(d.x) * uint(d.y)))};
-      // Where the node's gas goes in dt: the backtrace reflected through the node (the
-      // same to second order as a forward trace, for half the samples).
-      const Vec3 back = xyz(trace[e]);
-      const Vec3 ahead{2.0f * float(k3.x) - back.x, 2.0f * float(k3.y) - back.y, 2.0f * float(k3.z) - back.z};
-      for (int ch = 0; ch < channels; ++ch) {
-        const float* s = src + size_t(ch) * count;
-        const float* f = first + size_t(ch) * count;
-        const float round_trip = gas_sample(f, d, ahead);
-        float lo, hi;
-        gas_sample(s, d, back, &lo, &hi);
-        const float corrected = f[e] + 0.5f * (s[e] - round_trip);
-        dst[size_t(ch) * count + e] = corrected >= lo && corrected <= hi ? corrected : f[e];
-      }
-    });
-  }
-
-  void apply_sources(float dt) {
-    if (sources_.empty()) return;
-    const GasGrid g = setup_.grid;
-    const int count = int(sources_.size());
-    B::copy_from_host(sources_buffer_.data(), sources_.data(), sources_.size());
-    const GasSource* src = sources_buffer_.data();
-    const unsigned char* solid = solid_.data();
-    float* s = scalars_.data();
-    const uint n = g.cells();
-    // In the plane a source is its section through the plane's centre, as an obstacle is.
-    const bool plane = g.n.z == 1;
-    B::for_each(n, [=] TP_HD(uint c) {
-      if (solid[c]) return;
-      Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
-      for (int k = 0; k < count; ++k) {
-        if (plane) x.z = src[k].centre.z;
-        const float w = gas_source_weight(src[k], x);
-        if (w <= 0.0f) continue;
-        const float added = dt * src[k].density * w;
-        s[size_t(kGasDensity) * n + c] += added;
-        s[size_t(kGasTemperature) * n + c] += dt * src[k].temperature * w;
-        s[size_t(kGasRed) * n + c] += added * src[k].colour.x;
-        s[size_t(kGasGreen) * n + c] += added * src[k].colour.y;
-        s[size_t(kGasBlue) * n + c] += added * src[k].colour.z;
-      }
-    });
-    for (int axis = 0; axis < 3; ++axis) {
-      float* ua = velocity_[axis].data();
-      const unsigned char* fixed = fixed_[axis].data();
-      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        if (fixed[f]) return;
-        Vec3 x = gas_node_position(g, axis, g.face_of(axis, f));
-        for (int k = 0; k < count; ++k) {
-          if (!(src[k].pull > 0.0f)) continue;
-          if (plane) x.z = src[k].centre.z;
-          const float w = gas_source_weight(src[k], x);
-          if (w <= 0.0f) continue;
-          const float blend = (1.0f - expf(-src[k].pull * dt)) * w;
-          ua[f] += blend * (gas_get(src[k].velocity, axis) - ua[f]);
-        }
-      });
-    }
-  }
-
-  void buoyancy(float dt) {
-    if (params_.buoyancy == 0.0f && params_.weight == 0.0f) return;
-    const GasGrid g = setup_.grid;
-    const uint n = g.cells();
-    const float* rho = scalars_.data() + size_t(kGasDensity) * n;
-    const float* temp = scalars_.data() + size_t(kGasTemperature) * n;
-    const float lift = params_.buoyancy, weight = params_.weight;
-    const unsigned char* fixed = fixed_[1].data();
-    float* v = velocity_[1].data();
-    B::for_each(g.faces(1), [=] TP_HD(uint f) {
-      if (fixed[f]) return;
-      const Int3 f3 = g.face_of(1, f);
-      const Int3 below = gas_step(f3, 1, -1);
-      float r = 0.0f, t = 0.0f, k = 0.0f;
-      if (gas_inside(g, below)) {
-        const uint c = g.cell(below.x, below.y, below.z);
-        r += rho[c], t += temp[c], k += 1.0f;
-      }
-      if (gas_inside(g, f3)) {
-        const uint c = g.cell(f3.x, f3.y, f3.z);
-        r += rho[c], t += temp[c], k += 1.0f;
-      }
-      if (k > 0.0f) v[f] += dt * (lift * t - weight * r) / k;
-    });
-  }
-
-  void confinement(float dt) {
-    const GasGrid g = setup_.grid;
-    const uint n = g.cells();
-    const GasVelocity u = view();
-    const unsigned char* solid = solid_.data();
-    Vec4* cv = cell_vectors_.data();
-    Vec4* om = cell_vectors2_.data();
-    B::for_each(n, [=] TP_HD(uint c) { cv[c] = solid[c] ? Vec4{0, 0, 0, 0} : make_vec4(gas_cell_velocity(g, u, g.cell_of(c)), 0.0f); });
-    B::for_each(n, [=] TP_HD(uint c) {
-      const Vec3 w = solid[c] ? Vec3{0, 0, 0} : gas_vorticity(g, solid, cv, g.cell_of(c));
-      om[c] = make_vec4(w, length(w));
-    });
-    const float eps = params_.vorticity;
-    B::for_each(n, [=] TP_HD(uint c) {
-      cv[c] = solid[c] ? Vec4{0, 0, 0, 0} : make_vec4(gas_confinement(g, solid, om, g.cell_of(c), eps), 0.0f);
-    });
-    add_cell_force(cv, dt);
-  }
-
-  // Faces += dt x the mean of their two cells' forces (free faces only).
-  void add_cell_force(const Vec4* force, float dt) {
-    const GasGrid g = setup_.grid;
-    for (int axis = 0; axis < (g.n.z > 1 ? 3 : 2); ++axis) {
-      float* ua = velocity_[axis].data();
-      const unsigned char* fixed = fixed_[axis].data();
-      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        if (fixed[f]) return;
-        const Int3 f3 = g.face_of(axis, f);
-        const Int3 below = gas_step(f3, axis, -1);
-        float sum = 0.0f, k = 0.0f;
-        if (gas_inside(g, below)) sum += gas_get(xyz(force[g.cell(below.x, below.y, below.z)]), axis), k += 1.0f;
-        if (gas_inside(g, f3)) sum += gas_get(xyz(force[g.cell(f3.x, f3.y, f3.z)]), axis), k += 1.0f;
-        ua[f] += dt * sum / k;
-      });
-    }
-  }
-
-  void viscosity(float dt) {
-    const GasGrid g = setup_.grid;
-    const float alpha = params_.viscosity * dt / (g.dx * g.dx);
-    const GasWalls walls = setup_.walls;
-    for (int axis = 0; axis < (g.n.z > 1 ? 3 : 2); ++axis) {
-      const Int3 d = g.face_dims(axis);
-      const uint count = g.faces(axis);
-      const float* old = velocity_[axis].data();
-      copy(scratch_[axis], velocity_[axis], count);
-      float* cur = scratch_[axis].data();
-      float* next = scratch2_[axis].data();
-      const unsigned char* fixed = fixed_[axis].data();
-      for (int it = 0; it < params_.viscosity_iterations; ++it) {
-        B::for_each(count, [=] TP_HD(uint f) {
-          if (fixed[f]) {
-            next[f] = cur[f];
-            return;
-          }
-          const Int3 f3 = g.face_of(axis, f);
-          float sum = 0.0f, k = 0.0f;
-          for (int b = 0; b < 3; ++b) {
-            if (b == 2 && g.n.z == 1) continue;
-            for (int s = -1; s <= 1; s += 2) {
-              const Int3 nb = gas_step(f3, b, s);
-              const int at = gas_get(nb, b);
-              if (at < 0 || at >= gas_get(d, b)) {  // beyond a side, across the tangent
-                const int side = 2 * b + (s > 0);
-                if (!g.side_open(side) && walls.no_slip) {  // ghost 2 u_wall - u
-                  sum += 2.0f * gas_get(walls.velocity[side], axis);
-                  k += 2.0f;
-                }
-                continue;
-              }
-              sum += cur[g.face(axis, nb.x, nb.y, nb.z)];
-              k += 1.0f;
-            }
-          }
-          next[f] = (old[f] + alpha * sum) / (1.0f + alpha * k);
-        });
-        float* t = cur;
-        cur = next;
-        next = t;
-      }
-      if (cur != scratch_[axis].data()) copy(scratch_[axis], scratch2_[axis], count);
-      velocity_[axis].swap(scratch_[axis]);
-    }
+  // The obstacles moved since the last step (all at a reset, dt 0): their solid cells and
+  // faces, the pressure solve's solids, and the fixed faces' velocities put on the gas.
+  void update_obstacles(float dt) {
+    if (boundary_.update(setup_.obstacles, dt, fields_.scalars.data())) poisson_.set_solids(boundary_.solid());
+    boundary_.enforce(fields_.velocity);
   }
 
   void decay(float dt) {
     const uint n = setup_.grid.cells();
     const float kd = expf(-params_.density_decay * dt), kt = expf(-params_.temperature_decay * dt);
     if (kd == 1.0f && kt == 1.0f) return;
-    float* s = scalars_.data();
-    B::for_each(n, [=] TP_HD(uint c) {
-      s[size_t(kGasDensity) * n + c] *= kd;
-      s[size_t(kGasRed) * n + c] *= kd;
-      s[size_t(kGasGreen) * n + c] *= kd;
-      s[size_t(kGasBlue) * n + c] *= kd;
-      s[size_t(kGasTemperature) * n + c] *= kt;
-    });
-  }
-
-  // --- the pressure solve -------------------------------------------------------------
-
-  struct Level {
-    GasGrid grid;
-    Buffer<unsigned char> solid;
-    Buffer<unsigned short> links;
-    Buffer<float> x, b, r;
-  };
-
-  void build_levels() {
-    levels_.clear();
-    GasGrid g = setup_.grid;
-    while (g.cells() > 64 && levels_.size() < 12) {
-      GasGrid c = g;
-      c.n = Int3{g.n.x > 1 ? (g.n.x + 1) / 2 : 1, g.n.y > 1 ? (g.n.y + 1) / 2 : 1, g.n.z > 1 ? (g.n.z + 1) / 2 : 1};
-      c.dx = 2.0f * g.dx;
-      Level level;
-      level.grid = c;
-      level.solid.resize(c.cells());
-      level.links.resize(c.cells());
-      level.x.resize(c.cells());
-      level.b.resize(c.cells());
-      level.r.resize(c.cells());
-      levels_.push_back(std::move(level));
-      g = c;
-    }
-  }
-
-  // Every level's solids and links from the grid's solids.
-  void coarsen_solids() {
-    link(setup_.grid, solid_.data(), links_.data());
-    const GasGrid* fine = &setup_.grid;
-    const unsigned char* fs = solid_.data();
-    for (Level& level : levels_) {
-      const GasGrid f = *fine, c = level.grid;
-      unsigned char* cs = level.solid.data();
-      B::for_each(c.cells(), [=] TP_HD(uint C) { cs[C] = gas_coarse_solid(f, fs, c, C); });
-      link(c, cs, level.links.data());
-      fine = &level.grid;
-      fs = level.solid.data();
-    }
-  }
-  void link(const GasGrid& grid, const unsigned char* solid, unsigned short* links) {
-    const GasGrid g = grid;
-    B::for_each(g.cells(), [=] TP_HD(uint c) { links[c] = gas_links(g, solid, c); });
-  }
-
-  static constexpr int kSmooth = 2;         ///< red-black sweeps before and after
-  static constexpr int kCoarseSweeps = 24;  ///< on the coarsest level, each way
-
-  void relax(const GasGrid& g, const unsigned short* links, const float* b, float* x, int colour) {
-    const GasGrid gg = g;
-    B::for_each(uint(g.n.y) * uint(g.n.z), [=] TP_HD(uint r) { gas_relax_row(gg, links, b, x, r, colour); });
-  }
-
-  // x = V-cycle(b) on level l (0: the grid itself).
-  void vcycle(int l, const float* b, float* x) {
-    const GasGrid g = l == 0 ? setup_.grid : levels_[size_t(l - 1)].grid;
-    const unsigned char* solid = l == 0 ? solid_.data() : levels_[size_t(l - 1)].solid.data();
-    const unsigned short* links = l == 0 ? links_.data() : levels_[size_t(l - 1)].links.data();
-    const uint n = g.cells(), sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
-    B::for_each(n, [=] TP_HD(uint c) { x[c] = 0.0f; });
-    if (l == int(levels_.size())) {
-      for (int s = 0; s < kCoarseSweeps; ++s) relax(g, links, b, x, 0), relax(g, links, b, x, 1);
-      for (int s = 0; s < kCoarseSweeps; ++s) relax(g, links, b, x, 1), relax(g, links, b, x, 0);
-      return;
-    }
-    for (int s = 0; s < kSmooth; ++s) relax(g, links, b, x, 0), relax(g, links, b, x, 1);
-    float* r = l == 0 ? r_scratch_.data() : levels_[size_t(l - 1)].r.data();
-    B::for_each(n, [=] TP_HD(uint c) { r[c] = b[c] - gas_apply_linked(links, x, c, sy, sz); });
-    Level& next = levels_[size_t(l)];
-    const GasGrid cg = next.grid;
-    const unsigned char* cs = next.solid.data();
-    float* cb = next.b.data();
-    // The coarse operator is A's on cells twice the size: its right-hand side 4x.
-    B::for_each(cg.cells(), [=] TP_HD(uint C) { cb[C] = gas_restrict(g, solid, cg, cs, r, C, 4.0f); });
-    vcycle(l + 1, next.b.data(), next.x.data());
-    const float* cx = next.x.data();
-    B::for_each(n, [=] TP_HD(uint c) { gas_prolong(g, solid, cg, cs, cx, x, c); });
-    for (int s = 0; s < kSmooth; ++s) relax(g, links, b, x, 1), relax(g, links, b, x, 0);
-  }
-
-  double dot(const Buffer<float>& a, const Buffer<float>& b, uint n) const {
-    const float* pa = a.data();
-    const float* pb = b.data();
-    return B::reduce_sum(n, [=] TP_HD(uint i) { return double(pa[i]) * double(pb[i]); });
-  }
-  float max_abs(const Buffer<float>& a, uint n) const {
-    const float* p = a.data();
-    return B::reduce_max(n, 0.0f, [=] TP_HD(uint i) { return fabsf(p[i]); });
-  }
-  // In a closed box A's null space is the constants: b and the preconditioned residual
-  // keep no constant part (over the fluid cells).
-  void remove_mean(Buffer<float>& a) {
-    if (setup_.grid.open != 0 || fluid_cells_ == 0) return;
-    const uint n = setup_.grid.cells();
-    float* p = a.data();
-    const unsigned char* solid = solid_.data();
-    const float mean = float(B::reduce_sum(n, [=] TP_HD(uint i) { return solid[i] ? 0.0 : double(p[i]); }) /
-                             double(fluid_cells_));
-    B::for_each(n, [=] TP_HD(uint i) { p[i] = solid[i] ? 0.0f : p[i] - mean; });
-  }
-
-  void solve_mgpcg() {
-    const GasGrid g = setup_.grid;
-    const uint n = g.cells();
-    r_scratch_.resize(n);
-    remove_mean(b_);
-    const float bnorm = max_abs(b_, n);
-    float* q = q_.data();
-    B::for_each(n, [=] TP_HD(uint c) { q[c] = 0.0f; });
-    stats_.pressure_iterations = 0;
-    stats_.pressure_residual = 0.0f;
-    if (!(bnorm > 0.0f)) return;
-    copy(r_, b_, n);
-    vcycle(0, r_.data(), z_.data());
-    remove_mean(z_);
-    copy(p_, z_, n);
-    double rz = dot(r_, z_, n);
-    const unsigned short* links = links_.data();
-    const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
-    float residual = 1.0f;
-    int it = 0;
-    for (; it < params_.pressure_max_iterations; ++it) {
-      const float* p = p_.data();
-      float* ap = ap_.data();
-      B::for_each(n, [=] TP_HD(uint c) { ap[c] = gas_apply_linked(links, p, c, sy, sz); });
-      const double pap = dot(p_, ap_, n);
-      if (!(pap > 0.0)) break;
-      const float alpha = float(rz / pap);
-      float* r = r_.data();
-      B::for_each(n, [=] TP_HD(uint c) {
-        q[c] += alpha * p[c];
-        r[c] -= alpha * ap[c];
-      });
-      residual = max_abs(r_, n) / bnorm;
-      if (residual <= params_.pressure_tolerance) {
-        ++it;
-        break;
-      }
-      vcycle(0, r_.data(), z_.data());
-      remove_mean(z_);
-      const double rz_next = dot(r_, z_, n);
-      const float beta = float(rz_next / rz);
-      rz = rz_next;
-      const float* z = z_.data();
-      float* pw = p_.data();
-      B::for_each(n, [=] TP_HD(uint c) { pw[c] = z[c] + beta * pw[c]; });
-    }
-    stats_.pressure_iterations = it;
-    stats_.pressure_residual = residual;
-  }
-
-  void solve_jacobi() {
-    const GasGrid g = setup_.grid;
-    const uint n = g.cells();
-    const unsigned short* links = links_.data();
-    const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
-    const float* b = b_.data();
-    float* x = q_.data();
-    float* y = z_.data();
-    B::for_each(n, [=] TP_HD(uint c) { x[c] = 0.0f; });
-    for (int it = 0; it < params_.jacobi_iterations; ++it) {
-      B::for_each(n, [=] TP_HD(uint c) {
-        const unsigned l = links[c], diagonal = l >> 8;
-        y[c] = diagonal ? (b[c] + gas_linked_sum(l, x, c, sy, sz)) / float(diagonal) : 0.0f;
-      });
-      B::for_each(n, [=] TP_HD(uint c) { x[c] = y[c]; });
-    }
-    const float bnorm = max_abs(b_, n);
-    float* r = r_.data();
-    B::for_each(n, [=] TP_HD(uint c) { r[c] = b[c] - gas_apply_linked(links, x, c, sy, sz); });
-    stats_.pressure_iterations = params_.jacobi_iterations;
-    stats_.pressure_residual = bnorm > 0.0f ? max_abs(r_, n) / bnorm : 0.0f;
-  }
-
-  // --- solids, fixed faces, helpers ---------------------------------------------------
-
-  // The solid cells, their velocities, the fixed faces and the multigrid's levels, when
-  // an obstacle moved (or stopped) since the last step, or at a reset (dt 0).
-  void update_solids(float dt) {
-    bool changed = dt == 0.0f;
-    for (size_t i = 0; i < setup_.obstacles.size(); ++i) {
-      ObstacleShape& o = setup_.obstacles[i];
-      const bool was_moving = o.velocity.x != 0.0f || o.velocity.y != 0.0f || o.velocity.z != 0.0f;
-      if (pending_moves_[i] && dt > 0.0f) {
-        o.velocity = (pending_centres_[i] - o.center) * (1.0f / dt);
-        o.center = pending_centres_[i];
-        changed = true;
-      } else {
-        o.velocity = Vec3{0, 0, 0};
-        changed = changed || was_moving;
-      }
-      pending_moves_[i] = false;
-    }
-    if (!changed) return;
-    const GasGrid g = setup_.grid;
-    const uint n = g.cells();
-    const int count = int(setup_.obstacles.size());
-    if (count > 0) B::copy_from_host(obstacles_.data(), setup_.obstacles.data(), size_t(count));
-    const ObstacleShape* obs = obstacles_.data();
-    unsigned char* solid = solid_.data();
-    Vec4* sv = solid_velocity_.data();
-    float* s = scalars_.data();
-    const bool plane = g.n.z == 1;  // 2D: the obstacles are their sections through the plane's centre
-    B::for_each(n, [=] TP_HD(uint c) {
-      Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
-      unsigned char inside = 0;
-      Vec3 v{0, 0, 0};
-      for (int k = 0; k < count; ++k) {
-        if (plane) x.z = obs[k].center.z;
-        if (obstacle_distance(obs[k], x) < 0.0f) inside = 1, v = obs[k].velocity;
-      }
-      solid[c] = inside;
-      sv[c] = make_vec4(v, 0.0f);
-      if (inside)
-        for (int ch = 0; ch < kGasChannels; ++ch) s[size_t(ch) * n + c] = 0.0f;
-    });
-    fluid_cells_ = uint(B::reduce_sum(n, [=] TP_HD(uint c) { return solid[c] ? 0.0 : 1.0; }));
-    coarsen_solids();
-    for (int axis = 0; axis < 3; ++axis) {
-      unsigned char* fixed = fixed_[axis].data();
-      float* value = fixed_value_[axis].data();
-      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        float v = 0.0f;
-        fixed[f] = gas_face_fixed(g, solid, sv, axis, g.face_of(axis, f), &v) ? 1 : 0;
-        value[f] = v;
-      });
-    }
-  }
-
-  void enforce_fixed_faces() {
-    const GasGrid g = setup_.grid;
-    for (int axis = 0; axis < 3; ++axis) {
-      float* ua = velocity_[axis].data();
-      const unsigned char* fixed = fixed_[axis].data();
-      const float* value = fixed_value_[axis].data();
-      B::for_each(g.faces(axis), [=] TP_HD(uint f) {
-        if (fixed[f]) ua[f] = value[f];
-      });
-    }
+    float* s = fields_.scalars.data();
+    B::for_each(n, [=] TP_HD(uint c) { gas_decay_cell(n, kd, kt, c, s); });
   }
 
   float max_speed() const {
     float most = 0.0f;
-    for (int axis = 0; axis < 3; ++axis) most = std::max(most, max_abs(velocity_[axis], setup_.grid.faces(axis)));
+    for (int axis = 0; axis < 3; ++axis)
+      most = std::max(most, max_abs_array<B>(fields_.velocity[axis].data(), setup_.grid.faces(axis)));
     return most;
   }
 
   double smoke_mass() const {
     const GasGrid g = setup_.grid;
     const uint n = g.cells();
-    const float* rho = scalars_.data() + size_t(kGasDensity) * n;
+    const float* rho = fields_.channel(kGasDensity, n);
     const double volume = double(g.dx) * g.dx * (g.n.z > 1 ? g.dx : 1.0);
     return volume * B::reduce_sum(n, [=] TP_HD(uint c) { return double(rho[c]); });
-  }
-
-  static GasShade sane_shade(GasShade shade) {
-    const GasShade fallback;
-    auto in = [](float v, float lo, float hi, float otherwise) { return std::isfinite(v) ? std::clamp(v, lo, hi) : otherwise; };
-    if (shade.view < 0 || shade.view >= kGasViews) shade.view = kGasViewSmoke;
-    shade.sun = Vec3{in(shade.sun.x, -10.0f, 10.0f, fallback.sun.x), in(shade.sun.y, 0.05f, 10.0f, fallback.sun.y),
-                     in(shade.sun.z, -10.0f, 10.0f, fallback.sun.z)};
-    shade.sun_light = in(shade.sun_light, 0.0f, 100.0f, fallback.sun_light);
-    shade.ambient = in(shade.ambient, 0.0f, 100.0f, fallback.ambient);
-    shade.extinction = in(shade.extinction, 0.0f, 1e6f, fallback.extinction);
-    shade.view_range = in(shade.view_range, 1e-6f, 1e6f, fallback.view_range);
-    return shade;
-  }
-
-  // Every field into its range (a NaN keeps the last valid value); then the enums.
-  void clamp_params() {
-    clamp_gas_params(params_, valid_params_);
-    valid_params_ = params_;
   }
 
   template <class F>
@@ -730,39 +217,17 @@ class GasSolver final : public GasSimulation {
     stats_.phases.push_back(GasPhaseTime{name, ms});
   }
 
-  template <class T>
-  static void fill(Buffer<T>& a, uint n, T value) {
-    T* p = a.data();
-    B::for_each(n, [=] TP_HD(uint i) { p[i] = value; });
-  }
-  template <class T>
-  static void copy(Buffer<T>& to, const Buffer<T>& from, uint n) {
-    T* t = to.data();
-    const T* f = from.data();
-    B::for_each(n, [=] TP_HD(uint i) { t[i] = f[i]; });
-  }
-
  private:
-  GasSetup setup_;
+  GasSetup setup_;  ///< the obstacles where they are now
   GasParams params_ = default_gas_params(), valid_params_ = default_gas_params();
   GasStats stats_;
   std::vector<GasSource> sources_;
-  std::vector<bool> pending_moves_;
-  std::vector<Vec3> pending_centres_;
-  Buffer<float> velocity_[3], scratch_[3], scratch2_[3];
-  Buffer<Vec4> trace_[4];  ///< the backtraced index positions: faces of each axis, cells
-  Buffer<float> scalars_, scalar_scratch_, scalar_scratch2_;
-  Buffer<unsigned char> solid_;
-  Buffer<unsigned short> links_;  ///< gas_links of each cell
-  Buffer<unsigned char> fixed_[3];  ///< 1: the face is a wall's or a solid's (gas_face_fixed)
-  Buffer<float> fixed_value_[3];    ///< and its velocity
-  Buffer<Vec4> solid_velocity_, cell_vectors_, cell_vectors2_;
-  Buffer<ObstacleShape> obstacles_;
-  Buffer<GasSource> sources_buffer_;
-  Buffer<Vec4> publish_staging_;  ///< publish() on CUDA without the interop
-  Buffer<float> q_, b_, r_, z_, p_, ap_, r_scratch_;
-  std::vector<Level> levels_;
-  uint fluid_cells_ = 0;
+  GasFields<B> fields_;
+  GasBoundary<B> boundary_;
+  GasAdvector<B> advector_;
+  GasForces<B> forces_;
+  PoissonSolver<B> poisson_;
+  GasPublisher<B> publisher_;
 };
 
 }  // namespace tp
