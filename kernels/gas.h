@@ -390,18 +390,18 @@ TP_HD TP_INLINE void gas_decay_cell(uint n, float kd, float kt, uint c, float* s
 // A source: smoke, heat and dye added inside a sphere, and the gas there pulled toward a
 // velocity (the plume's nozzle, the mouse). Smoothly weighted: 1 at the centre, 0 at r.
 struct GasSource {
-  Vec3 centre{0, 0, 0};  ///< [m]
+  Vec3 center{0, 0, 0};  ///< [m]
   float radius = 0.0f;   ///< [m]
   float density = 0.0f;      ///< [1/s] smoke added per second at the centre
   float temperature = 0.0f;  ///< [K/s]
-  Vec3 colour{1, 1, 1};      ///< the dye the added smoke carries
+  Vec3 color{1, 1, 1};      ///< the dye the added smoke carries
   Vec3 velocity{0, 0, 0};    ///< [m/s] the gas in the sphere is pulled toward it
   float pull = 0.0f;         ///< [1/s] how fast (0: no velocity; large: set at once)
 };
 
 TP_HD TP_INLINE float gas_source_weight(const GasSource& s, Vec3 x) {
   if (!(s.radius > 0.0f)) return 0.0f;
-  const Vec3 d = x - s.centre;
+  const Vec3 d = x - s.center;
   const float q2 = dot(d, d) / (s.radius * s.radius);
   if (q2 >= 1.0f) return 0.0f;
   const float t = 1.0f - q2;
@@ -418,15 +418,15 @@ TP_HD TP_INLINE void gas_add_sources_cell(const GasGrid& g, const unsigned char*
   const bool plane = g.n.z == 1;
   Vec3 x = gas_node_position(g, kGasCells, g.cell_of(c));
   for (int k = 0; k < count; ++k) {
-    if (plane) x.z = src[k].centre.z;
+    if (plane) x.z = src[k].center.z;
     const float w = gas_source_weight(src[k], x);
     if (w <= 0.0f) continue;
     const float added = dt * src[k].density * w;
     s[size_t(kGasDensity) * n + c] += added;
     s[size_t(kGasTemperature) * n + c] += dt * src[k].temperature * w;
-    s[size_t(kGasRed) * n + c] += added * src[k].colour.x;
-    s[size_t(kGasGreen) * n + c] += added * src[k].colour.y;
-    s[size_t(kGasBlue) * n + c] += added * src[k].colour.z;
+    s[size_t(kGasRed) * n + c] += added * src[k].color.x;
+    s[size_t(kGasGreen) * n + c] += added * src[k].color.y;
+    s[size_t(kGasBlue) * n + c] += added * src[k].color.z;
   }
 }
 
@@ -439,7 +439,7 @@ TP_HD TP_INLINE void gas_source_pull_face(const GasGrid& g, const unsigned char*
   Vec3 x = gas_node_position(g, axis, g.face_of(axis, f));
   for (int k = 0; k < count; ++k) {
     if (!(src[k].pull > 0.0f)) continue;
-    if (plane) x.z = src[k].centre.z;
+    if (plane) x.z = src[k].center.z;
     const float w = gas_source_weight(src[k], x);
     if (w <= 0.0f) continue;
     const float blend = (1.0f - expf(-src[k].pull * dt)) * w;

@@ -72,11 +72,11 @@ TP_HD TP_INLINE float gas_relaxed(const unsigned short* links, const float* b, c
 // their neighbours are of the other colour, so the rows and the cells in them may go in
 // any order.
 TP_HD TP_INLINE void gas_relax_row(const GasGrid& g, const unsigned short* links, const float* b, float* q, uint r,
-                                   int colour) {
+                                   int color) {
   const int j = int(r % uint(g.n.y)), k = int(r / uint(g.n.y));
   const uint sy = uint(g.n.x), sz = uint(g.n.x) * uint(g.n.y);
   const uint row = r * sy;
-  for (int i = (colour ^ j ^ k) & 1; i < g.n.x; i += 2) {
+  for (int i = (color ^ j ^ k) & 1; i < g.n.x; i += 2) {
     const uint c = row + uint(i);
     q[c] = gas_relaxed(links, b, q, c, sy, sz);
   }

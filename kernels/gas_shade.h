@@ -129,10 +129,10 @@ TP_HD TP_INLINE Vec4 gas_shade_cell(const GasGrid& g, const unsigned char* solid
   // otherwise divide into saturated specks.
   const Vec3 dye{scalars[size_t(kGasRed) * n + c], scalars[size_t(kGasGreen) * n + c],
                  scalars[size_t(kGasBlue) * n + c]};
-  Vec3 colour = (dye + Vec3{kGasDyeFloor, kGasDyeFloor, kGasDyeFloor}) * (1.0f / (rho + kGasDyeFloor));
-  colour = Vec3{minf(maxf(colour.x, 0.0f), 1.0f), minf(maxf(colour.y, 0.0f), 1.0f), minf(maxf(colour.z, 0.0f), 1.0f)};
+  Vec3 color = (dye + Vec3{kGasDyeFloor, kGasDyeFloor, kGasDyeFloor}) * (1.0f / (rho + kGasDyeFloor));
+  color = Vec3{minf(maxf(color.x, 0.0f), 1.0f), minf(maxf(color.y, 0.0f), 1.0f), minf(maxf(color.z, 0.0f), 1.0f)};
   const float light = g.n.z == 1 ? 1.0f : shade.ambient + shade.sun_light * expf(-tau[c]);
-  return make_vec4(colour * light, rho);
+  return make_vec4(color * light, rho);
 }
 
 }  // namespace tp

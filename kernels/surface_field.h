@@ -69,7 +69,7 @@ TP_HD TP_INLINE bool full_block(const GridView& g, Vec3 x, float full) {
 // One particle's kernel: its centre c, the quadratic form A = G^T G (|G r|^2 = r^T A r),
 // weight * sigma * det(G) (in c.w) and the half extents of its support along x, y, z.
 struct KernelShape {
-  Vec4 centre;  ///< xyz centre, w = the particle's factor
+  Vec4 center;  ///< xyz centre, w = the particle's factor
   Vec4 a0;      ///< A_xx, A_yy, A_zz, A_xy
   Vec4 a1;      ///< A_xz, A_yz, 1 / A_xx, P
   Vec4 extent;  ///< [m] half extents of the support, xyz; w = Q
@@ -126,7 +126,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
   const Vec3 xi = xyz(positions[i]);
   float s[3] = {1.0f, 1.0f, 1.0f};
   float v[3][3] = {{1.0f, 0.0f, 0.0f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
-  Vec3 centre = xi;
+  Vec3 center = xi;
   bool by_solid = false;
   for (int o = 0; o < a.obstacle_count; ++o) by_solid = by_solid || obstacle_distance(a.obstacles[o], xi) < a.radius;
   if (a.anisotropic && !by_solid && !full_block(g, xi, a.full_cell)) {
@@ -210,7 +210,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
     const float sxx = sum[5], syy = sum[6], szz = sum[7], sxy = sum[8], sxz = sum[9], syz = sum[10];
     const Vec3 sx{sx0, sx1, sx2};
     const Vec3 mean = sx / sw;  // x_w - x_i (sw >= 1: i itself)
-    centre = xi + mean * a.lambda;
+    center = xi + mean * a.lambda;
     if (neighbors > a.n_eps) {
       float m[3][3] = {{sxx / sw - mean.x * mean.x, sxy / sw - mean.x * mean.y, sxz / sw - mean.x * mean.z},
                        {0.0f, syy / sw - mean.y * mean.y, syz / sw - mean.y * mean.z},
@@ -227,7 +227,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
       s[0] = s[1] = s[2] = a.k_n;
     }
     for (float& x : s) x = clampf(x, 0.125f, 2.0f);  // a guard: NaN-free, bounded support
-    if (!is_finite(centre)) centre = xi;
+    if (!is_finite(center)) center = xi;
   }
   // A = G^T G = (1/h^2) R S~^-2 R^T; A^-1 = h^2 R S~^2 R^T; det G = 1 / (h^3 s0 s1 s2).
   float inv2[3], sq[3];
@@ -237,7 +237,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
   };
   const float det_g = 1.0f / (a.h * a.h * a.h * s[0] * s[1] * s[2]);
   KernelShape k;
-  k.centre = make_vec4(centre, a.weight * kPoly6Sigma * det_g);
+  k.center = make_vec4(center, a.weight * kPoly6Sigma * det_g);
   k.a0 = Vec4{form(0, 0, inv2), form(1, 1, inv2), form(2, 2, inv2), form(0, 1, inv2)};
   const float axx = form(0, 0, inv2), axy = form(0, 1, inv2), axz = form(0, 2, inv2);
   const float P = k.a0.y - axy * axy / axx, Q = form(1, 2, inv2) - axy * axz / axx, S = k.a0.z - axz * axz / axx;
@@ -299,7 +299,7 @@ TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Ve
       const uint end = g.cell_start[g.linear(Int3{c1.x, cy, cz}) + 1];
       for (uint j = begin; j < end; ++j) {
         const KernelShape ks = in.shapes[j];
-        const Vec3 ci = xyz(ks.centre), e = xyz(ks.extent);
+        const Vec3 ci = xyz(ks.center), e = xyz(ks.extent);
         // Written so that a NaN (a particle the step lost) fails it: no float-to-int below.
         if (!(ci.x + e.x >= box_lo.x && ci.x - e.x <= box_hi.x && ci.y + e.y >= box_lo.y &&
               ci.y - e.y <= box_hi.y && ci.z + e.z >= box_lo.z && ci.z - e.z <= box_hi.z))
@@ -337,13 +337,13 @@ TP_HD TP_INLINE void surface_field(uint b, const FieldInputs& in, float* phi, Ve
               for (int k = 0; k < kFieldRun; ++k) {
                 const float t = t0 + float(k) * l.dx.x;
                 const float u = maxf(1.0f - ((axx * t + 2.0f * bq) * t + cq), 0.0f);
-                a[k] += k <= count ? ks.centre.w * u * u * u : 0.0f;
+                a[k] += k <= count ? ks.center.w * u * u * u : 0.0f;
               }
               if (kVelocity)
                 for (int k = 0; k <= count && k < kFieldRun; ++k) {
                   const float t = t0 + float(k) * l.dx.x;
                   const float u = maxf(1.0f - ((axx * t + 2.0f * bq) * t + cq), 0.0f);
-                  vacc[base + x0 + k] += xyz(vj) * (ks.centre.w * u * u * u);
+                  vacc[base + x0 + k] += xyz(vj) * (ks.center.w * u * u * u);
                 }
             }
           }

@@ -46,11 +46,11 @@ void main() {
   ivec2 p = ivec2(gl_FragCoord.xy);
   ivec2 size = textureSize(u_depth, 0);
   ivec2 axis = u_pass == 0 ? ivec2(1, 0) : ivec2(0, 1);
-  vec2 centre = tap(p);
+  vec2 center = tap(p);
   // The depth the filter's widths are projected at: this pixel's, or for a pixel just
   // outside the water the nearest water's along the axis, within u_outline_search pixels
   // (the outline blur's reach at the nearest depth water can have).
-  float d0 = centre.x;
+  float d0 = center.x;
   for (int i = 1; d0 <= 0.0 && i <= u_outline_search; ++i) {
     float da = tap(clamp(p + axis * i, ivec2(0), size - 1)).x;
     float db = tap(clamp(p - axis * i, ivec2(0), size - 1)).x;

@@ -20,13 +20,13 @@ vec3 view_position(ivec2 p, float d) {
               d * (ndc.y + u_projection[2][1]) / u_projection[1][1], -d);
 }
 
-vec3 tangent(ivec2 p, vec3 centre, ivec2 axis) {
+vec3 tangent(ivec2 p, vec3 center, ivec2 axis) {
   ivec2 size = textureSize(u_depth, 0);
   ivec2 pa = clamp(p + axis, ivec2(0), size - 1), pb = clamp(p - axis, ivec2(0), size - 1);
   float da = texelFetch(u_depth, pa, 0).r, db = texelFetch(u_depth, pb, 0).r;
   bool a_ok = da > 0.0 && pa != p, b_ok = db > 0.0 && pb != p;
-  vec3 forward = a_ok ? view_position(pa, da) - centre : vec3(0.0);
-  vec3 backward = b_ok ? centre - view_position(pb, db) : vec3(0.0);
+  vec3 forward = a_ok ? view_position(pa, da) - center : vec3(0.0);
+  vec3 backward = b_ok ? center - view_position(pb, db) : vec3(0.0);
   if (a_ok && b_ok) return abs(forward.z) < abs(backward.z) ? forward : backward;
   if (a_ok) return forward;
   if (b_ok) return backward;
@@ -41,8 +41,8 @@ void main() {
     normal_out = vec4(0.0);
     return;
   }
-  vec3 centre = view_position(p, d);
-  vec3 n = normalize(cross(tangent(p, centre, ivec2(1, 0)), tangent(p, centre, ivec2(0, 1))));
-  if (dot(n, centre) > 0.0) n = -n;  // towards the eye
+  vec3 center = view_position(p, d);
+  vec3 n = normalize(cross(tangent(p, center, ivec2(1, 0)), tangent(p, center, ivec2(0, 1))));
+  if (dot(n, center) > 0.0) n = -n;  // towards the eye
   normal_out = vec4(n, 1.0);
 }

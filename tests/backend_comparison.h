@@ -209,11 +209,11 @@ void compare_gas_with_cpu(Make make_device) {
     ball.radius = 0.2f;
     s.obstacles.push_back(ball);
     GasSource src;
-    src.centre = Vec3{0.5f, 0.2f, 0.4f};
+    src.center = Vec3{0.5f, 0.2f, 0.4f};
     src.radius = 0.15f;
     src.density = 3.0f;
     src.temperature = 10.0f;
-    src.colour = Vec3{1.0f, 0.5f, 0.2f};
+    src.color = Vec3{1.0f, 0.5f, 0.2f};
     src.velocity = Vec3{0.5f, 1.0f, 0.0f};
     src.pull = 5.0f;
     s.sources.push_back(src);

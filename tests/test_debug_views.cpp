@@ -61,11 +61,11 @@ TEST(DebugViews, VorticityOfARigidTurnIsTwiceItsRate) {
   const Scene scene = box_scene(Vec3{0, 0, 0}, Vec3{1, 1, 1}, Vec3{0.3f, 0.3f, 0.3f},
                                 Vec3{0.3f + 16 * s, 0.3f + 16 * s, 0.3f + 16 * s}, s);
   InitialState state = build_initial_state(scene, s);
-  const Vec3 centre{0.3f + 8 * s, 0.3f + 8 * s, 0.3f + 8 * s};
+  const Vec3 center{0.3f + 8 * s, 0.3f + 8 * s, 0.3f + 8 * s};
   const float rate = 2.0f;  // [rad/s] about y: v = Omega x r
   state.velocity.clear();
   for (const Vec4& p : state.fluid) {
-    const Vec3 r = xyz(p) - centre;
+    const Vec3 r = xyz(p) - center;
     state.velocity.push_back(Vec4{rate * r.z, 0.0f, -rate * r.x, 0.0f});
   }
   auto sim = make_simulation(BackendKind::Cpu);
@@ -76,7 +76,7 @@ TEST(DebugViews, VorticityOfARigidTurnIsTwiceItsRate) {
   double inside = 0.0, outside = 0.0;
   int ni = 0, no = 0;
   for (const Vec4& p : v) {
-    const Vec3 d = xyz(p) - centre;
+    const Vec3 d = xyz(p) - center;
     const float m = std::max({std::fabs(d.x), std::fabs(d.y), std::fabs(d.z)});
     if (m < 5 * s) inside += p.w, ++ni;
     else if (m > 7.0f * s) outside += p.w, ++no;

@@ -364,9 +364,9 @@ TEST_F(EmulatedDevice, ANanIsJudgedAtTheNextWaitAndItsStepRetaken) {
 TEST_F(EmulatedDevice, ListsThatOverflowAreGrownAndTheirWorkRedone) {
   const Scene scene = find_scene("dam_break", kSceneDir);
   InitialState squeezed = build_initial_state(scene, spacing_for_count(scene, 1500));
-  Vec3 centre{0, 0, 0};
-  for (const Vec4& x : squeezed.fluid) centre = centre + xyz(x) * (1.0f / float(squeezed.fluid.size()));
-  for (Vec4& x : squeezed.fluid) x = make_vec4(centre + (xyz(x) - centre) * 0.6f, 0.0f);
+  Vec3 center{0, 0, 0};
+  for (const Vec4& x : squeezed.fluid) center = center + xyz(x) * (1.0f / float(squeezed.fluid.size()));
+  for (Vec4& x : squeezed.fluid) x = make_vec4(center + (xyz(x) - center) * 0.6f, 0.0f);
   for (int solver = 0; solver < int(solver_names().size()); ++solver) {
     SCOPED_TRACE(solver_name(solver));
     std::vector<Snapshot> runs;

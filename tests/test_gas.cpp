@@ -110,7 +110,7 @@ TEST(Gas, JacobiIsTheSlowerOptionAndSaysItsResidual) {
 // domain length (the 1 m square it starts in) without dissipation.
 struct Carried {
   double mass_before, mass_after;
-  double centre_x, centre_y;
+  double center_x, center_y;
   double peak;
   double spread;  ///< [m] RMS distance from the centre, density-weighted
 };
@@ -147,8 +147,8 @@ Carried carry_blob(GasAdvection scheme) {
       r.peak = std::max(r.peak, v);
     }
   r.mass_after = m * dx * dx;
-  r.centre_x = cx / m - (t - 1.0);  // (the time stepped past 1 s)
-  r.centre_y = cy / m;
+  r.center_x = cx / m - (t - 1.0);  // (the time stepped past 1 s)
+  r.center_y = cy / m;
   double spread = 0.0;
   for (int j = 0; j < 32; ++j)
     for (int i = 0; i < 96; ++i) {
@@ -165,8 +165,8 @@ TEST(Gas, AdvectionKeepsABlobsMassAndCarriesItWithTheFlow) {
   const Carried second = carry_blob(GasAdvection::MacCormack);
   for (const Carried& c : {first, second}) {
     EXPECT_NEAR(c.mass_after / c.mass_before, 1.0, 0.01) << "mass within 1 %";
-    EXPECT_NEAR(c.centre_x, 1.75, dx) << "the centre within a cell of x0 + u t";
-    EXPECT_NEAR(c.centre_y, 0.5, dx);
+    EXPECT_NEAR(c.center_x, 1.75, dx) << "the centre within a cell of x0 + u t";
+    EXPECT_NEAR(c.center_y, 0.5, dx);
   }
   std::printf("semi-Lagrangian: mass %+.3f %%, peak %.3f, spread %.4f m; MacCormack: mass %+.3f %%, peak %.3f, "
               "spread %.4f m (at the start: peak 1, spread %.4f m)\n",
@@ -266,7 +266,7 @@ double plume_enstrophy(float epsilon) {
   const float dx = 1.0f / 64.0f;
   GasSetup s = box(Int3{64, 96, 1}, dx, 1u << 3);
   GasSource src;
-  src.centre = Vec3{0.5f, 0.15f, 0.0f};
+  src.center = Vec3{0.5f, 0.15f, 0.0f};
   src.radius = 0.08f;
   src.density = 4.0f;
   src.temperature = 20.0f;
@@ -305,7 +305,7 @@ TEST(Gas, ExtremeAndNaNParametersAreClampedAndTheGasRunsOn) {
   GasSetup s = box(Int3{24, 32, 16}, 0.05f, 1u << 3);
   s.obstacles.push_back(sphere(Vec3{0.6f, 0.9f, 0.4f}, 0.15f));
   GasSource src;
-  src.centre = Vec3{0.6f, 0.2f, 0.4f};
+  src.center = Vec3{0.6f, 0.2f, 0.4f};
   src.radius = 0.15f;
   src.density = 5.0f;
   src.temperature = 30.0f;

@@ -36,9 +36,9 @@ TEST(GasShade, SmokeIsLitByTheSunAndShadowedByDenseSmokeAbove) {
   const GasGrid& g = gas->setup().grid;
   const uint n = g.cells();
   std::vector<float> rho(n, 0.0f), red(n, 0.0f), green(n, 0.0f), blue(n, 0.0f);
-  auto set = [&](int i, int j, int k, float d, Vec3 colour) {
+  auto set = [&](int i, int j, int k, float d, Vec3 color) {
     const uint c = g.cell(i, j, k);
-    rho[c] = d, red[c] = d * colour.x, green[c] = d * colour.y, blue[c] = d * colour.z;
+    rho[c] = d, red[c] = d * color.x, green[c] = d * color.y, blue[c] = d * color.z;
   };
   for (int i = 0; i < 6; ++i)
     for (int k = 0; k < 16; ++k) set(i, 20, k, 4.0f, Vec3{1, 1, 1});  // the slab, over x < 6
@@ -85,7 +85,7 @@ TEST(GasShade, SmokeIsLitByTheSunAndShadowedByDenseSmokeAbove) {
 
 // In 2D the plane is lit evenly: each cell's rgb is its dye colour; where there is no
 // smoke, white (nothing to colour).
-TEST(GasShade, ThePlaneShowsTheDyeColourAsItIs) {
+TEST(GasShade, ThePlaneShowsTheDyeColorAsItIs) {
   GasSetup s;
   s.grid.n = Int3{32, 32, 1};
   s.grid.dx = 1.0f / 32.0f;
@@ -115,7 +115,7 @@ TEST(GasShade, ThePlaneShowsTheDyeColourAsItIs) {
 // The views: opaque colour maps of the speed and the vorticity; a still cell and a moving
 // one differ, a shear's two signs of vorticity differ in 2D (the diverging map); out-of-range
 // shade values (NaN, an unknown view) are brought back, never a crash or a NaN texel.
-TEST(GasShade, SpeedAndVorticityViewsColourTheFlow) {
+TEST(GasShade, SpeedAndVorticityViewsColorTheFlow) {
   GasSetup s;
   s.grid.n = Int3{32, 32, 1};
   s.grid.dx = 1.0f / 32.0f;

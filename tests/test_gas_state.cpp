@@ -25,11 +25,11 @@ GasSetup plume_setup() {
   ball.radius = 0.12f;
   s.obstacles.push_back(ball);
   GasSource src;
-  src.centre = Vec3{0.5f, 0.15f, 0.4f};
+  src.center = Vec3{0.5f, 0.15f, 0.4f};
   src.radius = 0.12f;
   src.density = 2.0f;
   src.temperature = 20.0f;
-  src.colour = Vec3{1.0f, 0.6f, 0.3f};
+  src.color = Vec3{1.0f, 0.6f, 0.3f};
   s.sources.push_back(src);
   return s;
 }

@@ -87,8 +87,8 @@ TEST_P(NanGuard, TheUserIsToldOnceAndNothingSpreads) {
   const ParticleCheck c = test::check(*sim);
   EXPECT_EQ(c.nonfinite + c.outside, 0u);
   // No particle was parked at the tank's centre (where the clamp sends a NaN it resets).
-  const Vec3 centre = (sim->tank_lo() + sim->tank_hi()) * 0.5f;
-  for (const Vec4& x : sim->snapshot().position) EXPECT_GT(length(xyz(x) - centre), 1e-4f);
+  const Vec3 center = (sim->tank_lo() + sim->tank_hi()) * 0.5f;
+  for (const Vec4& x : sim->snapshot().position) EXPECT_GT(length(xyz(x) - center), 1e-4f);
 }
 
 // A NaN that every retry meets: the guard halves the step a bounded number of times, then

@@ -46,7 +46,7 @@ TEST(SurfaceTension, SplinesHaveThePapersShape) {
 // (equal masses), from the 3x3 tensor by Jacobi rotations; and the centre.
 struct Shape {
   std::array<double, 3> moments{};
-  Vec3 centre{};
+  Vec3 center{};
   double ratio() const {
     const double lo = std::min({moments[0], moments[1], moments[2]});
     const double hi = std::max({moments[0], moments[1], moments[2]});
@@ -82,7 +82,7 @@ Shape shape_of(const Snapshot& s) {
         }
       }
   out.moments = {m[0][0], m[1][1], m[2][2]};
-  out.centre = Vec3{float(c[0]), float(c[1]), float(c[2])};
+  out.center = Vec3{float(c[0]), float(c[1]), float(c[2])};
   return out;
 }
 
@@ -141,7 +141,7 @@ TEST(SurfaceTension, OblongBlockInZeroGravityPullsItselfRoundFasterWithMoreTensi
             if (!dx && !dy && !dz) continue;
             const Vec3 u = Vec3{float(dx), float(dy), float(dz)} * (1.0f / std::sqrt(float(dx * dx + dy * dy + dz * dz)));
             double reach = 0.0;
-            for (const Vec4& p : snap.position) reach = std::max(reach, double(dot(xyz(p) - sh.centre, u)));
+            for (const Vec4& p : snap.position) reach = std::max(reach, double(dot(xyz(p) - sh.center, u)));
             far = std::max(far, reach), near = std::min(near, reach);
           }
       reach_spread[k] = (far - near) / s;

@@ -265,9 +265,9 @@ void Renderer::draw_overlays(const CameraView& camera, const RenderSettings& set
   }
 
   if (marker.visible) {
-    const Vec4 centre{marker.position.x, marker.position.y, marker.position.z, 0.0f};
+    const Vec4 center{marker.position.x, marker.position.y, marker.position.z, 0.0f};
     glBindBuffer(GL_ARRAY_BUFFER, marker_vbo_);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(Vec4), &centre);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, sizeof(Vec4), &center);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     SphereDraw ball;
     ball.vbo = marker_vbo_;

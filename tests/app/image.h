@@ -172,7 +172,7 @@ inline long count_differing(const Image& a, const Image& b, Rect rect) {
 
 // Mean colour of `image` over the pixels where `mask` (same size) satisfies `pred`.
 template <class Pred>
-Rgb mean_colour_where(const Image& image, const Image& mask, Rect rect, Pred pred) {
+Rgb mean_color_where(const Image& image, const Image& mask, Rect rect, Pred pred) {
   Rgb m;
   if (image.width != mask.width || image.height != mask.height) return m;
   rect = image.clip(rect);
@@ -190,7 +190,7 @@ Rgb mean_colour_where(const Image& image, const Image& mask, Rect rect, Pred pre
   return m;
 }
 
-inline double colour_distance(const Rgb& a, const Rgb& b) {
+inline double color_distance(const Rgb& a, const Rgb& b) {
   return std::sqrt((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b));
 }
 

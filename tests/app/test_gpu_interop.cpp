@@ -389,7 +389,7 @@ TEST(Gpu, GasInteropWritesTheTextureOrFallsBackOnce) {
   setup.grid.dx = 0.05f;
   setup.grid.open = 1u << 3;
   GasSource src;
-  src.centre = Vec3{0.5f, 0.2f, 0.4f};
+  src.center = Vec3{0.5f, 0.2f, 0.4f};
   src.radius = 0.15f;
   src.density = 3.0f;
   src.temperature = 10.0f;

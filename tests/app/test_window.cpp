@@ -223,7 +223,7 @@ TEST(Window, DragModeCarriesTheWaterAlong) {
   EXPECT_LT(far_diff, 0.25 * near_diff) << "and much less far from it";
 }
 
-TEST(Window, ColourModesDiffer) {
+TEST(Window, ColorModesDiffer) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
@@ -236,11 +236,11 @@ TEST(Window, ColourModesDiffer) {
   // of the pixels that are water-blue in the default mode.
   const auto water_mask = [](const uint8_t* p) { return is_water_blue(p); };
   ASSERT_GT(find_water(water.shot, kScene).count, 50000);
-  const Rgb in_water = mean_colour_where(water.shot, water.shot, kScene, water_mask);
-  const Rgb in_speed = mean_colour_where(speed.shot, water.shot, kScene, water_mask);
+  const Rgb in_water = mean_color_where(water.shot, water.shot, kScene, water_mask);
+  const Rgb in_speed = mean_color_where(speed.shot, water.shot, kScene, water_mask);
   std::printf("fluid mean colour: water (%.0f, %.0f, %.0f), speed (%.0f, %.0f, %.0f)\n", in_water.r,
               in_water.g, in_water.b, in_speed.r, in_speed.g, in_speed.b);
-  EXPECT_GT(colour_distance(in_water, in_speed), 30.0);
+  EXPECT_GT(color_distance(in_water, in_speed), 30.0);
   // And outside the fluid nothing changes: the tank and the background are the same.
   const Rect above_water{kScene.x0, 0, kScene.x1, 250};
   EXPECT_EQ(count_differing(water.shot, speed.shot, above_water), 0);
@@ -249,7 +249,7 @@ TEST(Window, ColourModesDiffer) {
 // The debug views (`--color neighbours`, `vorticity`, `density_error`; the panel's Debug
 // views section): each colours the water differently from the plain view and from each
 // other, and leaves everything that is not water as it was.
-TEST(Window, DebugViewsColourTheWaterDifferently) {
+TEST(Window, DebugViewsColorTheWaterDifferently) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
@@ -258,18 +258,18 @@ TEST(Window, DebugViewsColourTheWaterDifferently) {
   ASSERT_RAN(water);
   const auto water_mask = [](const uint8_t* p) { return is_water_blue(p); };
   ASSERT_GT(find_water(water.shot, kScene).count, 50000);
-  const Rgb in_water = mean_colour_where(water.shot, water.shot, kScene, water_mask);
+  const Rgb in_water = mean_color_where(water.shot, water.shot, kScene, water_mask);
   const Rect above_water{kScene.x0, 0, kScene.x1, 250};
   std::vector<Rgb> seen;
   for (const char* view : {"neighbours", "vorticity", "density_error"}) {
     SCOPED_TRACE(view);
     const FinishedRun run = run_to_end(args + " --color " + view, dir + "/" + view + ".png");
     ASSERT_RAN(run);
-    const Rgb c = mean_colour_where(run.shot, water.shot, kScene, water_mask);
+    const Rgb c = mean_color_where(run.shot, water.shot, kScene, water_mask);
     std::printf("%s: the water's mean colour (%.0f, %.0f, %.0f) against (%.0f, %.0f, %.0f)\n", view, c.r,
                 c.g, c.b, in_water.r, in_water.g, in_water.b);
-    EXPECT_GT(colour_distance(c, in_water), 30.0) << "differs from the plain view";
-    for (const Rgb& other : seen) EXPECT_GT(colour_distance(c, other), 20.0) << "and from the other views";
+    EXPECT_GT(color_distance(c, in_water), 30.0) << "differs from the plain view";
+    for (const Rgb& other : seen) EXPECT_GT(color_distance(c, other), 20.0) << "and from the other views";
     seen.push_back(c);
     EXPECT_EQ(count_differing(water.shot, run.shot, above_water), 0) << "nothing else changes";
     if (std::string(view) == "neighbours") {
@@ -278,8 +278,8 @@ TEST(Window, DebugViewsColourTheWaterDifferently) {
       // the tank's front wall, whose samples count. Viridis's green rises with the count.
       const Blob w = find_water(water.shot, kScene);
       const int h = w.box.y1 - w.box.y0;
-      const Rgb top = mean_colour_where(run.shot, water.shot, Rect{w.box.x0, w.box.y0, w.box.x1, w.box.y0 + h / 2}, water_mask);
-      const Rgb front = mean_colour_where(run.shot, water.shot, Rect{w.box.x0, w.box.y1 - h / 5, w.box.x1, w.box.y1}, water_mask);
+      const Rgb top = mean_color_where(run.shot, water.shot, Rect{w.box.x0, w.box.y0, w.box.x1, w.box.y0 + h / 2}, water_mask);
+      const Rgb front = mean_color_where(run.shot, water.shot, Rect{w.box.x0, w.box.y1 - h / 5, w.box.x1, w.box.y1}, water_mask);
       std::printf("neighbours: top of the pool (%.0f, %.0f, %.0f), its front face (%.0f, %.0f, %.0f)\n", top.r,
                   top.g, top.b, front.r, front.g, front.b);
       EXPECT_GT(front.g, top.g + 10.0) << "fewer neighbours at the free surface than at the wall";
@@ -294,7 +294,7 @@ bool is_grid_line(const uint8_t* p) { return p[0] >= 100 && p[0] >= p[2] + 50; }
 
 // The grid overlay (Debug views): the edges of the occupied cells of the neighbour grid,
 // around the water and nowhere else, coloured by how many particles each cell holds.
-TEST(Window, GridOverlayOutlinesTheWatersCellsColouredByOccupancy) {
+TEST(Window, GridOverlayOutlinesTheWatersCellsColoredByOccupancy) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
@@ -366,8 +366,8 @@ TEST(Window, GridOverlayOutlinesTheWatersCellsColouredByOccupancy) {
   const auto line = [](const uint8_t* p) { return is_grid_line(p); };
   const long strip_px = find_pixels(grid2d.shot, strip, is_grid_line).count;
   const long inside_px = find_pixels(grid2d.shot, inside, is_grid_line).count;
-  const Rgb sparse = mean_colour_where(grid2d.shot, grid2d.shot, strip, line);
-  const Rgb full = mean_colour_where(grid2d.shot, grid2d.shot, inside, line);
+  const Rgb sparse = mean_color_where(grid2d.shot, grid2d.shot, strip, line);
+  const Rgb full = mean_color_where(grid2d.shot, grid2d.shot, inside, line);
   std::printf("2D: strip's cells (%.0f, %.0f, %.0f) over %ld px, the block's inside (%.0f, %.0f, %.0f) over %ld px\n",
               sparse.r, sparse.g, sparse.b, strip_px, full.r, full.g, full.b, inside_px);
   EXPECT_GT(strip_px, 300);

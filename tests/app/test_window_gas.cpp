@@ -83,7 +83,7 @@ TEST(Window, GasDragStirsTheInkNearTheDragAndNotFarFromIt) {
   ASSERT_TRUE(before.ok());
   save_png(before, dir + "/before.png");
   // The blobs' centres, by colour.
-  auto centre = [&](auto pick, double* cx, double* cy) {
+  auto center = [&](auto pick, double* cx, double* cy) {
     long n = 0;
     double sx = 0, sy = 0;
     for (int y = kScene.y0; y < kScene.y1; ++y)
@@ -93,8 +93,8 @@ TEST(Window, GasDragStirsTheInkNearTheDragAndNotFarFromIt) {
     return n;
   };
   double rx = 0, ry = 0, bx = 0, by = 0;
-  const long red = centre([](const uint8_t* p) { return p[0] > 150 && p[1] < 110 && p[2] < 110; }, &rx, &ry);
-  const long blue = centre([](const uint8_t* p) { return p[2] > 150 && p[0] < 110 && p[1] < 150; }, &bx, &by);
+  const long red = center([](const uint8_t* p) { return p[0] > 150 && p[1] < 110 && p[2] < 110; }, &rx, &ry);
+  const long blue = center([](const uint8_t* p) { return p[2] > 150 && p[0] < 110 && p[1] < 150; }, &bx, &by);
   ASSERT_GT(red, 1000) << "no red ink drawn: see " << dir << "/before.png";
   ASSERT_GT(blue, 1000) << "no blue ink drawn: see " << dir << "/before.png";
   // Across the red blob, left to right, at a person's pace.

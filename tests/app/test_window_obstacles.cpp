@@ -64,7 +64,7 @@ glm::vec2 project(const glm::vec3& p, int width, int height) {
 
 // The obstacles' sandstone, lit or in shade, and its highlight: red well above blue.
 // Water (blue), the floor and the background (greys, slightly blue) are not.
-bool is_obstacle_colour(const uint8_t* p) { return p[0] >= 60 && p[0] > p[1] && p[0] >= p[2] + 25; }
+bool is_obstacle_color(const uint8_t* p) { return p[0] >= 60 && p[0] > p[1] && p[0] >= p[2] + 25; }
 
 struct Region {
   long pixels = 0, obstacle = 0, water = 0;
@@ -84,7 +84,7 @@ Region region(const Image& img, Rect rect, Inside inside) {
       if (!inside(x, y)) continue;
       const uint8_t* p = img.at(x, y);
       ++r.pixels;
-      r.obstacle += is_obstacle_colour(p);
+      r.obstacle += is_obstacle_color(p);
       r.water += is_water_blue(p);
       r.mean.r += p[0], r.mean.g += p[1], r.mean.b += p[2];
     }
@@ -210,12 +210,12 @@ struct TwoBlobs {
 
 TwoBlobs find_obstacles(const Image& img) {
   TwoBlobs t;
-  const Blob all = find_pixels(img, kScene, is_obstacle_colour);
+  const Blob all = find_pixels(img, kScene, is_obstacle_color);
   if (all.count < 200) return t;
   std::vector<int> count(size_t(img.width), 0);
   for (int y = kScene.y0; y < kScene.y1; ++y)
     for (int x = all.box.x0; x < all.box.x1; ++x)
-      count[size_t(x)] += is_obstacle_colour(img.at(x, y));
+      count[size_t(x)] += is_obstacle_color(img.at(x, y));
   int best_gap = 0, split = -1;
   for (int x = all.box.x0; x < all.box.x1;) {
     if (count[size_t(x)] > 2) {
@@ -228,8 +228,8 @@ TwoBlobs find_obstacles(const Image& img) {
     x = end;
   }
   if (split < 0 || best_gap < 10) return t;
-  t.ball = find_pixels(img, Rect{kScene.x0, kScene.y0, split, kScene.y1}, is_obstacle_colour);
-  t.box = find_pixels(img, Rect{split, kScene.y0, kScene.x1, kScene.y1}, is_obstacle_colour);
+  t.ball = find_pixels(img, Rect{kScene.x0, kScene.y0, split, kScene.y1}, is_obstacle_color);
+  t.box = find_pixels(img, Rect{split, kScene.y0, kScene.x1, kScene.y1}, is_obstacle_color);
   t.ok = t.ball.count > 100 && t.box.count > 100;
   return t;
 }
@@ -277,14 +277,14 @@ TEST(Window, CtrlLeftDragMovesAnObstacle) {
   wait_frames(*watcher, 3);
   const Image hover = grab_window(*watcher, kWidth, kHeight);
   save_png(hover, dir + "/hover.png");
-  const Rgb plain = mean_colour_where(before, before, start.ball.box, is_obstacle_colour);
-  const Rgb lit = mean_colour_where(hover, before, start.ball.box, is_obstacle_colour);
+  const Rgb plain = mean_color_where(before, before, start.ball.box, is_obstacle_color);
+  const Rgb lit = mean_color_where(hover, before, start.ball.box, is_obstacle_color);
   std::printf(
       "ball (%ld px) at (%.0f, %.0f): mean colour (%.0f, %.0f, %.0f), with ctrl over it "
       "(%.0f, %.0f, %.0f)\n",
       start.ball.count, start.ball.cx, start.ball.cy, plain.r, plain.g, plain.b, lit.r, lit.g,
       lit.b);
-  EXPECT_GT(colour_distance(plain, lit), 25.0) << "the ball under the cursor is highlighted";
+  EXPECT_GT(color_distance(plain, lit), 25.0) << "the ball under the cursor is highlighted";
 
   // Drag 150 px left and 105 px up in 15 steps, a couple of frames each.
   constexpr int kSteps = 15, kStepX = -10, kStepY = -7;
@@ -429,12 +429,12 @@ TEST(Window, GasCtrlLeftDragMovesAnObstacleThroughTheSmoke) {
   int left = kWidth;
   for (int y = kScene.y0; y < kScene.y1; ++y)
     for (int x = kScene.x0; x < kScene.x1; ++x)
-      if (is_obstacle_colour(before.at(x, y))) left = std::min(left, x);
+      if (is_obstacle_color(before.at(x, y))) left = std::min(left, x);
   double sx = 0, sy = 0;
   long n = 0;
   for (int y = kScene.y0; y < kScene.y1; ++y)
     for (int x = left; x < std::min(left + 120, kWidth); ++x)
-      if (is_obstacle_colour(before.at(x, y))) sx += x, sy += y, ++n;
+      if (is_obstacle_color(before.at(x, y))) sx += x, sy += y, ++n;
   ASSERT_GT(n, 500) << "the ball is not drawn: see " << dir << "/before.png";
   const int x0 = int(sx / double(n)), y0 = int(sy / double(n));
   send("windowfocus --sync " + std::to_string(w));

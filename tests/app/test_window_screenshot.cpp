@@ -52,7 +52,7 @@ std::vector<std::pair<int, int>> differing(const Image& a, const Image& b, Rect 
 }
 
 // Mean colour of `image` over the pixels.
-Rgb mean_colour(const Image& image, const std::vector<std::pair<int, int>>& pixels) {
+Rgb mean_color(const Image& image, const std::vector<std::pair<int, int>>& pixels) {
   Rgb m;
   for (const auto& [x, y] : pixels) {
     const uint8_t* p = image.at(x, y);
@@ -97,7 +97,7 @@ TEST(Window, ScreenshotInEveryRenderMode) {
   const Mode modes[] = {{"water", "--color water"},     {"speed", "--color speed"},
                         {"density", "--color density"}, {"pressure", "--color pressure"},
                         {"flat", "--color flat"},       {"surface", "--render surface"}};
-  std::vector<Rgb> colours;
+  std::vector<Rgb> colors;
   for (const Mode& mode : modes) {
     SCOPED_TRACE(mode.name);
     const std::string png = dir + "/" + mode.name + ".png";
@@ -114,22 +114,22 @@ TEST(Window, ScreenshotInEveryRenderMode) {
       const uint8_t* q = empty.shot.at(x, y);
       if (channel_distance(run.shot.at(x, y), q[0], q[1], q[2]) > 24) ++shown_in_water;
     }
-    const Rgb colour = mean_colour(run.shot, water);
-    colours.push_back(colour);
+    const Rgb color = mean_color(run.shot, water);
+    colors.push_back(color);
     std::printf(
         "%-8s: above the water |diff| %.2f; %.0f %% of the water's pixels unlike the "
         "empty tank; water colour (%.0f, %.0f, %.0f)\n",
-        mode.name, above, 100.0 * double(shown_in_water) / double(water.size()), colour.r, colour.g,
-        colour.b);
+        mode.name, above, 100.0 * double(shown_in_water) / double(water.size()), color.r, color.g,
+        color.b);
     // Measured here: |diff| 0.00 in every mode; 94 to 100 % of the water's pixels in the
     // sphere modes, 81 % in surface mode (the surface's outline is smoother).
     EXPECT_LT(above, 1.0) << "the tank and the background as in the reference";
     EXPECT_GT(double(shown_in_water), 0.6 * double(water.size())) << "the water is drawn";
   }
   // Each mode draws the water its own way (measured: at least 37 apart, in RGB units).
-  for (size_t a = 0; a < colours.size(); ++a)
-    for (size_t b = a + 1; b < colours.size(); ++b)
-      EXPECT_GT(colour_distance(colours[a], colours[b]), 15.0)
+  for (size_t a = 0; a < colors.size(); ++a)
+    for (size_t b = a + 1; b < colors.size(); ++b)
+      EXPECT_GT(color_distance(colors[a], colors[b]), 15.0)
           << modes[a].name << " and " << modes[b].name << " colour the water alike";
 }
 

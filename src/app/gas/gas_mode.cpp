@@ -106,7 +106,7 @@ GasMode::GasMode(GLFWwindow* window, InputState& input, GasSession& session, con
   files.scene_names = list_scenes(files.scene_dir, SceneKind::Any);
   files.gas_scene_names = list_scenes(files.scene_dir, SceneKind::Gas);
   files.state_path = "tidepool-gas.tpgas";
-  if (session_.gas->setup().grid.n.z == 1) controls_.mouse.colour = glm::vec3(0.2f, 0.8f, 0.4f);
+  if (session_.gas->setup().grid.n.z == 1) controls_.mouse.color = glm::vec3(0.2f, 0.8f, 0.4f);
   after_new_grid(session_.gas->stats().simulated_time);
 }
 
@@ -253,13 +253,13 @@ void GasMode::update_mouse(double frame_seconds) {
   // the grid's own plane), so that the source stays where the smoke is.
   const GasGrid& g = session_.gas->setup().grid;
   const glm::vec3 lo = to_glm(g.lo), hi = lo + glm::vec3(g.n.x, g.n.y, g.n.z) * g.dx;
-  const glm::vec3 centre = 0.5f * (lo + hi);
+  const glm::vec3 center = 0.5f * (lo + hi);
   const glm::vec3 normal = g.n.z == 1 ? glm::vec3(0.0f, 0.0f, 1.0f) : camera_.forward();
   glm::vec3 origin, direction;
   tp::cursor_ray(window_, input_, camera_, &origin, &direction);
   const float facing = glm::dot(direction, normal);
   if (std::fabs(facing) < 1e-4f) return;  // along the plane: keep the last point
-  const float t = glm::dot(centre - origin, normal) / facing;
+  const float t = glm::dot(center - origin, normal) / facing;
   if (!(t > 0.0f)) return;
   const glm::vec3 point = glm::clamp(origin + t * direction, lo, hi);
   if (mouse_active_ && frame_seconds > 1e-4) {
@@ -285,10 +285,10 @@ bool GasMode::simulate(double frame_seconds) {
   if (mouse_active_) {
     const GasMouse& m = controls_.mouse;
     GasSource s;
-    s.centre = to_vec3(mouse_point_);
+    s.center = to_vec3(mouse_point_);
     s.radius = m.radius;
     s.density = m.mode == int(GasMouseMode::Push) ? m.amount : 0.0f;
-    s.colour = to_vec3(m.colour);
+    s.color = to_vec3(m.color);
     s.velocity = to_vec3(mouse_velocity_ * m.strength);
     s.pull = kMousePull;
     sources.push_back(s);

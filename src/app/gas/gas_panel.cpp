@@ -119,7 +119,7 @@ void mouse_section(GasMouse& m) {
   tooltip("Density added per second at the cursor (push).");
   ImGui::SliderFloat("Strength##mouse", &m.strength, 0.0f, 5.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
   tooltip("The gas around the cursor is pulled toward this times the cursor's velocity.");
-  ImGui::ColorEdit3("Colour", &m.colour.x, ImGuiColorEditFlags_NoInputs);
+  ImGui::ColorEdit3("Colour", &m.color.x, ImGuiColorEditFlags_NoInputs);
 }
 
 void render_section(GasPanelSim& sim, RenderSettings& render, GasControls& controls) {

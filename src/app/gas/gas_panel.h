@@ -27,7 +27,7 @@ struct GasMouse {
   float radius = 0.08f;   ///< [m] of the source around the cursor
   float amount = 8.0f;    ///< [1/s] smoke added per second at its centre (push)
   float strength = 1.0f;  ///< the gas is pulled toward this times the cursor's velocity
-  glm::vec3 colour{1.0f, 1.0f, 1.0f};  ///< the dye pushed in
+  glm::vec3 color{1.0f, 1.0f, 1.0f};  ///< the dye pushed in
 };
 
 struct GasControls {

@@ -303,7 +303,7 @@ void parameters_section(SimParams& p, AppControls& controls) {
 }
 
 
-void render_colour_settings(PanelSim& sim, RenderSettings& render);
+void render_color_settings(PanelSim& sim, RenderSettings& render);
 
 void surface_settings(SurfaceSettings& surface) {
   ImGui::SliderFloat("Filter size", &surface.filter_size, 0.5f, 12.0f, "%.1f radii");
@@ -369,7 +369,7 @@ void render_section(PanelSim& sim, RenderSettings& render, AppControls& controls
       surface_resolution(render.surface, controls.surface_scale);
     }
   }
-  if (render.mode == RenderMode::Spheres) render_colour_settings(sim, render);
+  if (render.mode == RenderMode::Spheres) render_color_settings(sim, render);
   ImGui::SliderFloat("Particle size", &render.size_scale, 0.2f, 2.0f, "%.2f x");
   tooltip("Drawn sphere radius as a multiple of half the particle spacing.");
   ImGui::SliderFloat("Spray and foam size", &render.diffuse_size, 0.1f, 1.5f, "%.2f radii");
@@ -407,7 +407,7 @@ void render_section(PanelSim& sim, RenderSettings& render, AppControls& controls
   }
 }
 
-void render_colour_settings(PanelSim& sim, RenderSettings& render) {
+void render_color_settings(PanelSim& sim, RenderSettings& render) {
   int mode = int(render.color_mode);
   if (ImGui::BeginCombo("Colour by", color_mode_name(render.color_mode))) {
     for (int k = 0; k < kColorModeCount; ++k) {
@@ -524,8 +524,8 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
     diffuse_section(sim.params, stats.diffuse, controls, sim.backend);
   if (ImGui::CollapsingHeader("Render")) render_section(sim, render, controls);
   // Open when a debug colouring starts the window, and whenever a particle is picked.
-  const bool debug_colour = int(render.color_mode) >= int(ColorMode::Neighbors);
-  if (debug_colour || render.grid_overlay) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
+  const bool debug_color = int(render.color_mode) >= int(ColorMode::Neighbors);
+  if (debug_color || render.grid_overlay) ImGui::SetNextItemOpen(true, ImGuiCond_Once);
   if (sim.inspector && sim.inspector->just_picked) {
     ImGui::SetNextItemOpen(true, ImGuiCond_Always);
     sim.inspector->just_picked = false;

@@ -92,10 +92,10 @@ void OrbitCamera::zoom_at(double wheel_steps, double cursor_x, double cursor_y, 
 void OrbitCamera::fit_plane(float aspect) {
   if (!two_d_ || !fitting_ || aspect <= 0.0f) return;
   const float tan_half = std::tan(0.5f * fov_y_radians(aspect));
-  const glm::vec2 centre = 0.5f * (tank_lo_ + tank_hi_);
+  const glm::vec2 center = 0.5f * (tank_lo_ + tank_hi_);
   // The tank's half size around the target (which need not be its centre), with a margin.
   const glm::vec2 half = kPlaneMargin * (0.5f * (tank_hi_ - tank_lo_) +
-                                         glm::abs(glm::vec2(target_) - centre));
+                                         glm::abs(glm::vec2(target_) - center));
   // Beside the panel the image centre is shifted by shift_ (NDC) and the view reaches
   // 1 - |shift| on either side of it before the window's edge or the panel.
   const float across = std::max(1.0f - std::abs(shift_), 0.25f);

@@ -29,14 +29,14 @@ class GasBoundary {
     solid_velocity_.resize(grid.cells());
     obstacles_.resize(std::max<size_t>(obstacles, 1));
     pending_moves_.assign(obstacles, false);
-    pending_centres_.assign(obstacles, Vec3{0, 0, 0});
+    pending_centers_.assign(obstacles, Vec3{0, 0, 0});
   }
 
   // Obstacle `index` moves to `centre` at the next update.
-  void move_obstacle(int index, Vec3 centre) {
+  void move_obstacle(int index, Vec3 center) {
     if (index < 0 || index >= int(pending_moves_.size())) return;
     pending_moves_[size_t(index)] = true;
-    pending_centres_[size_t(index)] = centre;
+    pending_centers_[size_t(index)] = center;
   }
 
   // Before a step of dt (0: at a reset, when everything is computed): the obstacles asked
@@ -49,8 +49,8 @@ class GasBoundary {
       ObstacleShape& o = obstacles[i];
       const bool was_moving = o.velocity.x != 0.0f || o.velocity.y != 0.0f || o.velocity.z != 0.0f;
       if (pending_moves_[i] && dt > 0.0f) {
-        o.velocity = (pending_centres_[i] - o.center) * (1.0f / dt);
-        o.center = pending_centres_[i];
+        o.velocity = (pending_centers_[i] - o.center) * (1.0f / dt);
+        o.center = pending_centers_[i];
         changed = true;
       } else {
         o.velocity = Vec3{0, 0, 0};
@@ -102,7 +102,7 @@ class GasBoundary {
   Buffer<float> fixed_value_[3];    ///< and its velocity
   Buffer<ObstacleShape> obstacles_;
   std::vector<bool> pending_moves_;
-  std::vector<Vec3> pending_centres_;
+  std::vector<Vec3> pending_centers_;
 };
 
 }  // namespace tp

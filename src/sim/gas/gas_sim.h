@@ -78,7 +78,7 @@ class GasSimulation {
   // The sources of the next steps (the scene's and the mouse's).
   virtual void set_sources(const std::vector<GasSource>& sources) = 0;
   // Moves obstacle `index` to `centre` at the next step (it pushes the gas).
-  virtual void move_obstacle(int index, Vec3 centre) = 0;
+  virtual void move_obstacle(int index, Vec3 center) = 0;
 
   // Host copies (tests, export, the renderer's upload): a face component (axis 0-2) or a
   // cell channel (GasChannel), in the kernels' layout.

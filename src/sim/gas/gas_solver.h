@@ -108,7 +108,7 @@ class GasSolver final : public GasSimulation {
   void set_sources(const std::vector<GasSource>& sources) override {
     sources_.assign(sources.begin(), sources.begin() + std::min<size_t>(sources.size(), GasForces<B>::kMaxSources));
   }
-  void move_obstacle(int index, Vec3 centre) override { boundary_.move_obstacle(index, centre); }
+  void move_obstacle(int index, Vec3 center) override { boundary_.move_obstacle(index, center); }
   void set_clock(double simulated_time, uint64_t steps) override {
     stats_.simulated_time = simulated_time;
     stats_.steps = steps;

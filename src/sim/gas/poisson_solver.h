@@ -167,9 +167,9 @@ class PoissonSolver {
   }
 
   // One red-black Gauss-Seidel half sweep (the cells of `colour`) on a level.
-  void relax(const GasGrid& g, const unsigned short* links, const float* b, float* x, int colour) {
+  void relax(const GasGrid& g, const unsigned short* links, const float* b, float* x, int color) {
     const GasGrid gg = g;
-    B::for_each(uint(g.n.y) * uint(g.n.z), [=] TP_HD(uint r) { gas_relax_row(gg, links, b, x, r, colour); });
+    B::for_each(uint(g.n.y) * uint(g.n.z), [=] TP_HD(uint r) { gas_relax_row(gg, links, b, x, r, color); });
   }
 
   void link(const GasGrid& grid, const unsigned char* solid, unsigned short* links) {

@@ -79,17 +79,17 @@ class SurfaceMesher {
       return Max3{sh[i].extent.x, sh[i].extent.y, sh[i].extent.z};
     });
     const Max3 above = B::reduce_max3(n, [=] TP_HD(uint i) {
-      return Max3{sh[i].centre.x - lo.x, sh[i].centre.y - lo.y, sh[i].centre.z - lo.z};
+      return Max3{sh[i].center.x - lo.x, sh[i].center.y - lo.y, sh[i].center.z - lo.z};
     });
     const Max3 below = B::reduce_max3(n, [=] TP_HD(uint i) {
-      return Max3{hi.x - sh[i].centre.x, hi.y - sh[i].centre.y, hi.z - sh[i].centre.z};
+      return Max3{hi.x - sh[i].center.x, hi.y - sh[i].center.y, hi.z - sh[i].center.z};
     });
     const float reach = fmaxf(fmaxf(reach3.a, reach3.b), reach3.c);
     if (!(reach > 0.0f) || !std::isfinite(reach)) throw std::invalid_argument("mesh: the particles hold no finite kernel");
-    centre_grid_.configure(lo - Vec3{reach, reach, reach}, hi + Vec3{reach, reach, reach}, reach);
-    centre_grid_.build(centres_.data(), n);
-    centre_grid_.reorder(shapes_, scratch_shapes_);
-    if (s.velocity) centre_grid_.reorder(velocity_, scratch4_);
+    center_grid_.configure(lo - Vec3{reach, reach, reach}, hi + Vec3{reach, reach, reach}, reach);
+    center_grid_.build(centers_.data(), n);
+    center_grid_.reorder(shapes_, scratch_shapes_);
+    if (s.velocity) center_grid_.reorder(velocity_, scratch4_);
     lap(times ? &times->kernels_ms : nullptr);
 
     // The lattice: nodes at lo + (g + 1/2) dx, g in [0, G) per axis, so that the walls lie
@@ -128,7 +128,7 @@ class SurfaceMesher {
     node_velocity_.grow(s.velocity ? N : 0);
     FieldInputs f;
     f.lattice = l;
-    f.grid = centre_grid_.view();
+    f.grid = center_grid_.view();
     f.shapes = shapes_.data();
     f.velocities = s.velocity ? velocity_.data() : nullptr;
     f.reach = reach;
@@ -256,7 +256,7 @@ class SurfaceMesher {
     const float h2 = k.h * k.h;
     B::for_each(n, [=] TP_HD(uint i) {
       const KernelShape ks = sh[i];
-      o[3 * i] = make_vec4(xyz(ks.centre), ks.a2.z);  // the longest semi-axis: a tight sphere
+      o[3 * i] = make_vec4(xyz(ks.center), ks.a2.z);  // the longest semi-axis: a tight sphere
       o[3 * i + 1] = Vec4{ks.a0.x * h2, ks.a0.y * h2, ks.a0.z * h2, ks.a0.w * h2};
       o[3 * i + 2] = Vec4{ks.a1.x * h2, ks.a1.y * h2, 0.0f, 0.0f};
     });
@@ -301,7 +301,7 @@ class SurfaceMesher {
     grid_.reorder(position_, scratch4_);
     if (s.velocity) grid_.reorder(velocity_, scratch4_);
     shapes_.resize(n);
-    centres_.resize(n);
+    centers_.resize(n);
     coordinates_.grow(s.anisotropic ? 3 * size_t(n) : 1);
     {
       const GridView g = grid_.view();
@@ -311,11 +311,11 @@ class SurfaceMesher {
       float* pz = py + (s.anisotropic ? n : 0);
       if (s.anisotropic) B::for_each(n, [=] TP_HD(uint i) { px[i] = p[i].x, py[i] = p[i].y, pz[i] = p[i].z; });
       KernelShape* out = shapes_.data();
-      Vec4* c = centres_.data();
+      Vec4* c = centers_.data();
       B::for_each(n, [=] TP_HD(uint i) {
         const KernelShape ks = kernel_shape(i, g, p, px, py, pz, k);
         out[i] = ks;
-        c[i] = ks.centre;
+        c[i] = ks.center;
       });
     }
   }
@@ -401,9 +401,9 @@ class SurfaceMesher {
     return "mesh: the lattice would be too large for this tank; raise the mesh cell size";
   }
 
-  NeighborGrid<B> grid_, centre_grid_;
+  NeighborGrid<B> grid_, center_grid_;
   Buffer<McTables> tables_;
-  Buffer<Vec4> position_, velocity_, centres_, scratch4_;
+  Buffer<Vec4> position_, velocity_, centers_, scratch4_;
   Buffer<KernelShape> shapes_, scratch_shapes_;
   Buffer<ObstacleShape> obstacles_;
   Buffer<float> field_, coordinates_;

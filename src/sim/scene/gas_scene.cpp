@@ -67,9 +67,9 @@ void start_gas(GasSimulation& gas, const Scene& scene, int cells,
       if (!(x.x >= b.lo.x && x.x <= b.hi.x && x.y >= b.lo.y && x.y <= b.hi.y && in_z)) continue;
       channels[kGasDensity][c] += b.density;
       channels[kGasTemperature][c] += b.temperature;
-      channels[kGasRed][c] += b.density * b.colour.x;
-      channels[kGasGreen][c] += b.density * b.colour.y;
-      channels[kGasBlue][c] += b.density * b.colour.z;
+      channels[kGasRed][c] += b.density * b.color.x;
+      channels[kGasGreen][c] += b.density * b.color.y;
+      channels[kGasBlue][c] += b.density * b.color.z;
     }
   }
   for (int ch = 0; ch < kGasChannels; ++ch) gas.write_channel(ch, channels[size_t(ch)]);

@@ -243,12 +243,12 @@ const std::vector<std::string>& side_names() {
 GasSource read_gas_source(const JsonReader& r, const json& o, const std::string& path, const Scene& s) {
   r.only_keys(o, path, {"center", "radius", "density", "temperature", "color", "velocity", "pull"});
   GasSource src;
-  src.centre = point_in_tank(r, r.need(o, path, "center"), path + ".center", s);
+  src.center = point_in_tank(r, r.need(o, path, "center"), path + ".center", s);
   src.radius = float(r.positive(r.need(o, path, "radius"), path + ".radius", largest_side(s), "the tank's largest side"));
   if (const json* v = JsonReader::find(o, "density")) src.density = float(r.number(*v, path + ".density", 0, 1e4));
   if (const json* v = JsonReader::find(o, "temperature"))
     src.temperature = float(r.number(*v, path + ".temperature", -1e4, 1e4));
-  if (const json* v = JsonReader::find(o, "color")) src.colour = r.vec3(*v, path + ".color", 1.0);
+  if (const json* v = JsonReader::find(o, "color")) src.color = r.vec3(*v, path + ".color", 1.0);
   if (const json* v = JsonReader::find(o, "velocity")) src.velocity = r.vec3(*v, path + ".velocity", 100.0);
   if (const json* v = JsonReader::find(o, "pull")) src.pull = float(r.number(*v, path + ".pull", 0, 1e4));
   return src;
@@ -297,7 +297,7 @@ void read_gas(const JsonReader& r, const json& g, Scene& s) {
       if (const json* d = JsonReader::find(o, "density")) b.density = float(r.number(*d, path + ".density", 0, 1e4));
       if (const json* d = JsonReader::find(o, "temperature"))
         b.temperature = float(r.number(*d, path + ".temperature", -1e4, 1e4));
-      if (const json* d = JsonReader::find(o, "color")) b.colour = r.vec3(*d, path + ".color", 1.0);
+      if (const json* d = JsonReader::find(o, "color")) b.color = r.vec3(*d, path + ".color", 1.0);
       gas.blocks.push_back(b);
     }
   }

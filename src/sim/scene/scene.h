@@ -37,7 +37,7 @@ struct SmokeBlock {
   Vec3 lo, hi;               ///< [m]
   float density = 1.0f;      ///< [1]
   float temperature = 0.0f;  ///< [K] above the ambient
-  Vec3 colour{1, 1, 1};      ///< dye
+  Vec3 color{1, 1, 1};      ///< dye
 };
 
 struct GasScene {
