@@ -132,120 +132,11 @@ class NeighborLists {
   // src/sim/water/step_guard.h). Without, the build waits for it and searches again with room
   // until every list is complete.
   void build(const Vec4* positions, uint n, const GridView& fluid_grid, const BoundaryView& b,
-             float h, bool mark = true, Max3* over = nullptr, bool accumulate = false) {
-    n_ = n;
-    samples_valid_ = false;
-    marked_ = mark;
-    built_boundary_n_ = b.n;
-    active_.grow(b.n);
-    uint* active = active_.data();
-    const bool wait = over == nullptr;
-    if (wait) {
-      own_over_.grow(1);
-      over = own_over_.data();
-      accumulate = false;
-    }
-    for (;;) {
-      fluid_.layout(n);
-      boundary_.layout(n);
-      const Slots fs = fluid_.slots(), bs = boundary_.slots();
-      const BoundaryView bv = b;
-      if (mark) Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
-      const PointSearch search = search_ = fluid_search(positions, n, fluid_grid, h);
-      const PointSearch walls = wall_search(bv, h);
-      // The boundary samples within h of particle i: the tank's (none within h inside the
-      // clear box), then the obstacles'; the count; and their marks.
-      const auto near_walls = [=] TP_HD(Vec3 xi) { return !inside_box(xi, bv.wall_clear_lo, bv.wall_clear_hi); };
-      const auto finish_boundary = [=] TP_HD(uint i, Vec3 xi, uint* out, uint c) {
-        const uint stride = 1u << bs.shift;
-        if (bv.n > bv.wall_n && inside_box(xi, bv.obstacle_lo, bv.obstacle_hi))
-          list_neighbors<Backend::kIsDevice>(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
-                         stride, bs.capacity, &c);
-        bs.count[i] = c;
-        if (mark) mark_listed(active, out, stride, c < bs.capacity ? c : bs.capacity);
-      };
-      const auto list_one = [=] TP_HD(uint i) {
-        const Vec3 xi = xyz(positions[i]);
-        const uint stride = 1u << fs.shift;
-        fs.count[i] = search.list(xi, fs.index + list_slot(i, 0, fs.slots, fs.shift), stride, fs.capacity);
-        uint* out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
-        finish_boundary(i, xi, out, near_walls(xi) ? walls.list(xi, out, stride, bs.capacity) : 0u);
-      };
-#if TP_LANE_WIDTH == 16
-      static_assert(Backend::kIsDevice || List::kShift == 4, "the CPU's lists come in blocks of 16");
-      if (search.px && fs.capacity + 16 <= kCellRow) {
-        // A block of 16 particles (one block of the interleaved lists) at a time, the
-        // particles of each cell in it searched together (list_neighbors_simd_cell). (The
-        // same for the walls, whose grid has the fluid's cells, gained nothing measurable;
-        // nor did an 8-wide version on AVX2, whose left-packing costs more per block.)
-        Backend::for_each_lanes(n, [=](auto lanes) {
-          if constexpr (std::is_same_v<decltype(lanes), uint>) {
-            list_one(lanes);  // TIDEPOOL_SCALAR: one particle a call
-          } else {
-            const uint base = lanes.base, m = n - base < 16u ? n - base : 16u;
-            Vec3 x[16];
-            uint cell[16], count[16];
-            uint rows[16 * kCellRow];
-            const uint stride = fs.capacity + 16;
-            for (uint k = 0; k < m; ++k) {
-              x[k] = xyz(positions[base + k]);
-              cell[k] = search.grid.linear(search.grid.cell_of(x[k]));
-            }
-            for (uint first = 0, last; first < m; first = last) {
-              for (last = first + 1; last < m && cell[last] == cell[first];) ++last;
-              list_neighbors_simd_cell(search.grid, search.px, search.py, search.pz, x + first,
-                                       last - first, h, rows + size_t(first) * stride, stride,
-                                       fs.capacity, count + first);
-            }
-            for (uint k = 0; k < m; ++k) {
-              const uint i = base + k;
-              uint* out = fs.index + list_slot(i, 0, fs.slots, fs.shift);
-              spread_row(rows + size_t(k) * stride, count[k] < fs.capacity ? count[k] : fs.capacity, out, 1u << fs.shift);
-              fs.count[i] = count[k];
-              out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
-              finish_boundary(i, x[k], out, near_walls(x[k]) ? walls.list(x[k], out, 1u << bs.shift, bs.capacity) : 0u);
-            }
-          }
-        });
-      } else {
-        Backend::for_each(n, list_one);
-      }
-#else
-      Backend::for_each(n, list_one);
-#endif
-      // One reduction tells whether any list ran out of slots, and by how much; one pass
-      // cuts the counts to what the lists hold.
-      const auto shortfall = [=] TP_HD(uint i) {
-        return Max3{float(fs.count[i]) - float(fs.capacity), float(bs.count[i]) - float(bs.capacity), 0.0f};
-      };
-      record_max3(n, shortfall, over, accumulate);
-      if (wait) {  // complete lists, or search again with room
-        Max3 seen{};
-        Backend::copy_to_host(&seen, over, 1);
-        if (!(seen.a > 0.0f || seen.b > 0.0f)) return;
-        grow(seen);
-        continue;
-      }
-      Backend::for_each(n, [=] TP_HD(uint i) {
-        if (fs.count[i] > fs.capacity) fs.count[i] = fs.capacity;
-        if (bs.count[i] > bs.capacity) bs.count[i] = bs.capacity;
-      });
-      return;
-    }
-  }
+             float h, bool mark = true, Max3* over = nullptr, bool accumulate = false);
 
   // Room for what the last builds found: `over` is how many neighbours the fullest list
   // (fluid, boundary, samples) lacked. The next build() and samples() use it.
-  void grow(const Max3& over) {
-    const bool fluid = fluid_.grow_by(over.a), boundary = boundary_.grow_by(over.b);
-    // Refused with a sentence rather than failing to allocate (src/sim/backend/memory.h).
-    if (fluid || boundary)
-      require_neighbor_list_memory(n_, fluid_.capacity + boundary_.capacity + 2 * List::kSpare,
-                                   Backend::kIsDevice);
-    if (samples_.grow_by(over.c))
-      require_neighbor_list_memory(built_boundary_n_, samples_.capacity + List::kSpare,
-                                   Backend::kIsDevice, "boundary samples");
-  }
+  void grow(const Max3& over);
 
   // max over i < n of f(i) into *slot, with what it held when `accumulate` (one more
   // element, read where the slot is).
@@ -281,74 +172,7 @@ class NeighborLists {
   // slots is reported there as build()'s are (in c; *wrote says whether it was written);
   // without, samples() waits, gives the exact count in n, and searches again with room.
   SampleLists samples(const BoundaryView& b, Max3* over = nullptr, bool accumulate = false,
-                      bool* wrote = nullptr) {
-    if (samples_valid_) return SampleLists{order_.data(), samples_n_, samples_.view(), place_.data() + built_boundary_n_};
-    if (b.n != built_boundary_n_ || b.n == 0) return SampleLists{nullptr, 0, NeighborList{}, nullptr};
-    const uint nb = b.n;
-    if (!marked_) {  // build() left the marks to this call
-      uint* marks = active_.data();
-      const NeighborList bl = boundary_.view();
-      Backend::for_each(nb, [=] TP_HD(uint k) { marks[k] = 0u; });
-      const uint capacity = bl.slots - List::kSpare;
-      Backend::for_each(n_, [=] TP_HD(uint i) {
-        const uint c = bl.count[i] < capacity ? bl.count[i] : capacity;
-        mark_listed(marks, bl.index + list_slot(i, 0, bl.slots, bl.shift), 1u << bl.shift, c);
-      });
-      marked_ = true;
-    }
-    place_.grow(size_t(nb) + 1);
-    uint* place = place_.data();
-    const uint* active = active_.data();
-    float* pressure = b.pressure;
-    Backend::for_each(nb, [=] TP_HD(uint k) {
-      place[k] = active[k];
-      pressure[k] = 0.0f;
-    });
-    Backend::exclusive_scan(place, nb);
-    const uint* listed = place + nb;  // their number, left where the scan put it
-    const bool wait = over == nullptr;
-    uint m = nb;  // the launches' size: every sample, or (waiting) the listed ones
-    if (wait) {
-      Backend::copy_to_host(&m, listed, 1);
-      own_over_.grow(1);
-      over = own_over_.data();
-      accumulate = false;
-    }
-    order_.grow(m);
-    uint* order = order_.data();
-    Backend::for_each(nb, [=] TP_HD(uint k) {
-      if (place[k + 1] != place[k]) order[place[k]] = k;
-    });
-    const PointSearch search = search_;  // build()'s positions and grid
-    const Vec4* sample = b.sample;
-    for (;;) {
-      samples_.layout(m);
-      const Slots ss = samples_.slots();
-      Backend::for_each(m, [=] TP_HD(uint k) {
-        if (k >= *listed) return;
-        uint* out = ss.index + list_slot(k, 0, ss.slots, ss.shift);
-        ss.count[k] = search.list(xyz(sample[order[k]]), out, 1u << ss.shift, ss.capacity);
-      });
-      record_max3(
-          m, [=] TP_HD(uint k) { return Max3{0.0f, 0.0f, k < *listed ? float(ss.count[k]) - float(ss.capacity) : 0.0f}; },
-          over, accumulate);
-      if (wait) {
-        Max3 seen{};
-        Backend::copy_to_host(&seen, over, 1);
-        if (!(seen.c > 0.0f)) break;
-        grow(seen);
-        continue;
-      }
-      Backend::for_each(m, [=] TP_HD(uint k) {
-        if (k < *listed && ss.count[k] > ss.capacity) ss.count[k] = ss.capacity;
-      });
-      if (wrote) *wrote = true;
-      break;
-    }
-    samples_valid_ = true;
-    samples_n_ = m;
-    return SampleLists{order_.data(), m, samples_.view(), listed};
-  }
+                      bool* wrote = nullptr);
 
   // The listed samples need a pressure this step: marks the first `listed` of a list.
   // Threads may mark the same sample: they all store 1.
@@ -422,24 +246,7 @@ class NeighborLists {
   struct Coordinates {
     const float *px, *py, *pz;
   };
-  Coordinates coordinates(Buffer<float>& buffer, const Vec4* points, uint n) {
-#if TP_LANE_WIDTH
-    if (!Backend::kIsDevice) {
-      buffer.grow(3 * size_t(n) + kCoordinatePad);
-      float* px = buffer.data();
-      float* py = px + n;
-      float* pz = py + n;
-      std::fill(pz + n, pz + n + kCoordinatePad, 0.0f);
-      Backend::for_each(n, [=] TP_HD(uint i) {
-        px[i] = points[i].x;
-        py[i] = points[i].y;
-        pz[i] = points[i].z;
-      });
-      return Coordinates{px, py, pz};
-    }
-#endif
-    return Coordinates{nullptr, nullptr, nullptr};
-  }
+  Coordinates coordinates(Buffer<float>& buffer, const Vec4* points, uint n);
 
   struct Slots {
     uint* index;
@@ -518,5 +325,213 @@ class NeighborLists {
   static constexpr uint kCellRow = 256;
   uint n_ = 0;
 };
+
+template <class Backend>
+void NeighborLists<Backend>::build(const Vec4* positions, uint n, const GridView& fluid_grid, const BoundaryView& b,
+                                   float h, bool mark, Max3* over, bool accumulate) {
+  n_ = n;
+  samples_valid_ = false;
+  marked_ = mark;
+  built_boundary_n_ = b.n;
+  active_.grow(b.n);
+  uint* active = active_.data();
+  const bool wait = over == nullptr;
+  if (wait) {
+    own_over_.grow(1);
+    over = own_over_.data();
+    accumulate = false;
+  }
+  for (;;) {
+    fluid_.layout(n);
+    boundary_.layout(n);
+    const Slots fs = fluid_.slots(), bs = boundary_.slots();
+    const BoundaryView bv = b;
+    if (mark) Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
+    const PointSearch search = search_ = fluid_search(positions, n, fluid_grid, h);
+    const PointSearch walls = wall_search(bv, h);
+    // The boundary samples within h of particle i: the tank's (none within h inside the
+    // clear box), then the obstacles'; the count; and their marks.
+    const auto near_walls = [=] TP_HD(Vec3 xi) { return !inside_box(xi, bv.wall_clear_lo, bv.wall_clear_hi); };
+    const auto finish_boundary = [=] TP_HD(uint i, Vec3 xi, uint* out, uint c) {
+      const uint stride = 1u << bs.shift;
+      if (bv.n > bv.wall_n && inside_box(xi, bv.obstacle_lo, bv.obstacle_hi))
+        list_neighbors<Backend::kIsDevice>(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
+                       stride, bs.capacity, &c);
+      bs.count[i] = c;
+      if (mark) mark_listed(active, out, stride, c < bs.capacity ? c : bs.capacity);
+    };
+    const auto list_one = [=] TP_HD(uint i) {
+      const Vec3 xi = xyz(positions[i]);
+      const uint stride = 1u << fs.shift;
+      fs.count[i] = search.list(xi, fs.index + list_slot(i, 0, fs.slots, fs.shift), stride, fs.capacity);
+      uint* out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
+      finish_boundary(i, xi, out, near_walls(xi) ? walls.list(xi, out, stride, bs.capacity) : 0u);
+    };
+#if TP_LANE_WIDTH == 16
+    static_assert(Backend::kIsDevice || List::kShift == 4, "the CPU's lists come in blocks of 16");
+    if (search.px && fs.capacity + 16 <= kCellRow) {
+      // A block of 16 particles (one block of the interleaved lists) at a time, the
+      // particles of each cell in it searched together (list_neighbors_simd_cell). (The
+      // same for the walls, whose grid has the fluid's cells, gained nothing measurable;
+      // nor did an 8-wide version on AVX2, whose left-packing costs more per block.)
+      Backend::for_each_lanes(n, [=](auto lanes) {
+        if constexpr (std::is_same_v<decltype(lanes), uint>) {
+          list_one(lanes);  // TIDEPOOL_SCALAR: one particle a call
+        } else {
+          const uint base = lanes.base, m = n - base < 16u ? n - base : 16u;
+          Vec3 x[16];
+          uint cell[16], count[16];
+          uint rows[16 * kCellRow];
+          const uint stride = fs.capacity + 16;
+          for (uint k = 0; k < m; ++k) {
+            x[k] = xyz(positions[base + k]);
+            cell[k] = search.grid.linear(search.grid.cell_of(x[k]));
+          }
+          for (uint first = 0, last; first < m; first = last) {
+            for (last = first + 1; last < m && cell[last] == cell[first];) ++last;
+            list_neighbors_simd_cell(search.grid, search.px, search.py, search.pz, x + first,
+                                     last - first, h, rows + size_t(first) * stride, stride,
+                                     fs.capacity, count + first);
+          }
+          for (uint k = 0; k < m; ++k) {
+            const uint i = base + k;
+            uint* out = fs.index + list_slot(i, 0, fs.slots, fs.shift);
+            spread_row(rows + size_t(k) * stride, count[k] < fs.capacity ? count[k] : fs.capacity, out, 1u << fs.shift);
+            fs.count[i] = count[k];
+            out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
+            finish_boundary(i, x[k], out, near_walls(x[k]) ? walls.list(x[k], out, 1u << bs.shift, bs.capacity) : 0u);
+          }
+        }
+      });
+    } else {
+      Backend::for_each(n, list_one);
+    }
+#else
+    Backend::for_each(n, list_one);
+#endif
+    // One reduction tells whether any list ran out of slots, and by how much; one pass
+    // cuts the counts to what the lists hold.
+    const auto shortfall = [=] TP_HD(uint i) {
+      return Max3{float(fs.count[i]) - float(fs.capacity), float(bs.count[i]) - float(bs.capacity), 0.0f};
+    };
+    record_max3(n, shortfall, over, accumulate);
+    if (wait) {  // complete lists, or search again with room
+      Max3 seen{};
+      Backend::copy_to_host(&seen, over, 1);
+      if (!(seen.a > 0.0f || seen.b > 0.0f)) return;
+      grow(seen);
+      continue;
+    }
+    Backend::for_each(n, [=] TP_HD(uint i) {
+      if (fs.count[i] > fs.capacity) fs.count[i] = fs.capacity;
+      if (bs.count[i] > bs.capacity) bs.count[i] = bs.capacity;
+    });
+    return;
+  }
+}
+
+template <class Backend>
+void NeighborLists<Backend>::grow(const Max3& over) {
+  const bool fluid = fluid_.grow_by(over.a), boundary = boundary_.grow_by(over.b);
+  // Refused with a sentence rather than failing to allocate (src/sim/backend/memory.h).
+  if (fluid || boundary)
+    require_neighbor_list_memory(n_, fluid_.capacity + boundary_.capacity + 2 * List::kSpare,
+                                 Backend::kIsDevice);
+  if (samples_.grow_by(over.c))
+    require_neighbor_list_memory(built_boundary_n_, samples_.capacity + List::kSpare,
+                                 Backend::kIsDevice, "boundary samples");
+}
+
+template <class Backend>
+SampleLists NeighborLists<Backend>::samples(const BoundaryView& b, Max3* over, bool accumulate,
+                                            bool* wrote) {
+  if (samples_valid_) return SampleLists{order_.data(), samples_n_, samples_.view(), place_.data() + built_boundary_n_};
+  if (b.n != built_boundary_n_ || b.n == 0) return SampleLists{nullptr, 0, NeighborList{}, nullptr};
+  const uint nb = b.n;
+  if (!marked_) {  // build() left the marks to this call
+    uint* marks = active_.data();
+    const NeighborList bl = boundary_.view();
+    Backend::for_each(nb, [=] TP_HD(uint k) { marks[k] = 0u; });
+    const uint capacity = bl.slots - List::kSpare;
+    Backend::for_each(n_, [=] TP_HD(uint i) {
+      const uint c = bl.count[i] < capacity ? bl.count[i] : capacity;
+      mark_listed(marks, bl.index + list_slot(i, 0, bl.slots, bl.shift), 1u << bl.shift, c);
+    });
+    marked_ = true;
+  }
+  place_.grow(size_t(nb) + 1);
+  uint* place = place_.data();
+  const uint* active = active_.data();
+  float* pressure = b.pressure;
+  Backend::for_each(nb, [=] TP_HD(uint k) {
+    place[k] = active[k];
+    pressure[k] = 0.0f;
+  });
+  Backend::exclusive_scan(place, nb);
+  const uint* listed = place + nb;  // their number, left where the scan put it
+  const bool wait = over == nullptr;
+  uint m = nb;  // the launches' size: every sample, or (waiting) the listed ones
+  if (wait) {
+    Backend::copy_to_host(&m, listed, 1);
+    own_over_.grow(1);
+    over = own_over_.data();
+    accumulate = false;
+  }
+  order_.grow(m);
+  uint* order = order_.data();
+  Backend::for_each(nb, [=] TP_HD(uint k) {
+    if (place[k + 1] != place[k]) order[place[k]] = k;
+  });
+  const PointSearch search = search_;  // build()'s positions and grid
+  const Vec4* sample = b.sample;
+  for (;;) {
+    samples_.layout(m);
+    const Slots ss = samples_.slots();
+    Backend::for_each(m, [=] TP_HD(uint k) {
+      if (k >= *listed) return;
+      uint* out = ss.index + list_slot(k, 0, ss.slots, ss.shift);
+      ss.count[k] = search.list(xyz(sample[order[k]]), out, 1u << ss.shift, ss.capacity);
+    });
+    record_max3(
+        m, [=] TP_HD(uint k) { return Max3{0.0f, 0.0f, k < *listed ? float(ss.count[k]) - float(ss.capacity) : 0.0f}; },
+        over, accumulate);
+    if (wait) {
+      Max3 seen{};
+      Backend::copy_to_host(&seen, over, 1);
+      if (!(seen.c > 0.0f)) break;
+      grow(seen);
+      continue;
+    }
+    Backend::for_each(m, [=] TP_HD(uint k) {
+      if (k < *listed && ss.count[k] > ss.capacity) ss.count[k] = ss.capacity;
+    });
+    if (wrote) *wrote = true;
+    break;
+  }
+  samples_valid_ = true;
+  samples_n_ = m;
+  return SampleLists{order_.data(), m, samples_.view(), listed};
+}
+
+template <class Backend>
+typename NeighborLists<Backend>::Coordinates NeighborLists<Backend>::coordinates(Buffer<float>& buffer,
+                                                                             const Vec4* points, uint n) {
+#if TP_LANE_WIDTH
+  if (!Backend::kIsDevice) {
+    buffer.grow(3 * size_t(n) + kCoordinatePad);
+    float* px = buffer.data();
+    float* py = px + n;
+    float* pz = py + n;
+    std::fill(pz + n, pz + n + kCoordinatePad, 0.0f);
+    Backend::for_each(n, [=] TP_HD(uint i) {
+      px[i] = points[i].x;
+      py[i] = points[i].y;
+      pz[i] = points[i].z;
+    });
+    return Coordinates{px, py, pz};
+  }
+#endif
+  return Coordinates{nullptr, nullptr, nullptr};
+}
 
 }  // namespace tp
