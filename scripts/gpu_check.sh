@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The one command for a machine with an NVIDIA GPU (docs/gpu-check.md): builds Tidepool for
-# this GPU, runs the gpu-labelled tests, compute-sanitizer's four tools on a short headless
-# run of every shipped scene with every solver, the --bench matrix on CUDA beside the CPU,
-# the CUDA-GL interop test when there is a display, and writes one report (Markdown, JSON).
+# this GPU, runs the gpu-labelled tests, the --bench matrix on CUDA beside the CPU,
+# compute-sanitizer's four tools on a short headless run of every shipped scene with every
+# solver, the CUDA-GL interop test when there is a display, and writes one report.
+# A borrowed machine gives 15 minutes in all, its start included, so the work comes in two
+# calls: `first` (build, gpu-tests, bench: within 8 minutes with the start), then `second`
+# (the sanitizers and interop) with the time left.
 #
 #   scripts/gpu_check.sh [options] [STAGE...]
 #
-# Stages, in order: build gpu-tests memcheck racecheck initcheck synccheck bench interop
-# report (groups: sanitizers = the four tools, all = every stage). Without STAGE it runs
+# Stages, in order: build gpu-tests bench memcheck racecheck initcheck synccheck interop
+# report (groups: first = build gpu-tests bench, second = the four tools and interop,
+# sanitizers = the four tools, all = every stage). Without STAGE it runs
 # every stage not yet done (a failed stage is done, a failed build is not); a named stage
 # runs again. Each stage is a list of items (one
 # configure, one sanitizer run, one bench invocation, ...); every item that finishes is
@@ -50,7 +54,7 @@ state=$build/gpu_check      # markers, item results, logs, the report
 prefix=$build/deps/root     # the bundle's packages, unpacked with dpkg -x
 bin=$build/bin
 
-all_stages=(build gpu-tests memcheck racecheck initcheck synccheck bench interop report)
+all_stages=(build gpu-tests bench memcheck racecheck initcheck synccheck interop report)
 sanitizer_tools=(memcheck racecheck initcheck synccheck)
 solvers=(wcsph pcisph pbf)
 scenes=()
@@ -79,11 +83,13 @@ while (($#)); do
                    max_seconds=$2; shift ;;
     --copy-to) [[ -n ${2:-} ]] || die_usage "--copy-to needs a directory"; copy_to=$2; shift ;;
     -h|--help) usage; exit 0 ;;
+    first) requested+=(build gpu-tests bench) ;;
+    second) requested+=("${sanitizer_tools[@]}" interop) ;;
     sanitizers) requested+=("${sanitizer_tools[@]}") ;;
     all) requested+=("${all_stages[@]}") ;;
     -*) die_usage "unknown option '$1'" ;;
     *) [[ " ${all_stages[*]} " == *" $1 "* ]] ||
-         die_usage "unknown stage '$1' (stages: ${all_stages[*]}; groups: sanitizers, all)"
+         die_usage "unknown stage '$1' (stages: ${all_stages[*]}; groups: first, second, sanitizers, all)"
        requested+=("$1") ;;
   esac
   shift
