@@ -1,8 +1,10 @@
-// The phases every solver shares, in the order a step meets them: the grid build and the
-// neighbour lists, the density and its error, the forces besides pressure, surface
-// tension, the integration (or PBF's commit of its predicted positions) and the time
-// step's maxima (the step's one wait). The solvers (wcsph.h, pcisph.h, pbf.h) call them
-// between their own phases.
+// The phases every solver shares, in the order a step meets them: the constants a step
+// reads, the grid build and the neighbour lists, the density and its error, the forces
+// besides pressure, surface tension, the integration (or PBF's commit of its predicted
+// positions, the obstacles moving with either) and the time step's maxima, the step's one
+// wait, where the verdict on the step before is given (settle: the record read, a failed
+// step's start restored, the start of this one saved). The solvers (wcsph.h, pcisph.h,
+// pbf.h) call them between their own phases.
 #pragma once
 
 #include "sim/water/simulation_impl.h"
@@ -203,6 +205,185 @@ typename SimulationImpl<B>::FlowMaxima SimulationImpl<B>::flow_maxima(bool densi
   stats_.last_max_speed = m.a;
   stats_.max_speed = std::max(stats_.max_speed, double(m.a));
   return FlowMaxima{m.a, m.b, m.c};
+}
+
+template <class B>
+void SimulationImpl<B>::refresh_constants() {
+  clamp_params(params_);
+  constants_.p = params_;
+  constants_.p.rest_density = rest_density_;
+  constants_.dimensions = dimensions_;
+  with_dimension(dimensions_, [&](auto d) {
+    using D = decltype(d);
+    const float h = 2.0f * spacing_;
+    constants_.kernel = CubicKernel::make<D::value>(h);
+    constants_.cohesion_norm = D::cohesion_norm(h);
+    constants_.adhesion_norm = D::adhesion_norm(h);
+    constants_.curvature_scale = D::curvature_scale;
+  });
+  if (dimensions_ == 2) constants_.p.gravity_z = 0.0f;  // the plane's gravity is its x and y
+  constants_.spacing = spacing_;
+  constants_.mass = mass_;
+  constants_.lattice_grad2 = lattice_grad2_;
+  // The Tait equation must stay subsonic: with the speed of sound below the flow's (strong
+  // gravity, a low stiffness, a flung mouse), WCSPH forms shocks and throws particles at
+  // several times the physical speed. The stiffness in use is raised, when needed, so that
+  // c >= kMinSoundToFlow * v, with v the larger of the last step's top speed and the speed
+  // of a fall across the tank along gravity. The user's value is kept and shown beside it.
+  const Vec3 g{params_.gravity_x, params_.gravity_y, params_.gravity_z};
+  const float g_len = length(g);
+  const Vec3 extent = tank_hi_ - tank_lo_;
+  const float fall = g_len > 0.0f ? fabsf(dot(extent, g)) / g_len : 0.0f;
+  const float v_ref = std::max(float(stats_.last_max_speed), std::sqrt(2.0f * g_len * fall));
+  const float c_floor = kMinSoundToFlow * v_ref;
+  constants_.sound_speed = tait_sound_speed(constants_.p);
+  if (constants_.sound_speed < c_floor) {
+    constants_.sound_speed = c_floor;
+    constants_.p.stiffness = constants_.p.rest_density * c_floor * c_floor / constants_.p.exponent;
+  }
+  stats_.stiffness_in_use = constants_.p.stiffness;
+  constants_.tank_lo = tank_lo_;
+  constants_.tank_hi = tank_hi_;
+  constants_.mouse = mouse_;
+  objects_.copy_to(constants_);
+}
+
+template <class B>
+void SimulationImpl<B>::ensure_density() {
+  if (density_valid_ || fluid.n == 0) return;
+  refresh_constants();
+  phase("grid", [&] { sort_particles(); });
+  phase("density", [&] { compute_density(); });
+}
+
+template <class B>
+void SimulationImpl<B>::density_computed() {
+  density_valid_ = true;
+  measure_pending();
+}
+
+template <class B>
+void SimulationImpl<B>::record_state_error() {
+  pending_measure_ = true;
+  measure_pending();
+}
+
+// The obstacles' samples where the obstacles are, after the tank's in the boundary arrays.
+template <class B>
+void SimulationImpl<B>::place_obstacle_samples() {
+  objects_.copy_to(constants_);
+  objects_.place_samples(boundary_.data() + wall_n_, boundary_velocity_.data() + wall_n_);
+}
+
+template <class B>
+void SimulationImpl<B>::advance_obstacles() {
+  const bool moved = objects_.advance(constants_.dt);
+  objects_.copy_to(constants_);
+  // The samples follow at once, so that the end state's density (statistics, the diffuse
+  // particles, a density reused by the next step) sees the obstacles where they are.
+  if (moved) place_obstacle_samples();
+}
+
+// How far the lists that ran out of slots must grow (NeighborLists::grow), and whether any did.
+inline bool lists_overflowed(const Max3& over) { return over.a > 0.0f || over.b > 0.0f || over.c > 0.0f; }
+
+template <class B>
+bool SimulationImpl<B>::settle(bool in_solve) {
+  using R = StepRecorder<B>;
+  if (!record_.any_written() && !guard_.verdict_pending()) return false;
+  const unsigned w = record_.read();  // the wait
+  const typename R::Record& seen = record_.seen();
+  const Max3 none{0.0f, 0.0f, 0.0f};
+  const Max3 over = (w & R::kOver) ? seen.over : none;
+  const Max3 over_done = (w & R::kOverDone) ? seen.over_done : none;
+  const Max3 most{fmaxf(over.a, over_done.a), fmaxf(over.b, over_done.b), fmaxf(over.c, over_done.c)};
+  const uint64_t nonfinite = (w & R::kNonfinite) ? uint64_t(seen.nonfinite.sum + 0.5) : 0u;
+  const bool judged = guard_.take_verdict();
+  // The verdict first, then the lists' growth (which may refuse for memory, and throw).
+  if (judged && (nonfinite > 0 || lists_overflowed(over_done))) {
+    // The completed step goes, and what was measured of it, with what the steps since
+    // changed; a device judges a step after step() has moved the spray with it: that goes
+    // too (the retaken step would move it a second time). The CPU judges before.
+    const double time = stats_.simulated_time;
+    restore_step_start();
+    undone_time_ += time - stats_.simulated_time;
+    if (B::kIsDevice) diffuse_.clear();
+    guard_.reject(nonfinite, stats_);
+    lists_.grow(most);
+    if (in_solve) throw StepRetaken{};
+    return true;
+  }
+  const double error = record_.mean_error(w);
+  if (!std::isnan(error)) add_measure(error, seen.error.max);
+  const double first = record_.mean_first_error(w);
+  if (!std::isnan(first)) stats_.last_solver_error = first;
+  if (judged) guard_.accept(stats_);
+  lists_.grow(most);
+  if (lists_overflowed(over)) {  // lists of this solve (or of a state between steps)
+    sorted_ = density_valid_ = false;
+    if (in_solve) throw StepRetaken{};
+  }
+  if (in_solve) {  // the save point: what a failed step goes back to
+    save_step_start();
+    start_saved_ = true;
+  }
+  return false;
+}
+
+// Copies position, velocity and id from one set of arrays into another (one pass).
+template <class B>
+void copy_particles(uint n, const Vec4* x, const Vec4* v, const uint* id, Vec4* x_to, Vec4* v_to,
+                    uint* id_to) {
+  B::for_each(n, [=] TP_HD(uint i) {
+    x_to[i] = x[i];
+    v_to[i] = v[i];
+    id_to[i] = id[i];
+  });
+}
+
+template <class B>
+void SimulationImpl<B>::save_step_start() {
+  FluidState<B>& f = fluid;
+  copy_particles<B>(f.n, f.position.data(), f.velocity.data(), f.id.data(), f.start_position.data(),
+                    f.start_velocity.data(), f.start_id.data());
+  f.start_n = f.n;
+  start_.values = step_values();
+  start_.objects = objects_.moment();
+  guard_.saved(stats_.steps + 1, stats_.simulated_time);
+}
+
+template <class B>
+void SimulationImpl<B>::restore_step_start() {
+  FluidState<B>& f = fluid;
+  f.n = f.start_n;
+  copy_particles<B>(f.n, f.start_position.data(), f.start_velocity.data(), f.start_id.data(),
+                    f.position.data(), f.velocity.data(), f.id.data());
+  step_values() = start_.values;
+  objects_.restore(start_.objects);
+  if (!objects_.obstacles().empty()) {
+    place_obstacle_samples();
+    objects_.copy_to(constants_);
+  }
+  // Every derived array (grid order, neighbour lists, densities) belongs to the failed
+  // attempt: the next one rebuilds them.
+  sorted_ = density_valid_ = false;
+}
+
+// The test hook (inject_nan_for_test): NaN into values[index].
+template <class B>
+void SimulationImpl<B>::inject_nan(Vec4* values) {
+  uint k = 0;
+  if (!guard_.injection(fluid.n, &k)) return;
+  B::for_each(1, [=] TP_HD(uint) { values[k] = make_vec4(Vec3{NAN, NAN, NAN}, 0.0f); });
+}
+
+// The integration's flags (fluid.scratch: 1 where the end state was not finite) summed
+// into the record.
+template <class B>
+void SimulationImpl<B>::count_nonfinite() {
+  const float* flags = fluid.scratch.data();
+  record_.sum_max(&record_.slots()->nonfinite, StepRecorder<B>::kNonfinite, fluid.n,
+                  [=] TP_HD(uint i) { return flags[i]; });
 }
 
 }  // namespace tp

@@ -1,13 +1,16 @@
 // SimulationImpl<Backend>: the particle simulation, written once and instantiated for each
 // backend (instantiate_cpu.cpp with g++ and OpenMP, instantiate_cuda.cu with nvcc). It owns
-// the particle state, the two grids (fluid, rebuilt every step; boundary, built at reset),
-// the step (its phase list, and the verdict on it) and the phases every solver shares
-// (shared_phases.h: grid build, density, integration, statistics). The methods' own phases
-// live in one file each (wcsph.h, ...); what it holds as objects: the scene's objects
-// (scene_objects.h), the NaN guard (step_guard.h) and the step's record (step_record.h),
-// the phase timers (phase_timers.h), the spray, foam and bubbles (diffuse.h) and the
-// surface mesher (sim/mesh/surface_mesh.h). Its state in and out: simulation_state.h;
-// what the host and the renderer read: simulation_output.h.
+// the particle state, the two grids (fluid, rebuilt every step; boundary, built at reset)
+// and the step. What it holds as objects: the scene's objects (scene_objects.h), the NaN
+// guard (step_guard.h) and the step's record (step_record.h), the phase timers
+// (phase_timers.h), the spray, foam and bubbles (diffuse.h) and the surface mesher
+// (sim/mesh/surface_mesh.h). This file declares it; its members are defined in files that
+// each call only what the files below them define:
+//   shared_phases.h      the phases every solver shares and the step's verdict
+//   wcsph.h, pcisph.h, pbf.h   each method's own phases, over the shared ones
+//   simulation_step.h    the step: its phase list, the solver it runs, the guard's retakes
+//   simulation_state.h   reset, capture and restore
+//   simulation_output.h  what the host and the renderer read
 #pragma once
 
 #include <algorithm>
@@ -70,7 +73,7 @@ class SimulationImpl final : public Simulation {
 
   SimulationImpl() : params_(default_params()) {}
 
-  // ---- Simulation interface (the state: simulation_state.h; output: simulation_output.h)
+  // ---- Simulation interface -------------------------------------------------------------
   void reset(const InitialState& state) override;
   double step() override;
   int advance(double seconds, double budget_ms) override;
@@ -125,10 +128,7 @@ class SimulationImpl final : public Simulation {
   void compute_density();  ///< density at the current positions; records the error
   // A solver's own pass has put the density at the current positions into fluid.density
   // and its compression into fluid.scratch (PCISPH's, which gathers delta's sums with it).
-  void density_computed() {
-    density_valid_ = true;
-    measure_pending();
-  }
+  void density_computed();
   void integrate();  ///< symplectic Euler with constants().dt, then the tank clamp
   /// PCISPH: viscosity, gravity and the mouse into fluid.acceleration (and
   /// velocity_inv_density from the velocity and density), before its pressure solve.
@@ -144,10 +144,7 @@ class SimulationImpl final : public Simulation {
   void commit_predicted();
   // Records the density error of the state whose per-particle compression is in
   // fluid.scratch (a solver that computed the end state's density itself: PBF).
-  void record_state_error() {
-    pending_measure_ = true;
-    measure_pending();
-  }
+  void record_state_error();
   void sort_by_predicted();  ///< grid build on fluid.predicted, every array reordered
   // An iterative solver's work this step: iterations used, mean compression reached.
   void record_iterations(int iterations, double error);
@@ -273,266 +270,5 @@ class SimulationImpl final : public Simulation {
     typename SceneObjects<Backend>::Moment objects;
   } start_;
 };
-
-// ---- implementation -------------------------------------------------------------------
-
-// Returns the simulated time the call advanced: the step's time step, less that of an
-// earlier step its wait found had to be undone (step_guard.h; on a GPU only, rare).
-template <class B>
-double SimulationImpl<B>::step() {
-  if (stats_.halted) return 0.0;  // the NaN guard stopped it: nothing moves until a reset
-  undone_time_ = 0.0;
-  timers_.collect_if_many();
-  clamp_params(params_);
-  const double last_dt = stats_.steps ? stats_.last_dt : double(params_.dt_min);
-  const float rate = float(std::exp2(last_dt / kRestDensityDoublingTime));
-  rest_density_ = clampf(params_.rest_density, rest_density_ / rate, rest_density_ * rate);
-  refresh_constants();
-  phase("emit", [&] {
-    if (const uint removed = objects_.remove_outflow(fluid)) {
-      stats_.removed += removed;
-      sorted_ = density_valid_ = false;
-    }
-    const auto emitted = objects_.emit(fluid, stats_.simulated_time, [&] {
-      sort_particles();
-      return grid_.view();
-    });
-    stats_.emitters_paused = emitted.paused;
-    if (emitted.added) {
-      stats_.emitted += emitted.added;
-      sorted_ = density_valid_ = false;
-    }
-    // The obstacles' velocities for this step, from the last step's length.
-    const double last = stats_.steps ? std::max(stats_.last_dt, double(params_.dt_min)) : double(params_.dt_min);
-    if (objects_.plan_motion(last)) place_obstacle_samples();  // the same places, the new velocities
-    objects_.copy_to(constants_);
-  });
-  double dt = 0.0;
-  if (fluid.n == 0) {  // an emitter's scene before its first layer: time passes
-    dt = params_.dt_max;
-    constants_.dt = float(dt);
-    advance_obstacles();
-    objects_.advance_emitters(stats_.simulated_time, dt);
-    stats_.steps++;
-    stats_.simulated_time += dt;
-    stats_.last_dt = dt;
-    return dt;
-  }
-  const int solver = params_.solver;
-  dt = guarded_solve(solver);
-  if (stats_.halted) return 0.0;
-  previous_solver_ = solver;
-  objects_.advance_emitters(stats_.simulated_time, dt);
-  step_diffuse(dt);
-  stats_.steps++;
-  stats_.simulated_time += dt;
-  stats_.last_dt = dt;
-  return dt - undone_time_;
-}
-
-template <class B>
-int SimulationImpl<B>::advance(double seconds, double budget_ms) {
-  const auto t0 = std::chrono::steady_clock::now();
-  time_debt_ += seconds;
-  int steps = 0;
-  while (time_debt_ > 0.0) {
-    time_debt_ -= step();
-    ++steps;
-    if (stats_.halted) {
-      time_debt_ = 0.0;
-      break;
-    }
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (budget_ms > 0.0 && ms >= budget_ms) {
-      time_debt_ = 0.0;  // fall behind real time rather than spiral: slow motion
-      break;
-    }
-  }
-  return steps;
-}
-
-// The obstacles' samples where the obstacles are, after the tank's in the boundary arrays.
-template <class B>
-void SimulationImpl<B>::place_obstacle_samples() {
-  objects_.copy_to(constants_);
-  objects_.place_samples(boundary_.data() + wall_n_, boundary_velocity_.data() + wall_n_);
-}
-
-template <class B>
-void SimulationImpl<B>::advance_obstacles() {
-  const bool moved = objects_.advance(constants_.dt);
-  objects_.copy_to(constants_);
-  // The samples follow at once, so that the end state's density (statistics, the diffuse
-  // particles, a density reused by the next step) sees the obstacles where they are.
-  if (moved) place_obstacle_samples();
-}
-
-template <class B>
-void SimulationImpl<B>::step_diffuse(double dt) {
-  if (!params_.diffuse) {
-    diffuse_.clear();
-    stats_.diffuse = DiffuseCounts{0, 0, 0, diffuse_.capacity(params_), stats_.diffuse.spawned};
-    return;
-  }
-  if (!diffuse_.due(dt)) return;
-  ensure_density();
-  StepConstants c = constants_;  // over the time since the last update
-  c.dt = float(diffuse_.elapsed());
-  phase("diffuse", [&] {
-    diffuse_.update(fluid.view(), grid_.view(), fluid_list(), boundary_view(), c, fluid.id.data(),
-                    uint(stats_.steps), diffuse_.capacity(params_), stats_.diffuse);
-  });
-  diffuse_.set_elapsed(0.0);
-}
-
-template <class B>
-double SimulationImpl<B>::solve(int solver) {
-  switch (SolverKind(solver)) {
-#define TP_SOLVER_STEP(type, name, label) \
-  case SolverKind::type:                  \
-    return type<B>::step(*this);
-    TP_SOLVERS(TP_SOLVER_STEP)
-#undef TP_SOLVER_STEP
-  }
-  return 0.0;
-}
-
-template <class B>
-double SimulationImpl<B>::guarded_solve(int solver) {
-  struct Solving {  // measures go to the record while a solve runs; however it ends,
-    bool& flag;      // the builds after it are no step's
-    bool& saved;
-    Solving(bool& f, bool& s) : flag(f), saved(s) { flag = true; }
-    ~Solving() { flag = saved = false; }
-  } solving(solving_, start_saved_);
-  for (;;) {
-    double dt = 0.0;
-    start_saved_ = false;
-    try {
-      dt = solve(solver);
-    } catch (const StepRetaken&) {
-      start_saved_ = false;
-      if (stats_.halted) return 0.0;
-      continue;  // the solve starts again (from the start of the step it retakes)
-    }
-    start_saved_ = false;
-    guard_.completed(dt);
-    // The CPU reads its record for nothing: judged now, retaken at once when it failed.
-    if (!B::kIsDevice && settle(false)) {
-      if (stats_.halted) return 0.0;
-      continue;
-    }
-    return dt;
-  }
-}
-
-// How far the lists that ran out of slots must grow (NeighborLists::grow), and whether any did.
-inline bool lists_overflowed(const Max3& over) { return over.a > 0.0f || over.b > 0.0f || over.c > 0.0f; }
-
-template <class B>
-bool SimulationImpl<B>::settle(bool in_solve) {
-  using R = StepRecorder<B>;
-  if (!record_.any_written() && !guard_.verdict_pending()) return false;
-  const unsigned w = record_.read();  // the wait
-  const typename R::Record& seen = record_.seen();
-  const Max3 none{0.0f, 0.0f, 0.0f};
-  const Max3 over = (w & R::kOver) ? seen.over : none;
-  const Max3 over_done = (w & R::kOverDone) ? seen.over_done : none;
-  const Max3 most{fmaxf(over.a, over_done.a), fmaxf(over.b, over_done.b), fmaxf(over.c, over_done.c)};
-  const uint64_t nonfinite = (w & R::kNonfinite) ? uint64_t(seen.nonfinite.sum + 0.5) : 0u;
-  const bool judged = guard_.take_verdict();
-  // The verdict first, then the lists' growth (which may refuse for memory, and throw).
-  if (judged && (nonfinite > 0 || lists_overflowed(over_done))) {
-    // The completed step goes, and what was measured of it, with what the steps since
-    // changed; a device judges a step after step() has moved the spray with it: that goes
-    // too (the retaken step would move it a second time). The CPU judges before.
-    const double time = stats_.simulated_time;
-    restore_step_start();
-    undone_time_ += time - stats_.simulated_time;
-    if (B::kIsDevice) diffuse_.clear();
-    guard_.reject(nonfinite, stats_);
-    lists_.grow(most);
-    if (in_solve) throw StepRetaken{};
-    return true;
-  }
-  const double error = record_.mean_error(w);
-  if (!std::isnan(error)) add_measure(error, seen.error.max);
-  const double first = record_.mean_first_error(w);
-  if (!std::isnan(first)) stats_.last_solver_error = first;
-  if (judged) guard_.accept(stats_);
-  lists_.grow(most);
-  if (lists_overflowed(over)) {  // lists of this solve (or of a state between steps)
-    sorted_ = density_valid_ = false;
-    if (in_solve) throw StepRetaken{};
-  }
-  if (in_solve) {  // the save point: what a failed step goes back to
-    save_step_start();
-    start_saved_ = true;
-  }
-  return false;
-}
-
-// Copies position, velocity and id from one set of arrays into another (one pass).
-template <class B>
-void copy_particles(uint n, const Vec4* x, const Vec4* v, const uint* id, Vec4* x_to, Vec4* v_to,
-                    uint* id_to) {
-  B::for_each(n, [=] TP_HD(uint i) {
-    x_to[i] = x[i];
-    v_to[i] = v[i];
-    id_to[i] = id[i];
-  });
-}
-
-template <class B>
-void SimulationImpl<B>::save_step_start() {
-  FluidState<B>& f = fluid;
-  copy_particles<B>(f.n, f.position.data(), f.velocity.data(), f.id.data(), f.start_position.data(),
-                    f.start_velocity.data(), f.start_id.data());
-  f.start_n = f.n;
-  start_.values = step_values();
-  start_.objects = objects_.moment();
-  guard_.saved(stats_.steps + 1, stats_.simulated_time);
-}
-
-template <class B>
-void SimulationImpl<B>::restore_step_start() {
-  FluidState<B>& f = fluid;
-  f.n = f.start_n;
-  copy_particles<B>(f.n, f.start_position.data(), f.start_velocity.data(), f.start_id.data(),
-                    f.position.data(), f.velocity.data(), f.id.data());
-  step_values() = start_.values;
-  objects_.restore(start_.objects);
-  if (!objects_.obstacles().empty()) {
-    place_obstacle_samples();
-    objects_.copy_to(constants_);
-  }
-  // Every derived array (grid order, neighbour lists, densities) belongs to the failed
-  // attempt: the next one rebuilds them.
-  sorted_ = density_valid_ = false;
-}
-
-template <class B>
-std::string SimulationImpl<B>::take_guard_note() {
-  if (record_.ready()) settle(false);  // a step not yet judged may have something to say
-  return guard_.take_note();
-}
-
-// The test hook (inject_nan_for_test): NaN into values[index].
-template <class B>
-void SimulationImpl<B>::inject_nan(Vec4* values) {
-  uint k = 0;
-  if (!guard_.injection(fluid.n, &k)) return;
-  B::for_each(1, [=] TP_HD(uint) { values[k] = make_vec4(Vec3{NAN, NAN, NAN}, 0.0f); });
-}
-
-// The integration's flags (fluid.scratch: 1 where the end state was not finite) summed
-// into the record.
-template <class B>
-void SimulationImpl<B>::count_nonfinite() {
-  const float* flags = fluid.scratch.data();
-  record_.sum_max(&record_.slots()->nonfinite, StepRecorder<B>::kNonfinite, fluid.n,
-                  [=] TP_HD(uint i) { return flags[i]; });
-}
 
 }  // namespace tp

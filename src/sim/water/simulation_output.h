@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/backend/publish_values.h"
-#include "sim/water/simulation_impl.h"
+#include "sim/water/shared_phases.h"
 
 namespace tp {
 
@@ -171,14 +171,6 @@ void SimulationImpl<B>::publish_splats(PublishTarget& target) {
   const uint n = mesher_ ? mesher_->splat_count() : 0;
   const Vec4* values = n ? mesher_->splat_values() : nullptr;
   publish_values<B>(target, n, staging_, [=] TP_HD(uint i) { return values[i]; });
-}
-
-template <class B>
-void SimulationImpl<B>::ensure_density() {
-  if (density_valid_ || fluid.n == 0) return;
-  refresh_constants();
-  phase("grid", [&] { sort_particles(); });
-  phase("density", [&] { compute_density(); });
 }
 
 template <class B>

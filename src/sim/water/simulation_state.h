@@ -10,7 +10,7 @@
 // particles and the step count that seeds their random numbers).
 #pragma once
 
-#include "sim/water/simulation_impl.h"
+#include "sim/water/shared_phases.h"
 
 namespace tp {
 
@@ -250,47 +250,6 @@ void SimulationImpl<B>::reset_state(const InitialState& s) {
   refresh_constants();
 }
 
-template <class B>
-void SimulationImpl<B>::refresh_constants() {
-  clamp_params(params_);
-  constants_.p = params_;
-  constants_.p.rest_density = rest_density_;
-  constants_.dimensions = dimensions_;
-  with_dimension(dimensions_, [&](auto d) {
-    using D = decltype(d);
-    const float h = 2.0f * spacing_;
-    constants_.kernel = CubicKernel::make<D::value>(h);
-    constants_.cohesion_norm = D::cohesion_norm(h);
-    constants_.adhesion_norm = D::adhesion_norm(h);
-    constants_.curvature_scale = D::curvature_scale;
-  });
-  if (dimensions_ == 2) constants_.p.gravity_z = 0.0f;  // the plane's gravity is its x and y
-  constants_.spacing = spacing_;
-  constants_.mass = mass_;
-  constants_.lattice_grad2 = lattice_grad2_;
-  // The Tait equation must stay subsonic: with the speed of sound below the flow's (strong
-  // gravity, a low stiffness, a flung mouse), WCSPH forms shocks and throws particles at
-  // several times the physical speed. The stiffness in use is raised, when needed, so that
-  // c >= kMinSoundToFlow * v, with v the larger of the last step's top speed and the speed
-  // of a fall across the tank along gravity. The user's value is kept and shown beside it.
-  const Vec3 g{params_.gravity_x, params_.gravity_y, params_.gravity_z};
-  const float g_len = length(g);
-  const Vec3 extent = tank_hi_ - tank_lo_;
-  const float fall = g_len > 0.0f ? fabsf(dot(extent, g)) / g_len : 0.0f;
-  const float v_ref = std::max(float(stats_.last_max_speed), std::sqrt(2.0f * g_len * fall));
-  const float c_floor = kMinSoundToFlow * v_ref;
-  constants_.sound_speed = tait_sound_speed(constants_.p);
-  if (constants_.sound_speed < c_floor) {
-    constants_.sound_speed = c_floor;
-    constants_.p.stiffness = constants_.p.rest_density * c_floor * c_floor / constants_.p.exponent;
-  }
-  stats_.stiffness_in_use = constants_.p.stiffness;
-  constants_.tank_lo = tank_lo_;
-  constants_.tank_hi = tank_hi_;
-  constants_.mouse = mouse_;
-  objects_.copy_to(constants_);
-}
-
 // The tank's samples sorted once by their grid, then room for the obstacles' after them.
 template <class B>
 void SimulationImpl<B>::place_boundary_samples(const InitialState& s, float lattice_sum) {
@@ -322,6 +281,12 @@ void SimulationImpl<B>::set_mouse(const MouseForce& force) {
     mouse_.point.z = tank_lo_.z;
     mouse_.velocity.z = 0.0f;
   }
+}
+
+template <class B>
+std::string SimulationImpl<B>::take_guard_note() {
+  if (record_.ready()) settle(false);  // a step not yet judged may have something to say
+  return guard_.take_note();
 }
 
 }  // namespace tp
