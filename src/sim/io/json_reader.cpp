@@ -118,7 +118,7 @@ const json& JsonReader::need(const json& obj, const std::string& path, const cha
 void JsonReader::only_keys(const json& obj, const std::string& path,
                            const std::set<std::string>& allowed) const {
   if (!obj.is_object())
-    fail(path.empty() ? "the top level" : path, "must be an object, not " + describe(obj));
+    fail(path.empty() ? "the top level" : path, "must be an object, not " + describe_json(obj));
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (allowed.count(it.key())) continue;
     std::string list;
@@ -135,23 +135,23 @@ void JsonReader::refuse_key(const json& obj, const std::string& path, const char
 // ---- Values of files people write ----
 
 double JsonReader::number(const json& v, const std::string& path, double min, double max) const {
-  if (!v.is_number()) fail(path, "must be a number, not " + describe(v));
+  if (!v.is_number()) fail(path, "must be a number, not " + describe_json(v));
   const double d = v.get<double>();
   if (!std::isfinite(d) || d < min || d > max)
     fail(path, "must be a number in [" + number_text(min) + ", " + number_text(max) + "], not " +
-                   describe(v));
+                   describe_json(v));
   return d;
 }
 
 double JsonReader::positive(const json& v, const std::string& path, double max,
                             const std::string& max_is) const {
-  if (!v.is_number()) fail(path, "must be a number > 0, not " + describe(v));
+  if (!v.is_number()) fail(path, "must be a number > 0, not " + describe_json(v));
   const double d = v.get<double>();
   const std::string expected = "must be a number > 0 and at most " + number_text(max) +
                                (max_is.empty() ? "" : " (" + max_is + ")");
-  if (!std::isfinite(d) || !(d > 0.0) || d > max) fail(path, expected + ", not " + describe(v));
+  if (!std::isfinite(d) || !(d > 0.0) || d > max) fail(path, expected + ", not " + describe_json(v));
   // Stored as a float (and halved, for box sizes): 1e-300 would become 0.
-  if (d < 1e-30) fail(path, expected + ", not " + describe(v) + ", which is too small to hold");
+  if (d < 1e-30) fail(path, expected + ", not " + describe_json(v) + ", which is too small to hold");
   return d;
 }
 
@@ -159,21 +159,21 @@ uint64_t JsonReader::whole(const json& v, const std::string& path, uint64_t min,
                            uint64_t max) const {
   const std::string expected =
       "must be a whole number in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
-  if (!v.is_number()) fail(path, expected + ", not " + describe(v));
+  if (!v.is_number()) fail(path, expected + ", not " + describe_json(v));
   if (v.is_number_unsigned()) {
     const uint64_t u = v.get<uint64_t>();
-    if (u < min || u > max) fail(path, expected + ", not " + describe(v));
+    if (u < min || u > max) fail(path, expected + ", not " + describe_json(v));
     return u;
   }
   const double d = v.get<double>();
   if (!std::isfinite(d) || d != std::floor(d) || d < double(min) || d > double(max))
-    fail(path, expected + ", not " + describe(v));
+    fail(path, expected + ", not " + describe_json(v));
   return uint64_t(d);
 }
 
 Vec3 JsonReader::vec3(const json& v, const std::string& path, double limit) const {
   if (!v.is_array() || v.size() != 3)
-    fail(path, "must be an array of 3 numbers, not " + describe(v));
+    fail(path, "must be an array of 3 numbers, not " + describe_json(v));
   Vec3 out;
   out.x = float(number(v[0], path + "[0]", -limit, limit));
   out.y = float(number(v[1], path + "[1]", -limit, limit));
@@ -190,7 +190,7 @@ void JsonReader::box(const json& obj, const std::string& path, Vec3* lo, Vec3* h
 }
 
 std::string JsonReader::text(const json& v, const std::string& path) const {
-  if (!v.is_string()) fail(path, "must be a string, not " + describe(v));
+  if (!v.is_string()) fail(path, "must be a string, not " + describe_json(v));
   return v.get<std::string>();
 }
 
@@ -201,12 +201,12 @@ int JsonReader::choice(const json& v, const std::string& path,
   if (v.is_string())
     for (size_t k = 0; k < names.size(); ++k)
       if (v.get_ref<const std::string&>() == names[k]) return int(k);
-  fail(path, "must be one of " + list + ", not " + describe(v));
+  fail(path, "must be one of " + list + ", not " + describe_json(v));
 }
 
 const json& JsonReader::array(const json& v, const std::string& path, const std::string& what,
                               size_t max_count) const {
-  if (!v.is_array()) fail(path, "must be an array of " + what + ", not " + describe(v));
+  if (!v.is_array()) fail(path, "must be an array of " + what + ", not " + describe_json(v));
   if (v.size() > max_count)
     fail(path, "must hold at most " + std::to_string(max_count) + " " + what + ", not " +
                    std::to_string(v.size()));

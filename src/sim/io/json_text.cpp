@@ -96,7 +96,7 @@ std::string json_detail(const std::string& what) {
 }
 
 // What a JSON value is, for "must be ..., not <this>".
-std::string describe(const json& v) {
+std::string describe_json(const json& v) {
   switch (v.type()) {
     case json::value_t::null:
       return "null";

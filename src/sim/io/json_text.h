@@ -30,6 +30,6 @@ size_t too_deep_at(const std::string& text, int limit);
 std::string json_detail(const std::string& what);
 // What a JSON value is, for "must be ..., not <this>": "null", "the string \"x\"", "an
 // array of 2 elements", "an object", or the number.
-std::string describe(const nlohmann::json& v);
+std::string describe_json(const nlohmann::json& v);
 
 }  // namespace tp

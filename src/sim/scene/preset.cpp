@@ -45,9 +45,9 @@ std::string value_text(const JsonReader& r, const ParamInfo& info, const json& v
   if (!info.choices.empty()) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
-    r.fail(path, "must be " + param_range_text(info) + ", not " + describe(v));
+    r.fail(path, "must be " + param_range_text(info) + ", not " + describe_json(v));
   }
-  if (!v.is_number()) r.fail(path, "must be a number in " + param_range_text(info) + ", not " + describe(v));
+  if (!v.is_number()) r.fail(path, "must be a number in " + param_range_text(info) + ", not " + describe_json(v));
   return v.dump();  // the shortest text that reads back to exactly the file's number
 }
 
@@ -58,14 +58,14 @@ Preset parse_preset(const std::string& text, const std::string& source) {
   const json doc = r.parse(text, kPresetFile);
   if (!doc.is_object())
     r.fail("the top level", std::string("must be an object {\"") + kVersionKey + "\": 1, \"params\": {...}}, not " +
-                                describe(doc));
+                                describe_json(doc));
   r.only_keys(doc, "", {kParamsKey, kVersionKey});
   const json* version = JsonReader::find(doc, kVersionKey);
   if (!version)
     r.fail(kVersionKey, std::string("is missing (this is not a Tidepool preset file, which starts {\"") +
                             kVersionKey + "\": 1, \"params\": ...})");
   if (!version->is_number_integer() && !version->is_number_unsigned())
-    r.fail(kVersionKey, "must be " + std::to_string(kPresetVersion) + ", not " + describe(*version));
+    r.fail(kVersionKey, "must be " + std::to_string(kPresetVersion) + ", not " + describe_json(*version));
   if (version->get<int64_t>() != kPresetVersion)
     r.fail(kVersionKey, "must be " + std::to_string(kPresetVersion) + ", not " + version->dump() +
                             (version->get<int64_t>() > kPresetVersion
@@ -73,7 +73,7 @@ Preset parse_preset(const std::string& text, const std::string& source) {
                                  : ""));
   const json& params = r.need(doc, "", kParamsKey);
   if (!params.is_object())
-    r.fail(kParamsKey, "must be an object of parameter: value, not " + describe(params));
+    r.fail(kParamsKey, "must be an object of parameter: value, not " + describe_json(params));
 
   Preset preset;
   preset.source = source;

@@ -120,7 +120,7 @@ Emitter read_emitter(const JsonReader& r, const json& e, const std::string& path
     const float stop = float(r.number(*v, path + ".stop", -1, 1e6));
     if (stop >= 0 && !(stop > em.start))  // compared as stored: floats
       r.fail(path + ".stop", "must be later than start (" + number_text(em.start) +
-                                 " s), or -1 for never, not " + describe(*v));
+                                 " s), or -1 for never, not " + describe_json(*v));
     em.stop = stop < 0 ? -1.0f : stop;
   }
   return em;
@@ -147,7 +147,7 @@ ObstacleShape read_obstacle(const JsonReader& r, const json& o, const std::strin
         "does not apply to a box obstacle (a box has a size; radius is for \"shape\": \"sphere\")");
     const json& size = r.need(o, path, "size");
     if (!size.is_array() || size.size() != 3)
-      r.fail(path + ".size", "must be an array of 3 numbers, not " + describe(size));
+      r.fail(path + ".size", "must be an array of 3 numbers, not " + describe_json(size));
     float half[3];
     for (int a = 0; a < 3; ++a)
       half[a] = 0.5f * float(r.positive(size[a], JsonReader::item(path + ".size", a), 2 * largest,
@@ -189,7 +189,7 @@ void read_flow(const JsonReader& r, const json& doc, Scene& s) {
     if (s.max_particles != 0 && s.max_particles < kMinMaxParticles)
       r.fail("max_particles", "must be 0 (automatic) or a whole number in [" +
                                   std::to_string(kMinMaxParticles) + ", " +
-                                  std::to_string(kMaxParticles) + "], not " + describe(*v));
+                                  std::to_string(kMaxParticles) + "], not " + describe_json(*v));
   }
 }
 
@@ -209,7 +209,7 @@ void read_camera(const JsonReader& r, const json& c, CameraSetup& camera) {
 template <class Set>
 std::vector<std::pair<std::string, std::string>> read_overrides(const JsonReader& r, const json& p,
                                                                 const std::string& path, Set set) {
-  if (!p.is_object()) r.fail(path, "must be an object of parameter: value, not " + describe(p));
+  if (!p.is_object()) r.fail(path, "must be an object of parameter: value, not " + describe_json(p));
   std::vector<std::pair<std::string, std::string>> out;
   for (auto it = p.begin(); it != p.end(); ++it) {
     const std::string key_path = path + "." + printable(it.key(), 60);
@@ -219,7 +219,7 @@ std::vector<std::pair<std::string, std::string>> read_overrides(const JsonReader
     else if (it->is_string())
       value = it->get<std::string>();
     else
-      r.fail(key_path, "must be a number (or a name, for choices), not " + describe(*it));
+      r.fail(key_path, "must be a number (or a name, for choices), not " + describe_json(*it));
     std::string error;
     if (!set(it.key(), value, &error)) r.fail(key_path, "is invalid: " + error);
     out.emplace_back(it.key(), value);
@@ -271,7 +271,7 @@ void read_gas(const JsonReader& r, const json& g, Scene& s) {
   }
   if (const json* v = JsonReader::find(g, "walls")) gas.no_slip = r.choice(*v, "gas.walls", {"free-slip", "no-slip"});
   if (const json* v = JsonReader::find(g, "wall_velocity")) {
-    if (!v->is_object()) r.fail("gas.wall_velocity", "must be an object of side: [x, y, z], not " + describe(*v));
+    if (!v->is_object()) r.fail("gas.wall_velocity", "must be an object of side: [x, y, z], not " + describe_json(*v));
     for (auto it = v->begin(); it != v->end(); ++it) {
       const std::string path = "gas.wall_velocity." + printable(it.key(), 60);
       int side = -1;
