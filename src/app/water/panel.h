@@ -11,7 +11,7 @@
 
 #include "app/window/frame_stats.h"
 #include "app/window/panel_common.h"
-#include "app/water/grid_overlay.h"
+#include "app/water/panel_sim.h"
 #include "app/start/setup.h"
 #include "render/render_types.h"
 #include "sim/mesh/mesh.h"
@@ -62,15 +62,6 @@ std::string diffuse_counts_text(const DiffuseCounts& counts);
 void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls,
                      BackendKind backend = BackendKind::Cpu);
 
-// Depth of the scene's water at rest [m]: the higher of its tallest fluid block (clipped to
-// the tank) and its blocks' and spheres' volume spread over the tank's floor. 0 for a
-// scene of emitters alone.
-float rest_water_depth(const Scene& scene);
-
-// Typical pressure [Pa] of the scene: the hydrostatic pressure under its water at rest
-// (rest_water_depth), the top of the default pressure colour range.
-float pressure_scale(const SimParams& params, const Scene& scene);
-
 // The particle count at which a simulation that runs at `speed` (simulated s per wall s)
 // with `particles` would keep real time, with 10 % to spare, in hundreds: the cost of a
 // simulated second grows as count^(4/3), in 2D count^(3/2) (realtime_count.h). 0 when it
@@ -84,34 +75,6 @@ std::string flow_counts_text(const RunStats& stats);
 // checkbox (switched off, the scale stays at `current`, the one in use), the Resolution
 // slider while it is off, and `current` as text. Needs an ImGui frame under way.
 void surface_resolution(SurfaceSettings& surface, float current);
-
-// What the panel reads and edits of the running simulation. The parameters are the
-// window's copy, which the frame loop hands to the simulation (it may be stepping on a
-// thread of its own); the counts come from the latest published state.
-// The particle inspector (shift + left click on a particle; the Debug views section): the
-// particle's values as of the last refresh, and its fluid neighbours (highlighted).
-struct ParticleInspector {
-  bool active = false;
-  uint id = 0;
-  Vec3 position{}, velocity{};
-  float density = 0.0f, pressure = 0.0f, density_error = 0.0f;  ///< kg/m^3, Pa, %
-  int neighbours = 0;  ///< fluid particles within h
-  std::vector<Vec4> neighbour_positions;
-  double refreshed_at = -1.0;  ///< wall time of the last refresh
-  bool just_picked = false;    ///< the panel opens its section once, then clears it
-};
-
-struct PanelSim {
-  SimSetup& setup;    ///< the scene (its file, emitters, outflows), the backend message
-  SimParams& params;  ///< edited by the panel
-  uint particle_count = 0, boundary_count = 0;
-  BackendKind backend = BackendKind::Cpu;
-  std::string device;  ///< the backend's description, "CPU (OpenMP, 2 threads)"
-  const std::vector<Vec4>* particles = nullptr;  ///< the state's positions and colour values (CPU)
-  ParticleInspector* inspector = nullptr;        ///< the Debug views section shows and stops it
-  int dimensions = 3;  ///< 2: the simulation runs in a plane (the title says 2D, no mesh mode)
-  const GridOccupancy* grid = nullptr;  ///< the grid overlay's cells, while it is on (CPU)
-};
 
 PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
                        RenderSettings& render, AppControls& controls);

@@ -1,7 +1,6 @@
-// The panel's Files section, carried out between frames: PLY recording, presets and
-// state files (the rest of WaterMode is in water_mode.cpp).
+// The panel's requests, carried out between frames: reset, scene, the Record toggle
+// (water_recording.h), presets and state files (the rest of WaterMode is in water_mode.cpp).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -13,6 +12,26 @@
 
 namespace tp {
 
+// The requests the panel and the keys left (WindowMode::apply_requests): here, beside the
+// files' work that most of them ask for.
+void WaterMode::apply_requests() {
+  FileControls& files = controls_.files;
+  if (take_request(controls_.reset_requested)) reset();
+  if (const std::string scene = take_request(files.scene_request); !scene.empty()) load_scene(scene);
+  if (take_request(files.record_toggle_requested)) {
+    if (recording_.active()) {
+      recording_.stop(files, "");
+    } else {
+      runner_.stop();  // a recording steps on this thread (update_threading)
+      recording_.start(*setup_.sim, files, controls_.mesh);
+    }
+  }
+  if (take_request(files.preset_save_requested)) save_preset();
+  if (take_request(files.preset_load_requested)) load_preset();
+  if (take_request(files.state_save_requested)) save_state();
+  if (take_request(files.state_load_requested)) load_state();
+}
+
 namespace {
 
 std::string format_seconds(double t) {
@@ -22,89 +41,6 @@ std::string format_seconds(double t) {
 }
 
 }  // namespace
-
-void WaterMode::toggle_recording() {
-  FileControls& files = controls_.files;
-  if (recorder_.active()) {
-    stop_recording("");
-    return;
-  }
-  std::string dir = files.record_dir;
-  if (files.record_dir_automatic) {
-    // A fresh timestamped name, with -2, -3, ... when that one already holds frames.
-    const std::string base = default_export_dir(std::time(nullptr));
-    dir = base;
-    const RecordKind kind = RecordKind(files.record_kind);
-    for (int copy = 2; holds_frames(dir, kind); ++copy) dir = base + "-" + std::to_string(copy);
-    files.record_dir = dir;
-  }
-  runner_.stop();  // a recording steps on this thread (update_threading)
-  std::string error;
-  const RecordKind kind = RecordKind(std::clamp(files.record_kind, 0, 2));
-  if (!recorder_.start(dir, files.record_fps, true, &error, kind, controls_.mesh)) {
-    files.record_status = "Not recording: " + error;
-    files.record_failed = true;
-    std::fprintf(stderr, "tidepool: not recording: %s\n", error.c_str());
-    return;
-  }
-  files.recording = true;
-  files.record_failed = false;
-  record_debt_ = 0.0;
-  std::fprintf(stderr, "tidepool: recording %s into %s (%g per simulated second)\n",
-               kind == RecordKind::Points ? "PLY frames" : "mesh frames", full_path(dir).c_str(),
-               double(files.record_fps));
-  record_frame_if_due();  // the state as it is now is the first frame
-}
-
-void WaterMode::stop_recording(const std::string& why) {
-  if (!recorder_.active()) return;
-  recorder_.stop();
-  FileControls& files = controls_.files;
-  files.recording = false;
-  files.record_status = "Recorded " + recording_summary(recorder_) + " in " + recorder_.dir() +
-                        (why.empty() ? "" : " (stopped: " + why + ")");
-  std::fprintf(stderr, "tidepool: recorded %s in %s%s\n", recording_summary(recorder_).c_str(),
-               full_path(recorder_.dir()).c_str(),
-               why.empty() ? "" : (" (stopped: " + why + ")").c_str());
-}
-
-void WaterMode::record_frame_if_due() {
-  if (!recorder_.due(setup_.sim->stats().simulated_time)) return;
-  std::string error;
-  if (recorder_.record(*setup_.sim, &error)) {
-    controls_.files.record_status = "recording: " + recording_summary(recorder_);
-    return;
-  }
-  // A full disk or a directory that went away: stop, say why, carry on simulating.
-  FileControls& files = controls_.files;
-  files.recording = false;
-  files.record_failed = true;
-  files.record_status = "Recording stopped after " + recording_summary(recorder_) + ": " + error;
-  std::fprintf(stderr, "tidepool: recording stopped: %s\n", error.c_str());
-}
-
-void WaterMode::step_once() {
-  setup_.sim->step();
-  if (recorder_.active()) record_frame_if_due();
-}
-
-void WaterMode::advance_recording(double seconds, double budget_ms) {
-  // As Simulation::advance does it, with a look at the recording after every step.
-  const auto start = std::chrono::steady_clock::now();
-  record_debt_ += seconds;
-  while (record_debt_ > 0.0 && recorder_.active()) {
-    const double before = setup_.sim->stats().simulated_time;
-    step_once();
-    record_debt_ -= setup_.sim->stats().simulated_time - before;
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (budget_ms > 0.0 && ms >= budget_ms) {
-      record_debt_ = 0.0;  // slow motion rather than a spiral
-      break;
-    }
-  }
-  if (!recorder_.active()) record_debt_ = 0.0;
-}
 
 void WaterMode::save_preset() {
   FileControls& files = controls_.files;
@@ -182,7 +118,7 @@ void WaterMode::load_state() {
   files.state_failed = false;
   files.state_note = "Loaded " + files.state_path + ": t = " + format_seconds(loaded_time) +
                      ", " + std::to_string(last_reset_count_) + " particles";
-  stop_recording("a state was loaded");
+  recording_.stop(files, "a state was loaded");
   quality_solver_ = params_.solver;  // the saved run's parameters stand
   reset_camera();
   controls_.param_notes.clear();

@@ -123,7 +123,7 @@ bool WaterMode::want_thread() const {
   // CUDA keeps its steps and the interop on this thread (the asynchronous CUDA path is
   // issue 22's); --steps-per-frame is lockstep by definition; a recording takes its frames
   // between steps on this thread.
-  return backend_kind_ == BackendKind::Cpu && plan_.steps_per_frame == 0 && !recorder_.active();
+  return backend_kind_ == BackendKind::Cpu && plan_.steps_per_frame == 0 && !recording_.active();
 }
 
 void WaterMode::update_threading() {
@@ -149,7 +149,7 @@ void WaterMode::reset() {
     controls_.reset_error = e.what();
     return;
   }
-  stop_recording("the scene was reset");
+  recording_.stop(controls_.files, "the scene was reset");
 }
 
 void WaterMode::after_new_particles(Simulation& sim) {
@@ -202,7 +202,7 @@ void WaterMode::load_scene(const std::string& name_or_path) {
     return;
   }
   controls_.files.scene_error.clear();
-  stop_recording("the scene changed");
+  recording_.stop(controls_.files, "the scene changed");
   reset_camera();
   // What "Restore start values" goes back to is now the new scene's start.
   controls_.start_params = params_;
@@ -216,17 +216,6 @@ void WaterMode::load_scene(const std::string& name_or_path) {
   std::fprintf(stderr, "tidepool: scene %s (%s): %d particles, spacing %.4f m\n",
                scene_label(setup_.scene, controls_.files).c_str(), full_path(setup_.scene.source).c_str(),
                last_reset_count_, setup_.spacing);
-}
-
-void WaterMode::apply_requests() {
-  FileControls& files = controls_.files;
-  if (take_request(controls_.reset_requested)) reset();
-  if (const std::string scene = take_request(files.scene_request); !scene.empty()) load_scene(scene);
-  if (take_request(files.record_toggle_requested)) toggle_recording();
-  if (take_request(files.preset_save_requested)) save_preset();
-  if (take_request(files.preset_load_requested)) load_preset();
-  if (take_request(files.state_save_requested)) save_state();
-  if (take_request(files.state_load_requested)) load_state();
 }
 
 MouseForce WaterMode::mouse_force(double frame_seconds) {
@@ -330,20 +319,20 @@ void WaterMode::simulate_inline(Simulation& sim, double frame_seconds) {
   const bool fixed = plan_.steps_per_frame > 0;
   // While recording, the steps are taken here one by one so that every frame time is seen.
   const auto advance = [&](double seconds) {
-    if (recorder_.active())
-      advance_recording(seconds, kSimulationBudgetMs);
+    if (recording_.active())
+      recording_.advance(sim, controls_.files, seconds, kSimulationBudgetMs);
     else
       sim.advance(seconds, kSimulationBudgetMs);
   };
   if (!controls_.paused) {
     if (fixed) {
-      for (int k = 0; k < plan_.steps_per_frame; ++k) step_once();
+      for (int k = 0; k < plan_.steps_per_frame; ++k) recording_.step_once(sim, controls_.files);
     } else {
       advance(std::min(frame_seconds, kMaxFrameSeconds));
     }
   } else if (controls_.step_requested) {
     if (fixed)
-      step_once();
+      recording_.step_once(sim, controls_.files);
     else
       advance(kSingleStepSeconds);
   }
@@ -539,7 +528,7 @@ void WaterMode::draw(const CameraView& view) { renderer_.draw(view, render_, mar
 
 int WaterMode::finish(int exit_code, const std::string& stop_reason, int frames) {
   runner_.stop();  // the simulation is this thread's again
-  stop_recording(stop_reason);
+  recording_.stop(controls_.files, stop_reason);
   // One line for scripts driving the window (did the drag move the water?).
   const RunStats stats = setup_.sim->stats();
   // GPU and CPU time per render pass (recent means), for comparing modes and sizes.
@@ -551,9 +540,7 @@ int WaterMode::finish(int exit_code, const std::string& stop_reason, int frames)
               stats.max_speed);
   if (stop_reason.empty()) return exit_code;
   std::fflush(stdout);  // the last line, on standard error, comes last
-  const std::string recorded = recorder_.frames() == 0 ? ""
-                               : "; " + std::to_string(recorder_.frames()) +
-                                     " complete frames in " + full_path(recorder_.dir());
+  const std::string recorded = recording_.closing_words();
   std::fprintf(stderr, "%s\n",
                stopped_line(stats.simulated_time, stats.steps, stop_reason, recorded).c_str());
   std::fflush(stderr);

@@ -11,6 +11,7 @@
 #include "app/start/setup.h"
 #include "app/water/mouse_tool.h"
 #include "app/water/panel.h"
+#include "app/water/water_recording.h"
 #include "app/water/water_view_options.h"
 #include "app/window/camera.h"
 #include "app/window/frame_stats.h"
@@ -18,7 +19,6 @@
 #include "app/window/obstacle_picking.h"
 #include "app/window/window_mode.h"
 #include "render/renderer.h"
-#include "sim/io/frame_recorder.h"
 #include "sim/runner/sim_runner.h"
 
 struct GLFWwindow;
@@ -83,14 +83,7 @@ class WaterMode final : public WindowMode {
   // The grid overlay (Debug views): the occupied cells of the state's particles into the
   // renderer while it is on (the CPU path, whose positions are on the host), none when off.
   void update_grid_overlay(const PublishedState& state);
-  // The Record toggle: starts or stops writing PLY frames; stop_recording says `why` in the
-  // panel when the app stops it (a reset).
-  void toggle_recording();
-  void stop_recording(const std::string& why);
-  void record_frame_if_due();
-  void step_once();  ///< one step, then a frame to the recording if one is due
-  // While recording, sim.advance's loop run here, so that a frame can follow any step.
-  void advance_recording(double seconds, double budget_ms);
+  // The panel's files (water_files.cpp): presets and state files.
   void save_preset();
   void load_preset();
   void save_state();
@@ -145,8 +138,7 @@ class WaterMode final : public WindowMode {
   AppControls controls_;
   RenderSettings render_;
   int last_reset_count_ = 0;  ///< particle count after the last reset
-  FrameRecorder recorder_;    ///< the panel's Record
-  double record_debt_ = 0.0;  ///< [s] simulated time owed to the clock while recording
+  WaterRecording recording_;  ///< the panel's Record
   // The simulation's dimension (2: in the plane z = plane_z_), set by after_new_particles.
   int dimensions_ = 3;
   float plane_z_ = 0.0f;
