@@ -3,6 +3,7 @@
 // this clamp only catches what gets through them (a huge time step, a violent mouse).
 #pragma once
 
+#include "body_coupling.h"
 #include "obstacle.h"
 #include "sim_params.h"
 
@@ -27,6 +28,11 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
   }
   const float friction = c.p.wall_friction, restitution = c.p.wall_restitution;
   push_out_of_obstacles(x, v, c.obstacles, c.obstacle_count, margin, lo, hi, friction, restitution);
+  // Bodies: their samples lie half a spacing inside their surface (body_coupling.h), and
+  // the water may overlap the surface by up to a quarter spacing before this catches it.
+  // (At the surface itself, water pressed against a moving body would be caught every
+  // step and take the body's velocity from the clamp, momentum the body never gives.)
+  push_out_of_bodies(x, v, c.bodies, -0.25f * c.spacing, friction, restitution);
   if (x.x < lo.x) { x.x = lo.x; v = wall_contact(v, Vec3{1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.x > hi.x) { x.x = hi.x; v = wall_contact(v, Vec3{-1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.y < lo.y) { x.y = lo.y; v = wall_contact(v, Vec3{0, 1, 0}, Vec3{0, 0, 0}, friction, restitution); }

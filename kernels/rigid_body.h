@@ -1,6 +1,6 @@
-// A rigid body's pose and motion as kernels see them: a unit quaternion for the orientation,
-// the centre of mass for the position, and the velocity of a point fixed to the body
-// (v + w x r). Shared by the host's rigid-body code (src/sim/bodies) and the per-sample
+// A rigid body as kernels see it: its pose (a unit quaternion for the orientation, the
+// centre of mass for the position), its motion (the velocity of a point fixed to it is
+// v + w x r) and its shape (signed distance and normal in its own frame). Shared by the host's rigid-body code (src/sim/bodies) and the per-sample
 // kernels of the fluid coupling.
 #pragma once
 
@@ -59,5 +59,59 @@ struct RigidMotion {
 TP_HD TP_INLINE Vec3 point_velocity(const RigidPose& pose, const RigidMotion& motion, Vec3 x) {
   return motion.velocity + cross(motion.angular_velocity, x - pose.position);
 }
+
+enum class BodyShapeKind : int { Sphere = 0, Box = 1, Capsule = 2 };
+
+// A body as the kernels see it: its shape in its own frame (centred on its centre of mass)
+// and where it is and how it moves now.
+struct SolidBody {
+  int shape;          ///< BodyShapeKind
+  float radius;       ///< [m] sphere, capsule
+  Vec3 half_extent;   ///< [m] box
+  float half_height;  ///< [m] capsule: half the length of its cylinder, along local y
+  float bound;        ///< [m] radius of a sphere about the centre that holds the shape
+  RigidPose pose;
+  RigidMotion motion;
+};
+
+// Signed distance [m] from a point p in the body's frame to its surface (negative inside):
+// exact for the sphere and the capsule, for the box exact outside and the distance to the
+// nearest face inside.
+TP_HD TP_INLINE float solid_distance(const SolidBody& b, Vec3 p) {
+  if (b.shape == int(BodyShapeKind::Sphere)) return length(p) - b.radius;
+  if (b.shape == int(BodyShapeKind::Capsule)) {
+    const Vec3 axis_point{0.0f, clampf(p.y, -b.half_height, b.half_height), 0.0f};
+    return length(p - axis_point) - b.radius;
+  }
+  const Vec3 q{fabsf(p.x) - b.half_extent.x, fabsf(p.y) - b.half_extent.y, fabsf(p.z) - b.half_extent.z};
+  const Vec3 outside{maxf(q.x, 0.0f), maxf(q.y, 0.0f), maxf(q.z, 0.0f)};
+  return length(outside) + minf(maxf(q.x, maxf(q.y, q.z)), 0.0f);
+}
+
+// The outward unit normal at the surface point nearest to p (body frame).
+TP_HD TP_INLINE Vec3 solid_normal(const SolidBody& b, Vec3 p) {
+  Vec3 d = p;
+  if (b.shape == int(BodyShapeKind::Capsule)) d.y = p.y - clampf(p.y, -b.half_height, b.half_height);
+  if (b.shape != int(BodyShapeKind::Box)) {
+    const float len = length(d);
+    return len > 1e-12f ? d / len : Vec3{0.0f, 1.0f, 0.0f};
+  }
+  const Vec3 q{fabsf(p.x) - b.half_extent.x, fabsf(p.y) - b.half_extent.y, fabsf(p.z) - b.half_extent.z};
+  if (q.x > 0.0f || q.y > 0.0f || q.z > 0.0f) {
+    const Vec3 out{p.x > 0.0f ? maxf(q.x, 0.0f) : -maxf(q.x, 0.0f), p.y > 0.0f ? maxf(q.y, 0.0f) : -maxf(q.y, 0.0f),
+                   p.z > 0.0f ? maxf(q.z, 0.0f) : -maxf(q.z, 0.0f)};
+    return out / maxf(length(out), 1e-12f);
+  }
+  if (q.x >= q.y && q.x >= q.z) return Vec3{p.x >= 0.0f ? 1.0f : -1.0f, 0.0f, 0.0f};
+  if (q.y >= q.z) return Vec3{0.0f, p.y >= 0.0f ? 1.0f : -1.0f, 0.0f};
+  return Vec3{0.0f, 0.0f, p.z >= 0.0f ? 1.0f : -1.0f};
+}
+
+// The bodies as the clamp reads them (StepConstants::bodies): an array in the backend's
+// memory, where they are at the end of the step.
+struct BodyArrayView {
+  const SolidBody* body;
+  int count;
+};
 
 }  // namespace tp

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "obstacle.h"
+#include "rigid_body.h"
 #include "solver_list.h"
 #include "sph_kernel.h"
 
@@ -93,6 +94,7 @@ struct StepConstants {
   MouseForce mouse;
   ObstacleShape obstacles[kMaxObstacles];  ///< where they are at the end of this step
   int obstacle_count;
+  BodyArrayView bodies;  ///< the rigid bodies, where they are at the end of this step
 };
 
 }  // namespace tp

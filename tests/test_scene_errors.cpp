@@ -182,7 +182,7 @@ TEST(SceneErrors, FluidParticleLimitAndWater) {
 
 TEST(SceneErrors, UnknownKeysListTheKnownOnes) {
   expect_refused({scene_with(R"("emiters": [])"),
-                  "emiters is not a known key (expected one of: camera, description, dimensions, emitters, "
+                  "emiters is not a known key (expected one of: bodies, camera, description, dimensions, emitters, "
                   "fluid_blocks, fluid_spheres, gas, max_particles, name, obstacles, outflows, params, "
                   "particle_spacing, tank)"});
   expect_refused(

@@ -157,6 +157,77 @@ ObstacleShape read_obstacle(const JsonReader& r, const json& o, const std::strin
   return shape;
 }
 
+// A unit quaternion from "orientation" [w, x, y, z], or from "rotation" [x, y, z] in
+// degrees (turned about x, then y, then z).
+Quat read_orientation(const JsonReader& r, const json& b, const std::string& path) {
+  if (const json* q = JsonReader::find(b, "orientation")) {
+    r.refuse_key(b, path, "rotation", "does not go with orientation (give one of the two)");
+    if (!q->is_array() || q->size() != 4)
+      r.fail(path + ".orientation", "must be an array of 4 numbers [w, x, y, z], not " + describe_json(*q));
+    float c[4];
+    for (int a = 0; a < 4; ++a) c[a] = float(r.number((*q)[a], JsonReader::item(path + ".orientation", a), -1e3, 1e3));
+    const Quat out{c[0], c[1], c[2], c[3]};
+    if (!(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3] > 1e-12f))
+      r.fail(path + ".orientation", "must not be all zeros (a quaternion of length 1 is a rotation)");
+    return quat_normalized(out);
+  }
+  if (const json* v = JsonReader::find(b, "rotation")) {
+    const Vec3 deg = r.vec3(*v, path + ".rotation", 1e5);
+    const float k = 3.14159265f / 180.0f;
+    return quat_normalized(quat_from_axis_angle(Vec3{0, 0, 1}, deg.z * k) *
+                           quat_from_axis_angle(Vec3{0, 1, 0}, deg.y * k) *
+                           quat_from_axis_angle(Vec3{1, 0, 0}, deg.x * k));
+  }
+  return quat_identity();
+}
+
+BodySpec read_body(const JsonReader& r, const json& b, const std::string& path, const Scene& s) {
+  r.only_keys(b, path, {"shape", "position", "size", "radius", "length", "density", "mass", "kinematic",
+                        "rotation", "orientation", "velocity", "angular_velocity", "friction", "restitution"});
+  BodySpec body;
+  const float largest = largest_side(s);
+  body.shape = r.choice(r.need(b, path, "shape"), path + ".shape", {"sphere", "box", "capsule"});
+  body.pose.position = point_in_tank(r, r.need(b, path, "position"), path + ".position", s);
+  if (body.shape == int(BodyShapeKind::Box)) {
+    r.refuse_key(b, path, "radius", "does not apply to a box (a box has a size)");
+    r.refuse_key(b, path, "length", "does not apply to a box (a box has a size)");
+    const json& size = r.need(b, path, "size");
+    if (!size.is_array() || size.size() != 3)
+      r.fail(path + ".size", "must be an array of 3 numbers, not " + describe_json(size));
+    float half[3];
+    for (int a = 0; a < 3; ++a)
+      half[a] = 0.5f * float(r.positive(size[a], JsonReader::item(path + ".size", a), largest, "the tank's largest side"));
+    body.half_extent = Vec3{half[0], half[1], half[2]};
+  } else {
+    r.refuse_key(b, path, "size", "does not apply to a sphere or a capsule (they have a radius)");
+    body.radius = float(r.positive(r.need(b, path, "radius"), path + ".radius", largest, "the tank's largest side"));
+    if (body.shape == int(BodyShapeKind::Capsule))
+      body.half_height =
+          0.5f * float(r.number(r.need(b, path, "length"), path + ".length", 0.0, double(largest)));
+    else
+      r.refuse_key(b, path, "length", "does not apply to a sphere (a capsule has a length)");
+  }
+  const json* density = JsonReader::find(b, "density");
+  const json* mass = JsonReader::find(b, "mass");
+  if (density && mass) r.fail(path, "gives both density and mass: give one (the other follows from the shape)");
+  if (density) body.density = float(r.number(*density, path + ".density", 50, 20000));
+  if (mass) body.mass = float(r.positive(*mass, path + ".mass", 1e7, "10,000 tonnes"));
+  if (const json* v = JsonReader::find(b, "kinematic")) {
+    if (!v->is_boolean()) r.fail(path + ".kinematic", "must be true or false, not " + describe_json(*v));
+    body.kinematic = v->get<bool>();
+  }
+  body.pose.orientation = read_orientation(r, b, path);
+  if (const json* v = JsonReader::find(b, "velocity")) body.motion.velocity = r.vec3(*v, path + ".velocity", 100);
+  if (const json* v = JsonReader::find(b, "angular_velocity"))
+    body.motion.angular_velocity = r.vec3(*v, path + ".angular_velocity", 1000);
+  if (const json* v = JsonReader::find(b, "friction")) body.friction = float(r.number(*v, path + ".friction", 0, 2));
+  if (const json* v = JsonReader::find(b, "restitution"))
+    body.restitution = float(r.number(*v, path + ".restitution", 0, 1));
+  const std::string why = check_body(body, s.spacing, s.dimensions, path);
+  if (!why.empty()) r.refuse(why);
+  return body;
+}
+
 void read_flow(const JsonReader& r, const json& doc, Scene& s) {
   if (const json* emitters = JsonReader::find(doc, "emitters")) {
     r.array(*emitters, "emitters", "emitters", kMaxEmitters);
@@ -183,6 +254,11 @@ void read_flow(const JsonReader& r, const json& doc, Scene& s) {
     r.array(*obstacles, "obstacles", "obstacles", size_t(kMaxObstacles));
     for (size_t k = 0; k < obstacles->size(); ++k)
       s.obstacles.push_back(read_obstacle(r, (*obstacles)[k], JsonReader::item("obstacles", k), s));
+  }
+  if (const json* bodies = JsonReader::find(doc, "bodies")) {
+    r.array(*bodies, "bodies", "bodies", kMaxBodies);
+    for (size_t k = 0; k < bodies->size(); ++k)
+      s.bodies.push_back(read_body(r, (*bodies)[k], JsonReader::item("bodies", k), s));
   }
   if (const json* v = JsonReader::find(doc, "max_particles")) {
     s.max_particles = r.whole(*v, "max_particles", 0, kMaxParticles);
@@ -312,7 +388,7 @@ Scene read_scene(const json& doc, const std::string& source) {
   const JsonReader r("scene file '" + source + "'", throw_scene_value_error);
   r.only_keys(doc, "",
               {"name", "description", "dimensions", "tank", "particle_spacing", "fluid_blocks", "fluid_spheres",
-               "emitters", "outflows", "obstacles", "max_particles", "camera", "params", "gas"});
+               "emitters", "outflows", "obstacles", "bodies", "max_particles", "camera", "params", "gas"});
   Scene s;
   s.source = source;
   if (const json* v = JsonReader::find(doc, "name")) s.name = r.text(*v, "name");

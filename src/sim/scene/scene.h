@@ -65,6 +65,7 @@ struct Scene {
   std::vector<Emitter> emitters;
   std::vector<Outflow> outflows;
   std::vector<ObstacleShape> obstacles;  ///< velocity zero; at most kMaxObstacles
+  std::vector<BodySpec> bodies;          ///< rigid bodies (docs/scenes.md); at most kMaxBodies
   uint64_t max_particles = 0;            ///< see InitialState::max_particles
   CameraSetup camera;
   std::vector<std::pair<std::string, std::string>> params;  ///< SimParams overrides, as text

@@ -117,6 +117,7 @@ Scene flattened(const Scene& scene, float s) {
     b.velocity.z = 0.0f;
   }
   for (ObstacleShape& o : f.obstacles) o.center.z = plane;
+  for (BodySpec& b : f.bodies) b.pose.position.z = plane;
   for (Emitter& e : f.emitters) {
     e.position.z = plane;
     e.velocity.z = 0.0f;
@@ -343,6 +344,7 @@ InitialState build_initial_state(const Scene& given, float s, uint64_t memory_by
       }
   st.obstacles = scene.obstacles;
   for (ObstacleShape& o : st.obstacles) o.velocity = Vec3{0, 0, 0};
+  st.bodies = scene.bodies;
   st.emitters = scene.emitters;
   st.outflows = scene.outflows;
   st.max_particles = max_particles_at(scene, s);

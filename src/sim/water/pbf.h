@@ -64,6 +64,8 @@ void pbf_solve(SimulationImpl<B>& sim) {
       store(f.density, i, rho);
       store(f.scratch, i, compression(rho, k));
     });
+    // The bodies' share of this iteration's corrections (their samples' reaction).
+    sim.gather_body_forces_pbf(carried, it == 0);
     // The compression the prediction had: read at the next wait, unless the loop waits
     // for its errors anyway.
     double error = 0.0;
@@ -85,6 +87,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
     ++it;
     if (tolerance > 0.0 && it >= kMinIterations && error <= tolerance) break;
   }
+  if (sim.has_bodies()) sim.sum_body_forces();
   sim.record_iterations(it, first_error);
 }
 

@@ -214,6 +214,7 @@ void pcisph_pressure_solve(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
   const StepConstants& c = sim.constants();
   const PcisphOutcome out = pcisph_loop(sim);
+  sim.gather_body_forces();  // the bodies' reaction to the final pressures, for their next move
   if (!out.converged || out.iterations > 10) sim.set_solver_dt_limit(0.8f * c.dt);
   else if (out.iterations <= 4) sim.set_solver_dt_limit(1.05f * c.dt);
   else sim.set_solver_dt_limit(c.dt);

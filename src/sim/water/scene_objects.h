@@ -7,6 +7,9 @@
 //   obstacles  each moves towards its target, at most half a spacing per step; its
 //              samples carry its velocity (pressure, friction) and are re-sorted by
 //              their own small grid after a move
+//   bodies     rigid bodies the water moves (rigid_bodies.h): their samples share the
+//              obstacles' arrays and grid, after the obstacles', and carry the velocity
+//              of the body's point where they sit
 // SceneObjects holds them and their buffers; SimulationImpl calls it at those points of
 // the step and places the obstacles' samples after the tank's in its boundary arrays.
 #pragma once
@@ -23,6 +26,7 @@
 #include "kernels/obstacle.h"
 #include "sim/neighbors/neighbor_grid.h"
 #include "sim/water/fluid_state.h"
+#include "sim/water/rigid_bodies.h"
 #include "sim/water/simulation.h"
 
 namespace tp {
@@ -69,15 +73,17 @@ class SceneObjects {
   void copy_to(StepConstants& c) const {
     c.obstacle_count = int(obstacles_.size());
     for (size_t k = 0; k < obstacles_.size(); ++k) c.obstacles[k] = obstacles_[k];
+    c.bodies = bodies_.view();
   }
   // Simulation::move_obstacle: where obstacle `index` is to go (kept inside the tank).
   bool move_obstacle(int index, Vec3 center);
   // Each obstacle's velocity for a step after one of `last_dt`: towards its target, at
   // most half a spacing per step. Returns whether a velocity changed (place the samples).
   bool plan_motion(double last_dt);
-  // The obstacles move by their velocity for `dt` (the step's, once known). Returns
-  // whether one moved (place the samples).
-  bool advance(float dt);
+  // The obstacles move by their velocity for `dt` (the step's, once known), the bodies
+  // under `gravity` and the fluid's force of the step before. Returns whether one moved
+  // (place the samples).
+  bool advance(float dt, Vec3 gravity = Vec3{0, 0, 0});
   // Removes the fluid particles inside an outflow box (order kept); returns how many.
   uint remove_outflow(FluidState<Backend>& fluid);
   // Appends each due emitter's layer at simulated time t, less the points with a particle
@@ -96,11 +102,13 @@ class SceneObjects {
   struct Moment {
     std::vector<ObstacleShape> obstacles;
     std::vector<double> emitter_travel;
+    typename RigidBodies<Backend>::Moment bodies;
   };
-  Moment moment() const { return Moment{obstacles_, emitter_travel_}; }
+  Moment moment() const { return Moment{obstacles_, emitter_travel_, bodies_.moment()}; }
   void restore(const Moment& m) {
     if (!obstacles_.empty()) obstacles_ = m.obstacles;
     emitter_travel_ = m.emitter_travel;
+    bodies_.restore(m.bodies);
   }
   // A state file's: obstacles with their velocities, targets, progress, the next id.
   void restore(const std::vector<ObstacleShape>& obstacles, const std::vector<Vec3>& targets,
@@ -120,6 +128,17 @@ class SceneObjects {
   uint64_t max_particles() const { return max_particles_; }
   uint next_id() const { return next_id_; }
   uint sample_count() const { return sample_n_; }
+  RigidBodies<Backend>& bodies() { return bodies_; }
+  const RigidBodies<Backend>& bodies() const { return bodies_; }
+  // For the fluid's forces on the bodies' samples (SimulationImpl::gather_body_forces):
+  // per sorted sample (as place_samples wrote them) its index in the unsorted arrays; per
+  // unsorted sample its owner (obstacles first, then the bodies) and the force on it.
+  const uint* sample_order() const { return grid_.order(); }
+  const uint* sample_owner() const { return owner_.data(); }
+  Vec4* sample_force() { return force_.data(); }
+  uint body_owner_base() const { return uint(obstacles_.size()); }
+  // The bodies' sums of their samples' forces (after a gather).
+  void sum_body_forces() { bodies_.sum_forces(force_.data(), world_.data()); }
   // For BoundaryView: the samples' grid, and the box around every obstacle widened by h
   // (outside it no obstacle sample is within h).
   GridView grid_view() const { return grid_.view(); }
@@ -130,6 +149,7 @@ class SceneObjects {
   double emitter_gap(size_t k) const;
   template <class T>
   void compact(Buffer<T>& data, Buffer<T>& spare, const uint* place, uint n);
+  void upload_frames();
   ObstacleArray obstacle_array() const {
     ObstacleArray a{};
     a.count = int(obstacles_.size());
@@ -146,6 +166,13 @@ class SceneObjects {
   static constexpr float kMaxObstacleSpeed = 20.0f;  ///< [m/s]
   Buffer<Vec4> local_, world_;  ///< per obstacle sample, unsorted: body frame, world
   Buffer<uint> owner_;
+  Buffer<Vec4> force_;             ///< per sample, unsorted: the fluid's force on a body's
+  struct Frame {                   ///< per owner: where it is and how it moves
+    RigidPose pose;
+    RigidMotion motion;
+  };
+  Buffer<Frame> frames_;
+  RigidBodies<Backend> bodies_;
   uint sample_n_ = 0;
   NeighborGrid<Backend> grid_;  ///< the obstacles' samples, sorted after every move
   Vec3 box_lo_{0, 0, 0}, box_hi_{0, 0, 0};
@@ -194,12 +221,17 @@ void SceneObjects<B>::setup(const InitialState& s, uint fluid_n, float spacing, 
       local.push_back(p);
       owner.push_back(uint(k));
     }
+  bodies_.setup(s.bodies, spacing_, dimensions_, tank_lo_);
+  bodies_.append_samples(&local, &owner, uint(obstacles_.size()));
   sample_n_ = uint(local.size());
   local_.resize(sample_n_);
   owner_.resize(sample_n_);
   world_.resize(sample_n_);
+  force_.resize(sample_n_);
   B::copy_from_host(local_.data(), local.data(), sample_n_);
   B::copy_from_host(owner_.data(), owner.data(), sample_n_);
+  Vec4* force = force_.data();
+  B::for_each(sample_n_, [=] TP_HD(uint k) { force[k] = Vec4{0, 0, 0, 0}; });
   const float pad = 2.0f * spacing_ + spacing_;
   grid_.configure(tank_lo_ - Vec3{pad, pad, pad}, tank_hi_ + Vec3{pad, pad, pad}, 2.0f * spacing_);
 }
@@ -211,6 +243,7 @@ void SceneObjects<B>::clear() {
   emitters_.clear();
   emitter_travel_.clear();
   outflows_.clear();
+  bodies_.clear();
   sample_n_ = 0;
 }
 
@@ -222,26 +255,44 @@ void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
   const float h = 2.0f * spacing_;
   box_lo_ = Vec3{INFINITY, INFINITY, INFINITY};
   box_hi_ = -box_lo_;
-  for (const ObstacleShape& o : obstacles_) {
-    const Vec3 half = obstacle_half_size(o);
-    const Vec3 lo = o.center - half - Vec3{h, h, h}, hi = o.center + half + Vec3{h, h, h};
+  auto widen = [&](Vec3 center, Vec3 half) {
+    const Vec3 lo = center - half - Vec3{h, h, h}, hi = center + half + Vec3{h, h, h};
     box_lo_ = Vec3{std::min(box_lo_.x, lo.x), std::min(box_lo_.y, lo.y), std::min(box_lo_.z, lo.z)};
     box_hi_ = Vec3{std::max(box_hi_.x, hi.x), std::max(box_hi_.y, hi.y), std::max(box_hi_.z, hi.z)};
+  };
+  for (const ObstacleShape& o : obstacles_) widen(o.center, obstacle_half_size(o));
+  for (const BodySpec& b : bodies_.bodies()) {
+    const float r = solid_of(b).bound;
+    widen(b.pose.position, Vec3{r, r, r});
   }
-  const ObstacleArray c = obstacle_array();
+  upload_frames();
+  const Frame* frame = frames_.data();
   const Vec4* local = local_.data();
   const uint* owner = owner_.data();
   Vec4* world = world_.data();
   B::for_each(sample_n_, [=] TP_HD(uint k) {
-    world[k] = make_vec4(c.shape[owner[k]].center + xyz(local[k]), local[k].w);
+    world[k] = make_vec4(to_world(frame[owner[k]].pose, xyz(local[k])), local[k].w);
   });
   grid_.build(world, sample_n_);
   const uint* order = grid_.order();
   B::for_each(sample_n_, [=] TP_HD(uint j) {
     const uint k = order[j];
+    const Frame& f = frame[owner[k]];
     sample[j] = world[k];
-    velocity[j] = make_vec4(c.shape[owner[k]].velocity, 0.0f);
+    velocity[j] = make_vec4(point_velocity(f.pose, f.motion, xyz(world[k])), 0.0f);
   });
+}
+
+// Every owner's pose and motion into frames_: the obstacles (turned by nothing, moving
+// at their velocity), then the bodies.
+template <class B>
+void SceneObjects<B>::upload_frames() {
+  std::vector<Frame> frames;
+  for (const ObstacleShape& o : obstacles_)
+    frames.push_back(Frame{RigidPose{o.center, quat_identity()}, RigidMotion{o.velocity, Vec3{0, 0, 0}}});
+  for (const BodySpec& b : bodies_.bodies()) frames.push_back(Frame{b.pose, b.motion});
+  frames_.resize(frames.size());
+  if (!frames.empty()) B::copy_from_host(frames_.data(), frames.data(), frames.size());
 }
 
 template <class B>
@@ -281,8 +332,8 @@ bool SceneObjects<B>::plan_motion(double dt) {
 // Called once the step's dt is known (the integration), so that the clamp pushes
 // particles out of where the obstacles are at the end of the step.
 template <class B>
-bool SceneObjects<B>::advance(float dt) {
-  bool moved = false;
+bool SceneObjects<B>::advance(float dt, Vec3 gravity) {
+  bool moved = bodies_.advance(dt, gravity);
   for (size_t k = 0; k < obstacles_.size(); ++k) {
     ObstacleShape& o = obstacles_[k];
     if (o.velocity.x == 0.0f && o.velocity.y == 0.0f && o.velocity.z == 0.0f) continue;
@@ -368,6 +419,8 @@ typename SceneObjects<B>::Emitted SceneObjects<B>::emit(FluidState<B>& fluid, do
                            (plane || (x.z > tank_lo_.z + margin && x.z < tank_hi_.z - margin));
       bool clear = in_tank;
       for (size_t o = 0; o < obstacles_.size() && clear; ++o) clear = obstacle_distance(obstacles_[o], x) > margin;
+      for (const BodySpec& b : bodies_.bodies())
+        if (clear) clear = solid_distance(solid_of(b), to_local(b.pose, x)) > margin;
       if (!clear) continue;
       cand_x.push_back(make_vec4(x, 0.0f));
       cand_v.push_back(make_vec4(plane ? Vec3{e.velocity.x, e.velocity.y, 0.0f} : e.velocity, 0.0f));

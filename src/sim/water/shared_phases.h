@@ -204,7 +204,9 @@ typename SimulationImpl<B>::FlowMaxima SimulationImpl<B>::flow_maxima(bool densi
   const Max3 m = record_.seen().flow;
   stats_.last_max_speed = m.a;
   stats_.max_speed = std::max(stats_.max_speed, double(m.a));
-  return FlowMaxima{m.a, m.b, m.c};
+  // The bodies' fastest points count as flow: the time step's CFL bound keeps a body from
+  // overrunning the water in a step (its samples push the water from where it starts).
+  return FlowMaxima{std::max(m.a, objects_.bodies().max_point_speed()), m.b, m.c};
 }
 
 template <class B>
@@ -277,11 +279,52 @@ void SimulationImpl<B>::place_obstacle_samples() {
 
 template <class B>
 void SimulationImpl<B>::advance_obstacles() {
-  const bool moved = objects_.advance(constants_.dt);
+  const Vec3 gravity{constants_.p.gravity_x, constants_.p.gravity_y, constants_.p.gravity_z};
+  const bool moved = objects_.advance(constants_.dt, gravity);
   objects_.copy_to(constants_);
   // The samples follow at once, so that the end state's density (statistics, the diffuse
   // particles, a density reused by the next step) sees the obstacles where they are.
   if (moved) place_obstacle_samples();
+}
+
+template <class B>
+void SimulationImpl<B>::gather_body_forces() {
+  if (!has_bodies()) return;
+  const FluidView f = fluid.view();
+  const BoundaryView b = boundary_view();
+  const SampleLists s = sample_lists();
+  const StepConstants c = constants_;
+  const uint* order = objects_.sample_order();
+  const uint* owner = objects_.sample_owner();
+  const uint base = objects_.body_owner_base(), wall_n = wall_n_, n = objects_.sample_count();
+  Vec4* force = objects_.sample_force();
+  B::for_each(n, [=] TP_HD(uint k) { force[k] = Vec4{0, 0, 0, 0}; });
+  B::for_each(s.n, [=] TP_HD(uint q) {
+    if (q >= *s.listed || s.sample[q] < wall_n) return;
+    const uint k = order[s.sample[q] - wall_n];
+    if (owner[k] < base) return;
+    force[k] = make_vec4(body_sample_pressure_force(q, s, f, b, c), 0.0f);
+  });
+  objects_.sum_body_forces();
+}
+
+template <class B>
+void SimulationImpl<B>::gather_body_forces_pbf(const Vec4* predicted_lambda, bool first) {
+  if (!has_bodies()) return;
+  const BoundaryView b = boundary_view();
+  const SampleLists s = sample_lists();
+  const StepConstants c = constants_;
+  const uint* order = objects_.sample_order();
+  const uint* owner = objects_.sample_owner();
+  const uint base = objects_.body_owner_base(), wall_n = wall_n_, n = objects_.sample_count();
+  Vec4* force = objects_.sample_force();
+  if (first) B::for_each(n, [=] TP_HD(uint k) { force[k] = Vec4{0, 0, 0, 0}; });
+  B::for_each(s.n, [=] TP_HD(uint q) {
+    if (q >= *s.listed || s.sample[q] < wall_n) return;
+    const uint k = order[s.sample[q] - wall_n];
+    if (owner[k] < base) return;
+    force[k] = make_vec4(xyz(force[k]) + body_sample_pbf_force(q, s, predicted_lambda, b, c), 0.0f);
+  });
 }
 
 // How far the lists that ran out of slots must grow (NeighborLists::grow), and whether any did.

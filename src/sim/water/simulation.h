@@ -12,6 +12,7 @@
 #include "kernels/sim_params.h"
 #include "sim/backend/backend_kind.h"
 #include "sim/backend/publish_values.h"
+#include "sim/bodies/body_spec.h"
 #include "sim/mesh/mesh.h"
 
 namespace tp {
@@ -53,6 +54,9 @@ struct InitialState {
   std::vector<ObstacleShape> obstacles;  ///< at most kMaxObstacles; sampled by the simulation
   std::vector<Emitter> emitters;
   std::vector<Outflow> outflows;
+  /// Rigid bodies (at most kMaxBodies): where they are and how they move now. At a reset
+  /// the fluid inside a body (or within 0.4 spacings of its surface) is removed.
+  std::vector<BodySpec> bodies;
   /// Most fluid particles emitters may bring the count to; 0 = four times the initial
   /// count, at least 100,000 (emitters pause at the limit and resume when outflows make room).
   uint64_t max_particles = 0;
@@ -177,6 +181,9 @@ struct SimState {
   SimParams params{};
   std::vector<Vec3> obstacle_target;
   std::vector<double> emitter_travel;
+  /// Per body: the fluid's force and torque of the latest step, which the next step moves
+  /// it by (rigid_bodies.h: the coupling lags one step).
+  std::vector<Vec3> body_force, body_torque;
   std::vector<DiffuseParticle> diffuse;  ///< in birth order
   double diffuse_time = 0.0;
   float mass = 0.0f;             ///< [kg] fixed at the first reset, whatever rho0 is now
@@ -240,6 +247,11 @@ class Simulation {
   // The centre is kept inside the tank. Returns false for an unknown index.
   virtual bool move_obstacle(int index, Vec3 center) = 0;
   virtual std::vector<Emitter> emitters() const = 0;
+  // Rigid bodies as they are now (pose and motion in each BodySpec), and the fluid's force
+  // and torque on each that its latest move used.
+  virtual std::vector<BodySpec> bodies() const { return {}; }
+  virtual Vec3 body_fluid_force(size_t index) const { (void)index; return Vec3{0, 0, 0}; }
+  virtual Vec3 body_fluid_torque(size_t index) const { (void)index; return Vec3{0, 0, 0}; }
   // The whole state, and back. restore() replaces everything (throws
   // std::invalid_argument, leaving the simulation as it was, when the state is unusable);
   // the restored simulation then steps exactly as the captured one would have.

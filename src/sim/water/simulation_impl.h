@@ -98,6 +98,13 @@ class SimulationImpl final : public Simulation {
   std::vector<ObstacleShape> obstacles() const override { return objects_.obstacles(); }
   bool move_obstacle(int index, Vec3 center) override { return objects_.move_obstacle(index, center); }
   std::vector<Emitter> emitters() const override { return objects_.emitters(); }
+  std::vector<BodySpec> bodies() const override { return objects_.bodies().bodies(); }
+  Vec3 body_fluid_force(size_t k) const override {
+    return k < objects_.bodies().size() ? objects_.bodies().fluid_force(k) : Vec3{0, 0, 0};
+  }
+  Vec3 body_fluid_torque(size_t k) const override {
+    return k < objects_.bodies().size() ? objects_.bodies().fluid_torque(k) : Vec3{0, 0, 0};
+  }
   std::vector<Outflow> outflows() const override { return objects_.outflows(); }
   SimState capture() override;
   void restore(const SimState& state) override;
@@ -187,6 +194,14 @@ class SimulationImpl final : public Simulation {
   void place_boundary_samples(const InitialState& s, float lattice_sum);
   void place_obstacle_samples();
   void advance_obstacles();  ///< with the step's dt, once known (integrate, commit_predicted)
+  // The fluid's force on each listed sample of a body (kernels/body_coupling.h) and the
+  // bodies' sums of them, for the next step's move: the pressure solvers' after their
+  // pressures and forces are final; PBF's in each iteration (`predicted_lambda`: the
+  // predicted positions with lambda in w), added up from `first` on.
+  void gather_body_forces();
+  void gather_body_forces_pbf(const Vec4* predicted_lambda, bool first);
+  void sum_body_forces() { objects_.sum_body_forces(); }
+  bool has_bodies() const { return objects_.bodies().size() > 0; }
   void save_step_start();
   void restore_step_start();
   void inject_nan(Vec4* values);

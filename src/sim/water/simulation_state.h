@@ -65,7 +65,26 @@ void SimulationImpl<B>::all_or_nothing(F&& change) {
 template <class B>
 void SimulationImpl<B>::reset(const InitialState& s) {
   validate_initial(s);  // before anything is copied or changed
-  all_or_nothing([&] { reset_state(s); });
+  if (s.bodies.empty()) {
+    all_or_nothing([&] { reset_state(s); });
+    return;
+  }
+  // The water inside a body, or closer than 0.4 spacings to its surface, goes: a body
+  // placed in the water displaces it instead of bursting out of it.
+  InitialState kept = s;
+  kept.fluid.clear();
+  kept.velocity.clear();
+  for (size_t i = 0; i < s.fluid.size(); ++i) {
+    const Vec3 x = xyz(s.fluid[i]);
+    bool inside = false;
+    for (const BodySpec& b : s.bodies)
+      inside = inside || solid_distance(solid_of(b), to_local(b.pose, x)) < 0.4f * s.spacing;
+    if (inside) continue;
+    kept.fluid.push_back(s.fluid[i]);
+    if (!s.velocity.empty()) kept.velocity.push_back(s.velocity[i]);
+  }
+  validate_initial(kept);
+  all_or_nothing([&] { reset_state(kept); });
 }
 
 template <class B>
@@ -112,6 +131,8 @@ SimState SimulationImpl<B>::capture() {
   init.obstacles = objects_.obstacles();
   init.emitters = objects_.emitters();
   init.outflows = objects_.outflows();
+  init.bodies = objects_.bodies().bodies();
+  objects_.bodies().latest_sums(&s.body_force, &s.body_torque);
   init.max_particles = objects_.max_particles();
   s.params = params_;
   s.obstacle_target = objects_.targets();
@@ -165,6 +186,7 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   B::copy_from_host(fluid.pressure.data(), s.pressure.data(), uint(n));
   // The obstacles with their velocities, where they were going, the emitters' progress.
   objects_.restore(s.initial.obstacles, s.obstacle_target, s.emitter_travel, s.next_id);
+  objects_.bodies().restore_sums(s.body_force, s.body_torque);
   rest_density_ = s.rest_density;
   solver_dt_limit_ = s.solver_dt_limit;
   previous_solver_ = s.previous_solver;

@@ -22,6 +22,7 @@ double SimulationImpl<B>::step() {
   rest_density_ = clampf(params_.rest_density, rest_density_ / rate, rest_density_ * rate);
   refresh_constants();
   phase("emit", [&] {
+    objects_.bodies().take_forces();  // the fluid's force of the step before moves them
     if (const uint removed = objects_.remove_outflow(fluid)) {
       stats_.removed += removed;
       sorted_ = density_valid_ = false;

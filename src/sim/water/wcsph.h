@@ -39,6 +39,7 @@ void wcsph_forces(SimulationImpl<B>& sim) {
                                      body_acceleration(load_xyz(f.position, i), load_xyz(f.velocity, i), k));
   });
   sim.add_surface_forces(f.position, f.acceleration, 1.0f);
+  sim.gather_body_forces();  // the bodies' reaction, for their next move
 }
 
 // The time step from this step's speeds, accelerations and compression, then the move.

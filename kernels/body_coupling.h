@@ -1,0 +1,103 @@
+// Rigid bodies in the water, the fluid's side (two-way coupling after Akinci et al. 2012,
+// "Versatile rigid-fluid coupling for incompressible SPH"). A body's surface carries
+// boundary samples like the tank's and the obstacles' (particles.h, BoundaryView), each
+// with its own volume V_b (psi_b = rho0 V_b, body_sample_volume below) and the velocity of
+// the body's point where it sits (v + w x r). The fluid feels them in the solvers' own
+// boundary terms; this header holds the other half:
+//   - the force the fluid puts on one sample, gathered from the fluid particles around it
+//     with the very pair terms the fluid's loops add (the same function of the same
+//     numbers), so that the body receives exactly minus what the fluid receives;
+//   - the body's shape as the tank clamp sees it (the hard guarantee: no particle stays
+//     inside a body).
+#pragma once
+
+#include "common.h"
+#include "obstacle.h"
+#include "particles.h"
+#include "rigid_body.h"
+#include "sim_params.h"
+#include "sph_terms.h"
+
+namespace tp {
+
+// Moves x out of every body it is inside or within `margin` of, onto its surface plus the
+// margin, and meets v with the body's surface there (wall_contact, relative to the
+// velocity of the body's point). in/out: x, v.
+TP_HD TP_INLINE void push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bodies, float margin,
+                                        float friction, float restitution) {
+  for (int k = 0; k < bodies.count; ++k) {
+    const SolidBody& b = bodies.body[k];
+    const Vec3 rel = x - b.pose.position;
+    if (dot(rel, rel) > (b.bound + margin) * (b.bound + margin)) continue;
+    const Vec3 p = rotate_inverse(b.pose.orientation, rel);
+    const float dist = solid_distance(b, p);
+    if (dist >= margin) continue;
+    const Vec3 n = rotate(b.pose.orientation, solid_normal(b, p));
+    x = x + n * (margin - dist);
+    v = wall_contact(v, n, point_velocity(b.pose, b.motion, x), friction, restitution);
+  }
+}
+
+// The volume a body's surface sample stands for, from the sum of W over the samples of
+// its own body around it (itself included): Akinci et al. 2012, Eq. 4, V_b = 1 / sum_k W_bk,
+// times `flat`, the ratio that makes a flat, evenly sampled surface at spacing s weigh what
+// a layer of fluid particles at that spacing would (lattice_kernel_sum of a layer over that
+// of the full lattice, see body_sample_flat_ratio): a fluid particle one spacing from a flat
+// sampled face then sits at rest density, as it does at the tank's walls. Where the surface
+// curves or the samples thin out (edges, corners) the sum is smaller and the volume larger,
+// which is Akinci's point: the fluid sees no holes and no bumps.
+TP_HD TP_INLINE float body_sample_volume(float kernel_sum, float flat) {
+  return kernel_sum > 0.0f ? flat / kernel_sum : 0.0f;
+}
+
+// The force [N] the fluid puts on boundary sample k of a body in the pressure solvers
+// (WCSPH, PCISPH): minus the sum over the fluid particles i within h of the sample of m
+// times the acceleration the sample gives i in the fluid's loops (wcsph_acceleration,
+// pressure_acceleration and viscous_acceleration):
+//   grad W(x_i - x_k) [-psi_k (p_i/rho_i^2 + p_k/rho0^2) + 10 nu_wall V_k (v_ik . x_ik) / (r^2 + eps)].
+// The pair terms are the fluid's own functions of the same numbers, so each pair's share is
+// the fluid's to the bit: action equals reaction up to the order of the sums.
+// in: list q of the sample lists (the fluid within h of sample s.sample[q]), the fluid's
+// position_term (positions, p/rho^2 or p/rho0^2), velocities; the sample's pressure.
+TP_HD TP_INLINE Vec3 body_sample_pressure_force(uint q, const SampleLists& s, const FluidView& f,
+                                                const BoundaryView& b, const StepConstants& c) {
+  const uint k = s.sample[q];
+  const Vec4 sample = b.sample[k];
+  const Vec3 xk = xyz(sample);
+  const float volume = sample.w;
+  const float psi = c.p.rest_density * volume;
+  const float pk = b.pressure[k];
+  const Vec3 vk = xyz(b.velocity[k]);
+  const CubicKernel& W = c.kernel;
+  const float eps = 0.01f * W.h * W.h;
+  const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
+  const float nu_wall = wall_viscosity(c);
+  Vec3 a_sum{0.0f, 0.0f, 0.0f};
+  for_each_listed_w(s.fluid, q, f.position_term, xk, W.h, [&](uint i, const Vec3& xki, float r, float pi_term) {
+    const Vec3 xik = -xki;
+    const Vec3 vi = xyz(f.velocity[i]);
+    const float term = boundary_pressure_pair(psi, pi_term, pk, inv_rho0_2) +
+                       viscosity_pair(nu_wall, volume, dot(vi - vk, xik), 1.0f / (r * r + eps));
+    a_sum += W.grad(xik, r) * term;
+  });
+  return a_sum * (-c.mass);
+}
+
+// PBF's: the fluid particle i moves by dx_ik = grad W(x*_i - x_k) psi_k lambda_i / rho0
+// in an iteration (pbf_correction), a momentum m dx_ik / dt the body gives it; the force on
+// the sample is minus the sum of m dx_ik / dt^2 over i. in: list q (built on the predicted
+// positions), the predicted positions with lambda in w.
+TP_HD TP_INLINE Vec3 body_sample_pbf_force(uint q, const SampleLists& s, const Vec4* predicted_lambda,
+                                           const BoundaryView& b, const StepConstants& c) {
+  const uint k = s.sample[q];
+  const Vec4 sample = b.sample[k];
+  const Vec3 xk = xyz(sample);
+  const CubicKernel& W = c.kernel;
+  Vec3 dx_sum{0.0f, 0.0f, 0.0f};
+  for_each_listed_w(s.fluid, q, predicted_lambda, xk, W.h, [&](uint, const Vec3& xki, float r, float li) {
+    dx_sum += W.grad(-xki, r) * (c.p.rest_density * sample.w * li);
+  });
+  return dx_sum * (-c.mass / (c.p.rest_density * c.dt * c.dt));
+}
+
+}  // namespace tp

@@ -1,0 +1,59 @@
+// A rigid body as a scene, a state file and the panel describe it: its shape, what it
+// weighs, whether the water moves it, where it is and how it moves. The simulation samples
+// its surface for the fluid (kernels/body_coupling.h) and integrates it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/rigid_body.h"
+
+namespace tp {
+
+struct BodySpec {
+  int shape = int(BodyShapeKind::Box);  ///< BodyShapeKind
+  float radius = 0.1f;                  ///< [m] sphere, capsule
+  Vec3 half_extent{0.1f, 0.1f, 0.1f};   ///< [m] box
+  float half_height = 0.1f;             ///< [m] capsule: half its cylinder's length (local y)
+  float density = 500.0f;               ///< [kg/m^3]; the mass follows from it
+  float mass = 0.0f;                    ///< [kg] when > 0: the mass, and the density follows
+  bool kinematic = false;               ///< moved by its velocity (or the user), never by the water
+  float friction = 0.5f;                ///< [1] against other bodies and the tank
+  float restitution = 0.1f;             ///< [1]
+  RigidPose pose{{0.0f, 0.5f, 0.0f}, {1.0f, 0.0f, 0.0f, 0.0f}};
+  RigidMotion motion{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+};
+
+// The most bodies a scene may hold.
+constexpr size_t kMaxBodies = 64;
+
+// What a body weighs and how it turns. In 2D (the plane z = const) per metre of depth:
+// the mass is the density times the shape's cut through its centre's plane, and only the
+// moment about z counts.
+struct BodyMass {
+  float volume;   ///< [m^3] (2D: [m^2], the cut's area)
+  float mass;     ///< [kg] (2D: [kg/m])
+  Vec3 inertia;   ///< [kg m^2] principal moments about the centre of mass, body frame
+};
+BodyMass body_mass(const BodySpec& body, int dimensions);
+
+// The body as the kernels see it (its shape and bound; pose and motion as given).
+SolidBody solid_of(const BodySpec& body);
+
+// Points on the body's surface, in its own frame, about `spacing` apart: a layer inset by
+// half a spacing from the surface the fluid rests on (the tank's walls and the obstacles
+// also start half a spacing behind their faces). In 2D the outline of the cut through
+// z = 0. Each point's w is the sum of W over the points of the same body around it
+// (itself included), from which body_sample_volume() makes its volume.
+std::vector<Vec4> body_surface_samples(const BodySpec& body, float spacing, int dimensions);
+
+// The ratio body_sample_volume() takes: the sum of W over one layer of an evenly spaced
+// lattice (a plane in 3D, a line in 2D) over that of the full lattice, for h = 2 spacings.
+float body_sample_flat_ratio(float spacing, int dimensions);
+
+// The sentence for a body no simulation can take ("" when it is fine): shapes under two
+// spacings across, densities outside [50, 20000] kg/m^3, non-finite values. `name` says
+// which body ("bodies[2]").
+std::string check_body(const BodySpec& body, float spacing, int dimensions, const std::string& name);
+
+}  // namespace tp

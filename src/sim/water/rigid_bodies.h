@@ -1,0 +1,216 @@
+// The rigid bodies of a scene, as the water's step holds them (a member of SceneObjects):
+// their descriptions and states on the host, their shapes for the tank clamp in the
+// backend's memory (kernels/body_coupling.h), the per-body sums of the fluid's forces on
+// their samples, and their motion.
+//
+// The coupling is explicit with a lag of one step on every solver and backend: the force
+// and torque the fluid put on a body in step n (gathered from its samples, summed per body
+// on the backend) move it in step n + 1, when that step's time step is known. So the host
+// reads the sums at the start of the next step, never inside a solve.
+#pragma once
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/body_coupling.h"
+#include "sim/bodies/body_spec.h"
+
+namespace tp {
+
+template <class Backend>
+class RigidBodies {
+ public:
+  template <class T>
+  using Buffer = typename Backend::template Buffer<T>;
+
+  // A reset: the bodies (each checked: std::invalid_argument naming it), in a simulation
+  // of `dimensions` at `spacing`. In 2D a body's centre is put on the plane and it turns
+  // about z only.
+  void setup(const std::vector<BodySpec>& bodies, float spacing, int dimensions, Vec3 tank_lo) {
+    if (bodies.size() > kMaxBodies)
+      throw std::invalid_argument("too many bodies (the limit is " + std::to_string(kMaxBodies) + ")");
+    for (size_t k = 0; k < bodies.size(); ++k) {
+      const std::string why = check_body(bodies[k], spacing, dimensions, "bodies[" + std::to_string(k) + "]");
+      if (!why.empty()) throw std::invalid_argument(why);
+    }
+    spacing_ = spacing;
+    dimensions_ = dimensions;
+    bodies_ = bodies;
+    mass_.clear();
+    for (BodySpec& b : bodies_) {
+      if (dimensions_ == 2) keep_in_plane(b, tank_lo.z);
+      b.pose.orientation = quat_normalized(b.pose.orientation);
+      mass_.push_back(body_mass(b, dimensions_));
+    }
+    force_.assign(bodies_.size(), Vec3{0, 0, 0});
+    torque_.assign(bodies_.size(), Vec3{0, 0, 0});
+    sums_.resize(2 * bodies_.size());
+    Vec4* sums = sums_.data();
+    Backend::for_each(uint(2 * bodies_.size()), [=] TP_HD(uint k) { sums[k] = Vec4{0, 0, 0, 0}; });
+    upload();
+  }
+  void clear() { setup({}, spacing_ > 0.0f ? spacing_ : 1.0f, dimensions_, Vec3{0, 0, 0}); }
+
+  size_t size() const { return bodies_.size(); }
+  const std::vector<BodySpec>& bodies() const { return bodies_; }
+  const BodyMass& mass(size_t k) const { return mass_[k]; }
+  // The fluid's force and torque (about the centre of mass) on body k that its next move
+  // uses: the sums of the step before.
+  Vec3 fluid_force(size_t k) const { return force_[k]; }
+  Vec3 fluid_torque(size_t k) const { return torque_[k]; }
+  // The fastest any body's point moves [m/s]: |v| + |w| times its bound.
+  float max_point_speed() const {
+    float most = 0.0f;
+    for (const BodySpec& b : bodies_)
+      most = std::max(most, length(b.motion.velocity) + length(b.motion.angular_velocity) * solid_of(b).bound);
+    return most;
+  }
+  BodyArrayView view() const { return BodyArrayView{solids_.data(), int(bodies_.size())}; }
+
+  // Each body's surface samples in its own frame, w their volume (body_sample_volume),
+  // appended to local[] with the owner index owner_base + k; first[k] is where body k's
+  // begin, first[size()] the end.
+  void append_samples(std::vector<Vec4>* local, std::vector<uint>* owner, uint owner_base) {
+    const float flat = body_sample_flat_ratio(spacing_, dimensions_);
+    first_.assign(1, uint(local->size()));
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      for (const Vec4& p : body_surface_samples(bodies_[k], spacing_, dimensions_)) {
+        local->push_back(make_vec4(xyz(p), body_sample_volume(p.w, flat)));
+        owner->push_back(owner_base + uint(k));
+      }
+      first_.push_back(uint(local->size()));
+    }
+    ranges_.resize(first_.size());
+    Backend::copy_from_host(ranges_.data(), first_.data(), first_.size());
+  }
+
+  // Per body, the sum of the forces on its samples and of their moments about its centre
+  // (in the backend's memory, for the next step's take_forces): `force` and `world` are
+  // per sample in the order append_samples laid them out (the sample arrays' own, unsorted).
+  void sum_forces(const Vec4* force, const Vec4* world) {
+    const uint n = uint(bodies_.size());
+    if (n == 0) return;
+    const uint* first = ranges_.data();
+    const SolidBody* solid = solids_.data();
+    Vec4* sums = sums_.data();
+    Backend::for_each(n, [=] TP_HD(uint k) {
+      Vec3 f{0, 0, 0}, t{0, 0, 0};
+      const Vec3 c = solid[k].pose.position;
+      for (uint j = first[k]; j < first[k + 1]; ++j) {
+        const Vec3 fj = xyz(force[j]);
+        f += fj;
+        t += cross(xyz(world[j]) - c, fj);
+      }
+      sums[2 * k] = make_vec4(f, 0.0f);
+      sums[2 * k + 1] = make_vec4(t, 0.0f);
+    });
+  }
+  // At a step's start: the sums of the step before become the force the bodies move by.
+  void take_forces() {
+    if (bodies_.empty()) return;
+    std::vector<Vec4> sums(2 * bodies_.size());
+    Backend::copy_to_host(sums.data(), sums_.data(), sums.size());
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      force_[k] = xyz(sums[2 * k]);
+      torque_[k] = xyz(sums[2 * k + 1]);
+      if (dimensions_ == 2) {
+        force_[k].z = 0.0f;
+        torque_[k] = Vec3{0.0f, 0.0f, torque_[k].z};
+      }
+    }
+  }
+
+  // The sums of the latest gather (what the next step moves the bodies by), and back (a
+  // state file's; ignored when the counts differ from the bodies').
+  void latest_sums(std::vector<Vec3>* force, std::vector<Vec3>* torque) const {
+    std::vector<Vec4> sums(2 * bodies_.size());
+    if (!sums.empty()) Backend::copy_to_host(sums.data(), sums_.data(), sums.size());
+    force->clear();
+    torque->clear();
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      force->push_back(xyz(sums[2 * k]));
+      torque->push_back(xyz(sums[2 * k + 1]));
+    }
+  }
+  void restore_sums(const std::vector<Vec3>& force, const std::vector<Vec3>& torque) {
+    if (force.size() != bodies_.size() || torque.size() != bodies_.size()) return;
+    std::vector<Vec4> sums;
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      sums.push_back(make_vec4(force[k], 0.0f));
+      sums.push_back(make_vec4(torque[k], 0.0f));
+    }
+    if (!sums.empty()) Backend::copy_from_host(sums_.data(), sums.data(), sums.size());
+  }
+
+  // The bodies move for dt under gravity and the fluid's force (semi-implicit Euler;
+  // kinematic ones by their own velocities). Returns whether any moved.
+  bool advance(float dt, Vec3 gravity) {
+    if (bodies_.empty()) return false;
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      BodySpec& b = bodies_[k];
+      if (!b.kinematic) {
+        const BodyMass& m = mass_[k];
+        b.motion.velocity += (force_[k] / m.mass + gravity) * dt;
+        // The angular velocity in the body's frame, where the inertia is diagonal.
+        const Vec3 w = rotate_inverse(b.pose.orientation, b.motion.angular_velocity);
+        const Vec3 iw{m.inertia.x * w.x, m.inertia.y * w.y, m.inertia.z * w.z};
+        const Vec3 tau = rotate_inverse(b.pose.orientation, torque_[k]) - cross(w, iw);
+        const Vec3 dw{tau.x / m.inertia.x, tau.y / m.inertia.y, tau.z / m.inertia.z};
+        b.motion.angular_velocity = rotate(b.pose.orientation, w + dw * dt);
+      }
+      b.pose.position += b.motion.velocity * dt;
+      const Vec3 w = b.motion.angular_velocity * (0.5f * dt);
+      const Quat spin{0.0f, w.x, w.y, w.z};
+      const Quat q = b.pose.orientation;
+      const Quat dq = spin * q;
+      b.pose.orientation = quat_normalized(Quat{q.w + dq.w, q.x + dq.x, q.y + dq.y, q.z + dq.z});
+      if (dimensions_ == 2) keep_in_plane(b, plane_z_);
+    }
+    upload();
+    return true;
+  }
+
+  // What a step changes here, for the NaN guard's step start.
+  struct Moment {
+    std::vector<BodySpec> bodies;
+    std::vector<Vec3> force, torque;
+  };
+  Moment moment() const { return Moment{bodies_, force_, torque_}; }
+  void restore(const Moment& m) {
+    if (m.bodies.size() != bodies_.size()) return;
+    bodies_ = m.bodies;
+    force_ = m.force;
+    torque_ = m.torque;
+    upload();
+  }
+
+ private:
+  void keep_in_plane(BodySpec& b, float z) {
+    plane_z_ = z;
+    b.pose.position.z = z;
+    b.motion.velocity.z = 0.0f;
+    b.motion.angular_velocity = Vec3{0.0f, 0.0f, b.motion.angular_velocity.z};
+    // Only a turn about z: the orientation's x and y parts go.
+    b.pose.orientation = quat_normalized(Quat{b.pose.orientation.w, 0.0f, 0.0f, b.pose.orientation.z});
+  }
+  void upload() {
+    std::vector<SolidBody> solids;
+    for (const BodySpec& b : bodies_) solids.push_back(solid_of(b));
+    solids_.resize(solids.size());
+    if (!solids.empty()) Backend::copy_from_host(solids_.data(), solids.data(), solids.size());
+  }
+
+  float spacing_ = 0.0f, plane_z_ = 0.0f;
+  int dimensions_ = 3;
+  std::vector<BodySpec> bodies_;
+  std::vector<BodyMass> mass_;
+  std::vector<Vec3> force_, torque_;  ///< the fluid's, from the step before
+  std::vector<uint> first_;           ///< per body, where its samples begin; then the end
+  Buffer<uint> ranges_;               ///< first_ in the backend's memory
+  Buffer<SolidBody> solids_;
+  Buffer<Vec4> sums_;  ///< per body: force, torque (the latest gather's)
+};
+
+}  // namespace tp
