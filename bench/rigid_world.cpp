@@ -1,13 +1,21 @@
 // The rigid world's step (src/sim/bodies/rigid_world.h) timed in its parts, for 8 and 64
 // boxes resting in stacks on the tank floor (after 1 s of settling, so every box touches
 // its neighbours): the Bullet world rebuilt from our state (build), Bullet's step
-// (simulate: collisions, solver, integration) and reading back and tearing down
-// (teardown). build + teardown is what the exact replay costs over a persistent world.
-// One thread (Bullet's discrete world runs on one). docs/bodies.md records the figures.
+// (simulate: collisions from scratch, solver, integration) and reading back and tearing
+// down (teardown). Beside it, the same scene in one persistent Bullet world with the same
+// settings (warm-started, contacts kept between steps: what the rebuild gives up for exact
+// replay), stepped with stepSimulation; the difference is what the rebuild costs. "drift"
+// is the farthest any box moved during the timed steps. One thread (Bullet's discrete world
+// runs on one). docs/bodies.md records the figures.
 //   build/bin/tp_bench_rigid [steps]
+#include <btBulletDynamicsCommon.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "sim/bodies/rigid_world.h"
@@ -15,55 +23,151 @@
 namespace {
 
 using tp::Vec3;
+using Clock = std::chrono::steady_clock;
 
-// n boxes in a side x side grid of columns, n / side^2 high, on the floor of a 1 m tank.
-tp::RigidWorld pile(int n, int iterations) {
+constexpr float kDt = 0.002f;
+const Vec3 kHalf{0.05f, 0.03f, 0.05f};
+constexpr float kDensity = 500.0f;
+
+// Box k of n: side x side columns (side 2 for 8 boxes, 4 for 64), n / side^2 high.
+Vec3 place(int k, int n) {
+  const int side = n >= 64 ? 4 : 2;
+  const int i = k % side, j = (k / side) % side, layer = k / (side * side);
+  return Vec3{0.2f + 0.2f * i, kHalf.y * (2 * layer + 1), 0.2f + 0.2f * j};
+}
+
+float farthest(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+  float d = 0.0f;
+  for (size_t k = 0; k < a.size(); ++k) d = std::max(d, std::sqrt(tp::length2(a[k] - b[k])));
+  return d;
+}
+
+struct Result {
+  double build = 0, simulate = 0, teardown = 0, total = 0;  // [ms per step]
+  double contacts = 0;
+  float drift = 0;  // [m]
+};
+
+Result rebuilt(int n, int iterations, int steps) {
   tp::RigidWorld world;
   world.set_tank({0, 0, 0}, {1, 1, 1}, 3);
   tp::RigidSolverSettings settings;
   settings.iterations = iterations;
   world.set_solver(settings);
-  const int side = n >= 64 ? 4 : 2;
-  const Vec3 half{0.05f, 0.03f, 0.05f};
-  const tp::RigidBodyDef def = tp::uniform_body(tp::box_geometry(half), 500.0f);
+  const tp::RigidBodyDef def = tp::uniform_body(tp::box_geometry(kHalf), kDensity);
   for (int k = 0; k < n; ++k) {
-    const int i = k % side, j = (k / side) % side, layer = k / (side * side);
     tp::RigidBodyState s;
-    s.pose.position = Vec3{0.2f + 0.2f * i, half.y * (2 * layer + 1), 0.2f + 0.2f * j};
+    s.pose.position = place(k, n);
     world.add_body(def, s);
   }
-  return world;
+  const Vec3 gravity{0.0f, -9.81f, 0.0f};
+  for (int k = 0; k < 500; ++k) world.step(kDt, gravity);
+  std::vector<Vec3> start(n), now(n);
+  for (int k = 0; k < n; ++k) start[k] = world.state(k).pose.position;
+  Result r;
+  for (int step = 0; step < steps; ++step) {
+    world.step(kDt, gravity);
+    const tp::RigidStepTimes& t = world.times();
+    r.build += t.build_ms;
+    r.simulate += t.simulate_ms;
+    r.teardown += t.teardown_ms;
+    r.contacts += world.contact_stats().count;
+    for (int k = 0; k < n; ++k) now[k] = world.state(k).pose.position;
+    r.drift = std::max(r.drift, farthest(start, now));
+  }
+  r.build /= steps, r.simulate /= steps, r.teardown /= steps, r.contacts /= steps;
+  r.total = r.build + r.simulate + r.teardown;
+  return r;
+}
+
+// The same boxes, floor, materials and solver settings in one Bullet world kept for the run.
+Result persistent(int n, int iterations, int steps) {
+  btDefaultCollisionConfiguration config;
+  btCollisionDispatcher dispatcher(&config);
+  btDbvtBroadphase broadphase;
+  btSequentialImpulseConstraintSolver solver;
+  btDiscreteDynamicsWorld world(&dispatcher, &broadphase, &solver, &config);
+  world.setGravity(btVector3(0, -9.81f, 0));
+  btContactSolverInfo& info = world.getSolverInfo();
+  const tp::RigidSolverSettings settings;
+  info.m_numIterations = iterations;
+  info.m_splitImpulse = 1;
+  info.m_splitImpulsePenetrationThreshold = 0.0f;
+  info.m_erp2 = settings.split_erp;
+  info.m_linearSlop = settings.slop;
+  info.m_solverMode |= SOLVER_RANDMIZE_ORDER;
+  const float friction = std::sqrt(tp::BodyMaterial{}.friction);
+  const float restitution = std::sqrt(tp::BodyMaterial{}.restitution);
+  btBoxShape floor_shape(btVector3(1.5f, 0.5f, 1.5f));  // as set_tank's floor
+  floor_shape.setMargin(0.004f);
+  btCollisionObject floor;
+  floor.setCollisionShape(&floor_shape);
+  floor.setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(0.5f, -0.5f, 0.5f)));
+  floor.setFriction(friction);
+  floor.setRestitution(restitution);
+  floor.setContactProcessingThreshold(0.0f);
+  world.addCollisionObject(&floor, btBroadphaseProxy::StaticFilter,
+                           btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::StaticFilter);
+  btBoxShape box(btVector3(kHalf.x, kHalf.y, kHalf.z));
+  box.setMargin(std::min(0.004f, 0.1f * kHalf.y));
+  const tp::RigidBodyDef def = tp::uniform_body(tp::box_geometry(kHalf), kDensity);
+  std::vector<std::unique_ptr<btRigidBody>> bodies;
+  for (int k = 0; k < n; ++k) {
+    btRigidBody::btRigidBodyConstructionInfo ci(
+        def.mass, nullptr, &box, btVector3(def.inertia.x, def.inertia.y, def.inertia.z));
+    const Vec3 p = place(k, n);
+    ci.m_startWorldTransform = btTransform(btQuaternion::getIdentity(), btVector3(p.x, p.y, p.z));
+    ci.m_friction = friction;
+    ci.m_restitution = restitution;
+    bodies.push_back(std::make_unique<btRigidBody>(ci));
+    bodies.back()->setContactProcessingThreshold(0.0f);
+    world.addRigidBody(bodies.back().get());
+    bodies.back()->forceActivationState(DISABLE_DEACTIVATION);
+  }
+  const auto positions = [&] {
+    std::vector<Vec3> out;
+    for (const auto& b : bodies) {
+      const btVector3 p = b->getCenterOfMassPosition();
+      out.push_back(Vec3{p.x(), p.y(), p.z()});
+    }
+    return out;
+  };
+  for (int k = 0; k < 500; ++k) world.stepSimulation(kDt, 0);
+  const std::vector<Vec3> start = positions();
+  Result r;
+  for (int step = 0; step < steps; ++step) {
+    const Clock::time_point t0 = Clock::now();
+    world.stepSimulation(kDt, 0);
+    r.simulate += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    for (int i = 0; i < dispatcher.getNumManifolds(); ++i)
+      r.contacts += dispatcher.getManifoldByIndexInternal(i)->getNumContacts();
+    r.drift = std::max(r.drift, farthest(start, positions()));
+  }
+  for (auto& b : bodies) world.removeRigidBody(b.get());
+  world.removeCollisionObject(&floor);
+  r.simulate /= steps, r.contacts /= steps;
+  r.total = r.simulate;
+  return r;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
-  const float dt = 0.002f;
-  const Vec3 gravity{0.0f, -9.81f, 0.0f};
   std::printf("rigid world, dt %.1f ms, %d timed steps after 1 s of settling (ms per step)\n",
-              dt * 1e3f, steps);
-  std::printf("%6s %10s %9s %9s %9s %9s %9s %9s\n", "bodies", "iterations", "contacts", "build",
-              "simulate", "teardown", "total", "rebuild%");
+              kDt * 1e3f, steps);
+  std::printf("%6s %10s %11s %9s %8s %8s %8s %8s %8s %9s\n", "bodies", "iterations", "world",
+              "contacts", "build", "simulate", "teardown", "total", "rebuild", "drift[mm]");
   for (const int n : {8, 64}) {
     for (const int iterations : {10, 20, 40}) {
-      tp::RigidWorld world = pile(n, iterations);
-      for (int k = 0; k < 500; ++k) world.step(dt, gravity);
-      tp::RigidStepTimes sum;
-      long contacts = 0;
-      for (int k = 0; k < steps; ++k) {
-        world.step(dt, gravity);
-        const tp::RigidStepTimes& t = world.times();
-        sum.build_ms += t.build_ms;
-        sum.simulate_ms += t.simulate_ms;
-        sum.teardown_ms += t.teardown_ms;
-        contacts += world.contact_stats().count;
-      }
-      const double total = sum.total();
-      std::printf("%6d %10d %9.1f %9.4f %9.4f %9.4f %9.4f %8.1f%%\n", n, iterations,
-                  static_cast<double>(contacts) / steps, sum.build_ms / steps,
-                  sum.simulate_ms / steps, sum.teardown_ms / steps, total / steps,
-                  100.0 * (sum.build_ms + sum.teardown_ms) / total);
+      const Result kept = persistent(n, iterations, steps);
+      const Result r = rebuilt(n, iterations, steps);
+      std::printf("%6d %10d %11s %9.1f %8.4f %8.4f %8.4f %8.4f %8s %9.3f\n", n, iterations,
+                  "persistent", kept.contacts, 0.0, kept.simulate, 0.0, kept.total, "",
+                  kept.drift * 1e3f);
+      std::printf("%6d %10d %11s %9.1f %8.4f %8.4f %8.4f %8.4f %+7.0f%% %9.3f\n", n, iterations,
+                  "rebuilt", r.contacts, r.build, r.simulate, r.teardown, r.total,
+                  100.0 * (r.total / kept.total - 1.0), r.drift * 1e3f);
     }
   }
   return 0;
