@@ -2,7 +2,6 @@
 #include "sim/bodies/rigid_world.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
-#include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <utility>
 
 #include "sim/bodies/rigid_grab.h"
+#include "sim/bodies/rigid_shape.h"
 
 namespace tp {
 namespace {
@@ -39,83 +39,14 @@ bool finite(const RigidBodyState& s) {
          finite(s.motion.angular_velocity);
 }
 
-// The collision margin of a box (Bullet rounds its edges by it; the outer size is kept):
-// Bullet's 4 cm default is half the height of a small box.
-float box_margin(Vec3 h) { return std::min(0.004f, 0.1f * std::min(h.x, std::min(h.y, h.z))); }
-constexpr float kMeshMargin = 0.001f;  // [m] a dynamic mesh's triangles, inflated by this
-
-bool same_geometry(const BodyGeometry& a, const BodyGeometry& b) {
-  if (a.shape != b.shape) return false;
-  switch (a.shape) {
-    case BodyShape::Sphere:
-      return a.radius == b.radius;
-    case BodyShape::Box:
-      return a.half_extent.x == b.half_extent.x && a.half_extent.y == b.half_extent.y &&
-             a.half_extent.z == b.half_extent.z;
-    case BodyShape::Capsule:
-      return a.radius == b.radius && a.half_height == b.half_height;
-    case BodyShape::Mesh:
-      return a.mesh_vertices == b.mesh_vertices && a.mesh_indices == b.mesh_indices;
-  }
-  return false;
-}
-
-// A collision shape and the geometry it was built from (which keeps a mesh's arrays alive
-// for Bullet's mesh interface). Immutable once built: Bullet only reads it.
-struct Shape {
-  BodyGeometry geometry;
-  std::unique_ptr<btTriangleIndexVertexArray> mesh;
-  std::unique_ptr<btCollisionShape> shape;  // (destroyed before the mesh it reads)
-
-  void build(const BodyGeometry& g, bool dynamic) {
-    shape.reset();
-    mesh.reset();
-    geometry = g;
-    switch (g.shape) {
-      case BodyShape::Sphere:
-        shape = std::make_unique<btSphereShape>(g.radius);
-        break;
-      case BodyShape::Box:
-        shape = std::make_unique<btBoxShape>(to_bt(g.half_extent));
-        shape->setMargin(box_margin(g.half_extent));
-        break;
-      case BodyShape::Capsule:  // along local y; Bullet's height is the cylinder's length
-        shape = std::make_unique<btCapsuleShape>(g.radius, 2.0f * g.half_height);
-        break;
-      case BodyShape::Mesh: {
-        btIndexedMesh part;
-        part.m_numTriangles = static_cast<int>(g.mesh_indices->size() / 3);
-        part.m_triangleIndexBase = reinterpret_cast<const unsigned char*>(g.mesh_indices->data());
-        part.m_triangleIndexStride = 3 * sizeof(uint32_t);
-        part.m_numVertices = static_cast<int>(g.mesh_vertices->size());
-        part.m_vertexBase = reinterpret_cast<const unsigned char*>(g.mesh_vertices->data());
-        part.m_vertexStride = sizeof(Vec3);
-        part.m_indexType = PHY_INTEGER;
-        part.m_vertexType = PHY_FLOAT;
-        mesh = std::make_unique<btTriangleIndexVertexArray>();
-        mesh->addIndexedMesh(part, PHY_INTEGER);
-        if (dynamic) {
-          auto gimpact = std::make_unique<btGImpactMeshShape>(mesh.get());
-          gimpact->setMargin(kMeshMargin);
-          gimpact->updateBound();
-          shape = std::move(gimpact);
-        } else {
-          shape = std::make_unique<btBvhTriangleMeshShape>(mesh.get(), true, true);
-        }
-        break;
-      }
-    }
-  }
-};
-
 struct Body {
   RigidBodyDef def;
   RigidBodyState state;
-  Shape shape;
+  CollisionShape shape;
 };
 
 struct Static {
-  Shape shape;
+  CollisionShape shape;
   RigidPose pose;
   BodyMaterial material;
 };
@@ -257,7 +188,6 @@ void RigidWorld::set_tank(Vec3 lo, Vec3 hi, int dimensions, BodyMaterial materia
       *cc = side ? face + 0.5f * t : face - 0.5f * t;
       Static wall;
       wall.shape.build(box_geometry(h), false);
-      wall.shape.shape->setMargin(0.004f);
       wall.pose = RigidPose{c, quat_identity()};
       wall.material = material;
       m.walls.push_back(std::move(wall));
@@ -383,7 +313,7 @@ RigidContactStats RigidWorld::contact_stats() const {
 // carries the square root and the product is the geometric mean.
 void RigidWorld::Impl::add_static(Scratch& s, const Static& c) const {
   auto object = std::make_unique<btCollisionObject>();
-  object->setCollisionShape(c.shape.shape.get());
+  object->setCollisionShape(c.shape.get());
   object->setWorldTransform(to_bt(c.pose));
   object->setFriction(std::sqrt(c.material.friction));
   object->setRestitution(std::sqrt(c.material.restitution));
@@ -399,7 +329,7 @@ btRigidBody* RigidWorld::Impl::add_body(Scratch& s, int index) {
   Body& b = bodies[index];
   const bool kinematic = b.def.kinematic;
   btRigidBody::btRigidBodyConstructionInfo info(
-      kinematic ? 0.0f : b.def.mass, nullptr, b.shape.shape.get(),
+      kinematic ? 0.0f : b.def.mass, nullptr, b.shape.get(),
       kinematic ? btVector3(0, 0, 0) : to_bt(b.def.inertia));
   info.m_startWorldTransform = to_bt(b.state.pose);
   info.m_friction = std::sqrt(b.def.material.friction);
@@ -429,6 +359,7 @@ void RigidWorld::Impl::read_contacts(Scratch& s) {
     const btPersistentManifold* manifold = d.getManifoldByIndexInternal(i);
     for (int k = 0; k < manifold->getNumContacts(); ++k) {
       const btManifoldPoint& p = manifold->getContactPoint(k);
+      if (p.getDistance() > 0.0f) continue;  // near, not touching: the solver left it out
       RigidContact c;
       c.body_a = manifold->getBody0()->getUserIndex();
       c.body_b = manifold->getBody1()->getUserIndex();
@@ -488,7 +419,7 @@ void RigidWorld::step(float dt, Vec3 gravity, const std::vector<Vec3>& force,
     Body& b = m.bodies[i];
     const auto name = [i] { return "rigid body " + std::to_string(i) + ": "; };
     std::string p = b.def.kinematic ? material_problem(b.def.material) : body_def_problem(b.def);
-    if (p.empty() && !same_geometry(b.shape.geometry, b.def.geometry)) {
+    if (p.empty() && !b.shape.built_from(b.def.geometry)) {
       p = geometry_problem(b.def.geometry);
       if (p.empty()) b.shape.build(b.def.geometry, true);
     }

@@ -21,13 +21,14 @@
 
 namespace tp {
 
-// A contact point of the last step, as detected at the start of the step.
+// A contact point of the last step (touching or overlapping), as found at the start of the
+// step's last substep.
 struct RigidContact {
   int body_a = -1;       ///< body index, or -1 for the tank and static colliders
   int body_b = -1;       ///< body index, or -1 for the tank and static colliders
   Vec3 point{0, 0, 0};   ///< [m] on body b's surface
   Vec3 normal{0, 0, 0};  ///< unit, from b towards a
-  float depth = 0.0f;    ///< [m] > 0: the surfaces overlap by this much
+  float depth = 0.0f;    ///< [m] >= 0: the surfaces overlap by this much
   float impulse = 0.0f;  ///< [N s] the normal impulse the solver applied
 };
 
