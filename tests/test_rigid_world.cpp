@@ -87,10 +87,20 @@ TEST(RigidWorld, ThreeBoxesStayStackedForTenSeconds) {
     world.add_body(def, at(start.back()));
   }
   const float dt = 0.002f;
-  float drift = 0.0f, tilt = 0.0f, penetration = 0.0f;
+  float drift = 0.0f, tilt = 0.0f, penetration = 0.0f, worst_load = 0.0f;
   for (int step = 0; step < 5000; ++step) {  // 10 s
     world.step(dt, kGravity);
     penetration = std::max(penetration, world.contact_stats().max_penetration);
+    // Each box touches only the one below it (or the floor), which carries the weight above.
+    float load[3] = {0, 0, 0};
+    for (const RigidContact& c : world.contacts()) {
+      const int upper = std::max(c.body_a, c.body_b), lower = std::min(c.body_a, c.body_b);
+      ASSERT_EQ(lower, upper - 1);
+      load[upper] += c.impulse / dt;
+    }
+    if (step > 100)
+      for (int k = 0; k < 3; ++k)
+        worst_load = std::max(worst_load, std::fabs(load[k] / ((3 - k) * def.mass * kG) - 1.0f));
     for (int k = 0; k < 3; ++k) {
       drift = std::max(drift, distance(world.state(k).pose.position, start[k]));
       tilt = std::max(tilt, tilt_degrees(world.state(k).pose.orientation));
@@ -98,8 +108,9 @@ TEST(RigidWorld, ThreeBoxesStayStackedForTenSeconds) {
   }
   std::printf(
       "stack of 3 for 10 s: largest drift %.3f mm, tilt %.4f deg, overlap %.3f mm, "
-      "%d contact points at the end\n",
-      drift * 1e3f, tilt, penetration * 1e3f, world.contact_stats().count);
+      "%d contact points at the end, loads within %.2f %% of the weights\n",
+      drift * 1e3f, tilt, penetration * 1e3f, world.contact_stats().count, worst_load * 100.0f);
+  EXPECT_LT(worst_load, 0.02f);
   EXPECT_LT(drift, 0.005f);
   EXPECT_LT(tilt, 1.0f);
   for (int k = 0; k < 3; ++k) EXPECT_LT(vec_length(world.state(k).motion.velocity), 1e-2f);
@@ -198,6 +209,17 @@ TEST(RigidWorld, TwoRunsFromTheSameStartAreBitwiseIdentical) {
   EXPECT_TRUE(same_bits(a, b));
   EXPECT_GT(a.contact_stats().count, 10);  // they do touch
   EXPECT_TRUE(a.warning().empty()) << a.warning();
+  // The other solver paths: substeps, and the constraints in their fixed order.
+  RigidSolverSettings settings;
+  settings.substeps = 3;
+  settings.randomize_order = false;
+  RigidWorld c, d;
+  for (RigidWorld* w : {&c, &d}) {
+    build_pile(*w);
+    w->set_solver(settings);
+    run_pile(*w, 0, 250);
+  }
+  EXPECT_TRUE(same_bits(c, d));
 }
 
 TEST(RigidWorld, StatesCopiedIntoAFreshWorldContinueBitwise) {
@@ -392,6 +414,26 @@ TEST(RigidWorld, KinematicBodyMovesByItsVelocityOnly) {
   EXPECT_EQ(s.pose.position.z, 0.5f);
   EXPECT_NEAR(2.0f * std::atan2(s.pose.orientation.y, s.pose.orientation.w), 0.3f * t, 1e-5f);
   EXPECT_GT(world.state(1).pose.position.x, 0.6f);  // the box it met was pushed along
+}
+
+TEST(RigidWorld, RemovedBodiesAndChangedShapes) {
+  RigidWorld world;
+  world.set_tank({0, 0, 0}, {1, 1, 1}, 3);
+  const RigidBodyDef def = uniform_body(box_geometry({0.05f, 0.05f, 0.05f}), 500.0f);
+  for (int k = 0; k < 3; ++k) world.add_body(def, at({0.2f + 0.3f * k, 0.05f, 0.5f}));
+  world.set_grab(2, {0, 0, 0}, {0.8f, 0.5f, 0.5f}, 5.0f, 0.7f, 100.0f);
+  world.remove_body(0);
+  ASSERT_EQ(world.size(), 2u);
+  EXPECT_EQ(world.state(0).pose.position.x, 0.5f);  // the others moved down by one
+  EXPECT_EQ(world.grabbed_body(), 1);
+  world.remove_body(1);
+  EXPECT_EQ(world.grabbed_body(), -1);
+  // A taller box, given through def(): its shape is rebuilt and it stands on the floor.
+  world.def(0).geometry = box_geometry({0.05f, 0.1f, 0.05f});
+  world.state(0).pose.position.y = 0.1f;
+  for (int step = 0; step < 250; ++step) world.step(0.002f, kGravity);
+  EXPECT_NEAR(world.state(0).pose.position.y, 0.1f, 0.001f);
+  EXPECT_TRUE(world.warning().empty()) << world.warning();
 }
 
 TEST(RigidWorld, BadInputIsRejectedWithAMessageOrClamped) {
