@@ -99,14 +99,18 @@ struct Dispatch {
 
 // Everything of Bullet that lives for one step. Declared so that the world goes first and
 // the collision objects last (the world's destructor reads their broadphase handles).
+// The broadphase tests every pair of boxes around the objects: built afresh each step, that
+// is faster than a tree (btDbvtBroadphase) up to 512 bodies at least (tp_bench_rigid: 64
+// bodies 0.08 against 0.15 ms a step apart, 0.68 against 0.80 stacked; 512: 1.3 against 1.9,
+// 8.5 against 12.9).
 struct Scratch {
   Dispatch& d;
   std::vector<std::unique_ptr<btCollisionObject>> objects;
-  btDbvtBroadphase broadphase;
+  btSimpleBroadphase broadphase;
   btSequentialImpulseConstraintSolver solver;
   OneStepWorld world{&d.dispatcher, &broadphase, &solver, &d.config};
 
-  explicit Scratch(Dispatch& dispatch) : d(dispatch) {}
+  Scratch(Dispatch& dispatch, int max_objects) : d(dispatch), broadphase(max_objects) {}
   // The pairs go first, last to first (each removal O(1)), with their algorithms and
   // manifolds: left to the world's destructor, every object's removal scans all the pairs.
   ~Scratch() {
@@ -397,7 +401,8 @@ void RigidWorld::step(float dt, Vec3 gravity, const std::vector<Vec3>& force,
     m.warn("rigid world: contacts outlived the last step; the collision tables are rebuilt");
     m.dispatch = std::make_unique<Dispatch>();
   }
-  auto scratch = std::make_unique<Scratch>(*m.dispatch);
+  const int objects = static_cast<int>(m.walls.size() + m.statics.size()) + n;
+  auto scratch = std::make_unique<Scratch>(*m.dispatch, std::max(objects, 1));
   Scratch& s = *scratch;
   btContactSolverInfo& info = s.world.getSolverInfo();
   info.m_numIterations = m.settings.iterations;
