@@ -5,12 +5,14 @@
 // this header: no Bullet type shows here.
 //
 // Exact replay and restore: a step is a pure function of the bodies' states and the step's
-// inputs. Bullet's world is rebuilt from our state every step (a fresh broadphase,
-// dispatcher, solver and rigid bodies, added in index order; sleeping off) and thrown away
-// after it, so that no contact cache, warm-starting impulse or sleeping timer outlives the
-// step. Copying the states (RigidBodyState) into a world with the same definitions, tank and
-// static colliders continues bit for bit (on the same build and machine). Only the collision
-// shapes, which are immutable, live between steps. docs/bodies.md says what that costs.
+// inputs. Bullet's world is rebuilt from our state every step (a fresh broadphase, solver,
+// world and rigid bodies, added in index order; sleeping off) and thrown away after it, so
+// that no contact cache, warm-starting impulse or sleeping timer outlives the step; even the
+// solver's shuffle is seeded by the state. Copying the states (RigidBodyState) into a world
+// with the same definitions, tank, static colliders and grab continues bit for bit (on the
+// same build and machine). What lives between steps holds no contact: the collision shapes
+// (immutable) and Bullet's tables of collision algorithms with their memory pools (empty
+// after each step, which step() checks). docs/bodies.md says what the rebuild costs.
 #pragma once
 
 #include <memory>
