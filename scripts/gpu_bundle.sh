@@ -11,7 +11,7 @@
 #   glad/              glad's output and the arguments it was made with
 #   MANIFEST           packages, versions and sizes; dependencies left to the GPU machine
 # Nothing is installed. The total is kept well under the 64 MiB a device call carries
-# (about 8 MiB; see docs/gpu-check.md). Needs: apt-get, dpkg-deb, glad (python3-glad).
+# (about 10 MiB; see docs/gpu-check.md). Needs: apt-get, dpkg-deb, glad (python3-glad).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +37,9 @@ packages=(
   libimgui-dev libstb-dev libstb0 libglm-dev nlohmann-json3-dev
   # GoogleTest and GoogleMock (find_package(GTest): the config names both)
   libgtest-dev libgmock-dev
+  # Bullet (pkg-config bullet): the rigid bodies' contacts (src/sim/bodies); the libraries
+  # themselves are libbullet3.24's
+  libbullet-dev libbullet3.24
   # pkg-config itself (pkgconf), which CMake's FindPkgConfig needs
   pkgconf pkgconf-bin libpkgconf3
 )
