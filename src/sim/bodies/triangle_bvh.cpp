@@ -67,7 +67,9 @@ constexpr uint32_t kLeafMax = 4;  ///< at most this many triangles stay in a lea
 // and c; edge ab where p is beyond ab's line on the far side from c and between a and b (the
 // barycentric vc <= 0, d1 >= 0, d3 <= 0), likewise ca (vb) and bc (va); else the face, at
 // barycentric (va, vb, vc) / (va + vb + vc).
-TrianglePoint closest_point_on_triangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
+namespace {
+// (Inline in the query's loop: the function below is its public name.)
+TP_INLINE TrianglePoint closest_on_triangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
   const Vec3 ab = b - a, ac = c - a, ap = p - a;
   const float d1 = dot(ab, ap), d2 = dot(ac, ap);
   if (d1 <= 0.0f && d2 <= 0.0f) return TrianglePoint{a, TriangleFeature::Vertex, 0};
@@ -98,6 +100,11 @@ TrianglePoint closest_point_on_triangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
     return on_degenerate(p, a, b, c);
   const float v = vb / sum, w = vc / sum;
   return TrianglePoint{a + ab * v + ac * w, TriangleFeature::Face, 0};
+}
+}  // namespace
+
+TrianglePoint closest_point_on_triangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c) {
+  return closest_on_triangle(p, a, b, c);
 }
 
 TriangleBvh::TriangleBvh(const TriangleSoup& mesh) { build(mesh); }
@@ -136,6 +143,7 @@ void TriangleBvh::build(const TriangleSoup& mesh) {
     node.hi = box.hi;
     node.first = task.begin;
     node.count = task.end - task.begin;
+    fit_slab(&node, task.begin, task.end, order, mesh);
     if (node.count <= kLeafMax) continue;
     // The binned SAH's best plane over the three axes: the cost nL area(L) + nR area(R).
     float best_cost = std::numeric_limits<float>::max();
@@ -198,13 +206,46 @@ void TriangleBvh::build(const TriangleSoup& mesh) {
     tasks.push_back(Task{left + 1, mid, task.end, task.depth + 1});
   }
   triangles_.resize(n);
+  planes_.resize(n);
   original_ = order;
   slot_.assign(n, 0);
   for (size_t s = 0; s < n; ++s) {
     const std::array<uint32_t, 3>& t = mesh.triangles[order[s]];
     triangles_[s] = {mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]]};
+    const Vec3 normal =
+        cross(triangles_[s][1] - triangles_[s][0], triangles_[s][2] - triangles_[s][0]);
+    const float area2 = length(normal);  // none: a plane through nothing, never a bound
+    const Vec3 unit = area2 > 0.0f ? normal * (1.0f / area2) : Vec3{0.0f, 0.0f, 0.0f};
+    planes_[s] = Vec4{unit.x, unit.y, unit.z, dot(unit, triangles_[s][0])};
     slot_[order[s]] = uint32_t(s);
   }
+}
+
+void TriangleBvh::fit_slab(Node* node, uint32_t begin, uint32_t end,
+                           const std::vector<uint32_t>& order, const TriangleSoup& mesh) const {
+  Vec3 sum{0.0f, 0.0f, 0.0f};  // area-weighted (twice the area) normals
+  for (uint32_t i = begin; i < end; ++i) {
+    const std::array<uint32_t, 3>& t = mesh.triangles[order[i]];
+    const Vec3 a = mesh.vertices[t[0]];
+    sum += cross(mesh.vertices[t[1]] - a, mesh.vertices[t[2]] - a);
+  }
+  const float n = length(sum);
+  node->axis = n > 0.0f ? sum * (1.0f / n) : Vec3{1.0f, 0.0f, 0.0f};
+  node->slab_lo = std::numeric_limits<float>::max();
+  node->slab_hi = -std::numeric_limits<float>::max();
+  for (uint32_t i = begin; i < end; ++i) {
+    for (uint32_t v : mesh.triangles[order[i]]) {
+      const float d = dot(node->axis, mesh.vertices[v]);
+      node->slab_lo = minf(node->slab_lo, d);
+      node->slab_hi = maxf(node->slab_hi, d);
+    }
+  }
+}
+
+TP_INLINE float TriangleBvh::bound2(const Node& node, Vec3 p) {
+  const float d = dot(node.axis, p);
+  const float slab = maxf(maxf(node.slab_lo - d, d - node.slab_hi), 0.0f);
+  return maxf(box_distance2(p, node.lo, node.hi), slab * slab);
 }
 
 ClosestPoint TriangleBvh::closest_point(Vec3 p, uint32_t hint) const {
@@ -213,8 +254,12 @@ ClosestPoint TriangleBvh::closest_point(Vec3 p, uint32_t hint) const {
   uint32_t best_slot = kNoHint;
   TrianglePoint best_point;
   const auto visit = [&](uint32_t s) {
+    // The distance to the triangle's plane first: no nearer than that, and cheaper.
+    const Vec4& plane = planes_[s];
+    const float above = dot(Vec3{plane.x, plane.y, plane.z}, p) - plane.w;
+    if (above * above >= best2) return;
     const std::array<Vec3, 3>& t = triangles_[s];
-    const TrianglePoint q = closest_point_on_triangle(p, t[0], t[1], t[2]);
+    const TrianglePoint q = closest_on_triangle(p, t[0], t[1], t[2]);
     const float d2 = length2(p - q.point);
     if (d2 < best2) {
       best2 = d2;
@@ -238,7 +283,7 @@ ClosestPoint TriangleBvh::closest_point(Vec3 p, uint32_t hint) const {
     stack = deep.data();
   }
   int top = 0;
-  stack[top++] = Entry{0, box_distance2(p, nodes_[0].lo, nodes_[0].hi)};
+  stack[top++] = Entry{0, bound2(nodes_[0], p)};
   while (top > 0) {
     const Entry e = stack[--top];
     if (e.d2 >= best2) continue;
@@ -249,7 +294,7 @@ ClosestPoint TriangleBvh::closest_point(Vec3 p, uint32_t hint) const {
     }
     const Node& l = nodes_[node.first];
     const Node& r = nodes_[node.first + 1];
-    const float dl = box_distance2(p, l.lo, l.hi), dr = box_distance2(p, r.lo, r.hi);
+    const float dl = bound2(l, p), dr = bound2(r, p);
     if (dl <= dr) {
       if (dr < best2) stack[top++] = Entry{node.first + 1, dr};
       if (dl < best2) stack[top++] = Entry{node.first, dl};

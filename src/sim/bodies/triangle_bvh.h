@@ -51,16 +51,26 @@ class TriangleBvh {
   int depth() const { return depth_; }
 
  private:
+  // Its triangles lie in the box [lo, hi] and in the slab axis . x in [slab_lo, slab_hi], the
+  // axis their mean normal: for a nearly flat group, the slab is much closer to its triangles
+  // than the box is (a point inside a sphere is as near to every box of its surface).
   struct Node {
     Vec3 lo;
     uint32_t first;  ///< a leaf's first slot in triangles_; an inner node's left child
     Vec3 hi;
     uint32_t count;  ///< a leaf's triangles; 0 for an inner node (right child = first + 1)
+    Vec3 axis;       ///< unit
+    float slab_lo, slab_hi;
   };
   void build(const TriangleSoup& mesh);
+  void fit_slab(Node* node, uint32_t begin, uint32_t end, const std::vector<uint32_t>& order,
+                const TriangleSoup& mesh) const;
+  // The square of a lower bound on the distance from p to the node's triangles.
+  static float bound2(const Node& node, Vec3 p);
 
   std::vector<Node> nodes_;
   std::vector<std::array<Vec3, 3>> triangles_;  ///< in leaf order
+  std::vector<Vec4> planes_;                    ///< theirs: unit normal, offset (n . a)
   std::vector<uint32_t> original_;              ///< leaf slot -> mesh triangle
   std::vector<uint32_t> slot_;                  ///< mesh triangle -> leaf slot
   int depth_ = 0;
