@@ -6,8 +6,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -117,13 +119,18 @@ std::string ply_ascii(const TriangleSoup& m) {
   return s + "2 1.5 2.5\n";
 }
 
+// A value's bytes, in the file's byte order (this machine's is little-endian).
 template <class T>
-void put(std::string* s, T v) {
-  s->append(reinterpret_cast<const char*>(&v), sizeof v);
+void put(std::string* s, T v, bool big) {
+  char bytes[sizeof v];
+  std::memcpy(bytes, &v, sizeof v);
+  if (big) std::reverse(bytes, bytes + sizeof v);
+  s->append(bytes, sizeof v);
 }
 
-std::string ply_binary(const TriangleSoup& m, bool doubles) {
-  std::string s = "ply\nformat binary_little_endian 1.0\nelement vertex " +
+std::string ply_binary(const TriangleSoup& m, bool doubles, bool big = false) {
+  std::string s = std::string("ply\nformat ") +
+                  (big ? "binary_big_endian" : "binary_little_endian") + " 1.0\nelement vertex " +
                   std::to_string(m.vertices.size()) +
                   (doubles ? "\nproperty double x\nproperty double y\nproperty double z\n"
                            : "\nproperty float x\nproperty float y\nproperty float z\n") +
@@ -132,19 +139,12 @@ std::string ply_binary(const TriangleSoup& m, bool doubles) {
                            : "\nproperty list int uint vertex_index\n") +
                   "property uchar flags\nend_header\n";
   for (const Vec3& v : m.vertices) {
-    if (doubles) {
-      put(&s, double(v.x)), put(&s, double(v.y)), put(&s, double(v.z));
-    } else {
-      put(&s, v.x), put(&s, v.y), put(&s, v.z);
-    }
+    for (float c : {v.x, v.y, v.z}) doubles ? put(&s, double(c), big) : put(&s, c, big);
   }
   for (const auto& t : m.triangles) {
-    if (doubles)
-      put(&s, uint8_t(3));
-    else
-      put(&s, int32_t(3));
-    for (uint32_t v : t) doubles ? put(&s, int32_t(v)) : put(&s, uint32_t(v));
-    put(&s, uint8_t(0));
+    doubles ? put(&s, uint8_t(3), big) : put(&s, int32_t(3), big);
+    for (uint32_t v : t) doubles ? put(&s, int32_t(v), big) : put(&s, uint32_t(v), big);
+    put(&s, uint8_t(0), big);
   }
   return s;
 }
@@ -160,7 +160,9 @@ TEST(MeshCollider, PlyBinaryAndAsciiReadTheSameMesh) {
   ASSERT_TRUE(binary) << error;
   const auto floats = parse_triangle_mesh(ply_binary(torus, false), "torus.ply", 1.0f, &error);
   ASSERT_TRUE(floats) << error;
-  for (const TriangleSoup* m : {&*ascii, &*binary, &*floats}) {
+  const auto big = parse_triangle_mesh(ply_binary(torus, false, true), "big.ply", 1.0f, &error);
+  ASSERT_TRUE(big) << error;
+  for (const TriangleSoup* m : {&*ascii, &*binary, &*floats, &*big}) {
     ASSERT_EQ(m->vertices.size(), torus.vertices.size());
     ASSERT_EQ(m->triangles.size(), torus.triangles.size());
     for (size_t v = 0; v < torus.vertices.size(); ++v) {
@@ -221,6 +223,23 @@ TEST(MeshCollider, MalformedFilesGiveMessages) {
   EXPECT_NE(error.find("missing.obj: cannot open"), std::string::npos) << error;
   EXPECT_FALSE(parse_triangle_mesh("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "s.obj", -1.0f, &error));
   EXPECT_NE(error.find("scale"), std::string::npos) << error;
+
+  // Files with bytes changed at random: read, or a message naming them; never a crash.
+  std::mt19937 rng(9);
+  const TriangleSoup small = make_box_mesh(Vec3{1, 1, 1}, 2);
+  const std::string originals[] = {ply_binary(small, true), ply_binary(small, false, true),
+                                   ply_ascii(small), obj_text(small)};
+  const char* names[] = {"a.ply", "b.ply", "c.ply", "d.obj"};
+  for (int n = 0; n < 400; ++n) {
+    std::string bytes = originals[n % 4];
+    for (int k = 0; k < 1 + n % 5; ++k) {
+      bytes[rng() % bytes.size()] = char(n % 3 == 0 ? "0123456789 \n-e."[rng() % 15] : rng() % 256);
+    }
+    error.clear();
+    if (!parse_triangle_mesh(bytes, names[n % 4], 1.0f, &error)) {
+      EXPECT_EQ(error.rfind(std::string(names[n % 4]) + ": ", 0), 0u) << n << ": " << error;
+    }
+  }
 
   // A binary file cut short at every length: a message each time, never a crash.
   const std::string whole = ply_binary(make_box_mesh(Vec3{1, 1, 1}), true);
