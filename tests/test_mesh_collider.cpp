@@ -221,6 +221,9 @@ TEST(MeshCollider, MalformedFilesGiveMessages) {
   std::string error;
   EXPECT_FALSE(load_triangle_mesh((temp_dir() / "missing.obj").string(), 1.0f, &error));
   EXPECT_NE(error.find("missing.obj: cannot open"), std::string::npos) << error;
+  fs::create_directories(temp_dir() / "folder.obj");
+  EXPECT_FALSE(load_triangle_mesh((temp_dir() / "folder.obj").string(), 1.0f, &error));
+  EXPECT_NE(error.find("folder.obj: is a folder"), std::string::npos) << error;
   EXPECT_FALSE(parse_triangle_mesh("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "s.obj", -1.0f, &error));
   EXPECT_NE(error.find("scale"), std::string::npos) << error;
 

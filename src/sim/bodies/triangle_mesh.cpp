@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -184,12 +186,23 @@ std::optional<TriangleSoup> parse_triangle_mesh(std::string_view bytes, const st
 
 std::optional<TriangleSoup> load_triangle_mesh(const std::string& path, float scale,
                                                std::string* error) {
+  std::error_code code;
+  if (std::filesystem::is_directory(path, code)) {
+    fail(error, path + ": is a folder, not a mesh file");
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     fail(error, path + ": cannot open the mesh file (" + std::strerror(errno) + ")");
     return std::nullopt;
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {  // (a read error inside the stream buffer throws, whatever the stream's mask)
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::exception& e) {
+    fail(error, path + ": cannot read the mesh file (" + e.what() + ")");
+    return std::nullopt;
+  }
   if (in.bad()) {
     fail(error, path + ": cannot read the mesh file");
     return std::nullopt;
