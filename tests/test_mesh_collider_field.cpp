@@ -262,7 +262,23 @@ TEST(MeshCollider, SettingsThatMakeNoFieldAreRefused) {
 
 // ---- the shipped meshes -----------------------------------------------------------------------
 
+// The generalised winding number of a closed mesh at p: the triangles' solid angles (Van
+// Oosterom & Strackee's formula) over 4 pi; 1 inside an outward-facing mesh, 0 outside. A
+// sign test independent of the distance field's pseudonormals.
+double winding_number(const TriangleSoup& m, Vec3 p) {
+  double total = 0.0;
+  for (const auto& t : m.triangles) {
+    const Vec3 a = m.vertices[t[0]] - p, b = m.vertices[t[1]] - p, c = m.vertices[t[2]] - p;
+    const double la = length(a), lb = length(b), lc = length(c);
+    const double det = dot(a, cross(b, c));
+    const double den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
+    total += 2.0 * std::atan2(det, den);
+  }
+  return total / (4.0 * M_PI);
+}
+
 TEST(MeshCollider, ShippedMeshesAreClosedSolids) {
+  std::mt19937 rng(13);
   const char* names[] = {"cup.obj", "boat_hull.obj", "duck.obj", "paddle_wheel.obj"};
   for (const char* name : names) {
     std::string error;
@@ -282,6 +298,21 @@ TEST(MeshCollider, ShippedMeshesAreClosedSolids) {
     EXPECT_LT(lowest, -0.5f * field->cell) << name;  // material more than half a cell thick
     EXPECT_GT(field->value.front(), 0.0f) << name;   // a corner of the grid: outside
     EXPECT_GT(field->value.back(), 0.0f) << name;
+    // The exact signed distance's sign against the winding number, at random points.
+    const SignedDistance distance(*mesh);
+    Vec3 lo, hi;
+    mesh_bounds(*mesh, &lo, &hi);
+    int inside = 0, disagree = 0;
+    for (int n = 0; n < 400; ++n) {
+      const Vec3 p = random_in(rng, lo, hi);
+      const float d = distance(p);
+      if (std::fabs(d) < 1e-4f) continue;
+      const bool in = winding_number(*mesh, p) > 0.5;
+      inside += in;
+      disagree += in != (d < 0.0f);
+    }
+    EXPECT_EQ(disagree, 0) << name;
+    EXPECT_GT(inside, 10) << name;
   }
   // The cup's wall is solid and its hollow empty.
   std::string error;
