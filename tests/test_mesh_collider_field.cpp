@@ -68,6 +68,9 @@ TEST(MeshCollider, BvhClosestPointEqualsBruteForce) {
         EXPECT_NEAR(length(q.point - c.point), 0.0f, 1e-6f);
       }
     }
+    const float nan = std::nanf("");
+    EXPECT_TRUE(std::isnan(bvh.closest_point(Vec3{nan, 0.0f, 0.0f}).distance));
+    EXPECT_TRUE(std::isnan(SignedDistance(mesh)(Vec3{0.0f, nan, 0.0f})));
   }
 }
 

@@ -269,7 +269,7 @@ ClosestPoint TriangleBvh::closest_point(Vec3 p, uint32_t hint) const {
   };
   if (triangles_.empty()) return best;
   if (hint < slot_.size()) visit(slot_[hint]);
-  // The nodes to visit with their boxes' squared distances: nearer child popped first.
+  // The nodes to visit with their squared lower bounds (bound2): nearer child popped first.
   struct Entry {
     uint32_t node;
     float d2;
@@ -302,6 +302,10 @@ ClosestPoint TriangleBvh::closest_point(Vec3 p, uint32_t hint) const {
       if (dl < best2) stack[top++] = Entry{node.first, dl};
       if (dr < best2) stack[top++] = Entry{node.first + 1, dr};
     }
+  }
+  if (best_slot == kNoHint) {  // no distance was a number: p was not
+    best.distance = std::numeric_limits<float>::quiet_NaN();
+    return best;
   }
   best.distance = std::sqrt(best2);
   best.point = best_point.point;

@@ -44,6 +44,7 @@ class TriangleBvh {
   explicit TriangleBvh(const TriangleSoup& mesh);
 
   // The surface's point closest to p. `hint`: a triangle to measure first (kNoHint: none).
+  // A p that is not finite gets a NaN distance (and triangle 0).
   ClosestPoint closest_point(Vec3 p, uint32_t hint = kNoHint) const;
 
   size_t node_count() const { return nodes_.size(); }
