@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -32,10 +33,44 @@ std::string lower_extension(const std::string& name) {
   return ext;
 }
 
+// The coordinates of every 'v' line, checked before tinyobjloader reads them: its own number
+// parser reads a word it does not know ("nan", "1,5") as 0, silently.
+bool check_obj_vertices(std::string_view bytes, const std::string& name, std::string* error) {
+  size_t at = 0;
+  for (int line = 1; at < bytes.size(); ++line) {
+    size_t end = bytes.find('\n', at);
+    if (end == std::string_view::npos) end = bytes.size();
+    const std::string_view text = bytes.substr(at, end - at);
+    at = end + 1;
+    if (text.size() < 2 || text[0] != 'v' || !std::isspace(static_cast<unsigned char>(text[1]))) {
+      continue;
+    }
+    size_t from = 1;
+    for (int k = 0; k < 3; ++k) {
+      while (from < text.size() && std::isspace(static_cast<unsigned char>(text[from]))) ++from;
+      size_t to = from;
+      while (to < text.size() && !std::isspace(static_cast<unsigned char>(text[to]))) ++to;
+      if (to == from) {
+        return fail(error, name + ": line " + std::to_string(line) + ": a vertex needs x, y and z");
+      }
+      const std::string word(text.substr(from, to - from));
+      from = to;
+      char* stop = nullptr;
+      const double value = std::strtod(word.c_str(), &stop);
+      if (stop != word.c_str() + word.size() || !std::isfinite(value)) {
+        return fail(error, name + ": line " + std::to_string(line) + ": '" + word +
+                               "' is not a finite number");
+      }
+    }
+  }
+  return true;
+}
+
 // OBJ through tinyobjloader: every shape's faces, triangulated (the loader splits polygons;
 // anything it leaves with more than three corners is split into a fan here).
 std::optional<TriangleSoup> parse_obj(std::string_view bytes, const std::string& name,
                                       std::string* error) {
+  if (!check_obj_vertices(bytes, name, error)) return std::nullopt;
   tinyobj::ObjReaderConfig config;
   config.triangulate = true;
   config.vertex_color = false;
