@@ -35,6 +35,8 @@ packages=(
   libgl-dev libglx-dev libopengl-dev libgl1 libglx0 libglvnd0 libopengl0
   # Dear ImGui (pkg-config imgui, which requires stb), stb, GLM, nlohmann/json
   libimgui-dev libstb-dev libstb0 libglm-dev nlohmann-json3-dev
+  # tinyobjloader (find_package(tinyobjloader): the mesh colliders' OBJ files) and its library
+  libtinyobjloader-dev libtinyobjloader2rc10
   # GoogleTest and GoogleMock (find_package(GTest): the config names both)
   libgtest-dev libgmock-dev
   # Bullet (pkg-config bullet): the rigid bodies' contacts (src/sim/bodies); the libraries

@@ -392,12 +392,13 @@ where_from() {
   for var in PKG_CONFIG_EXECUTABLE GLAD_EXECUTABLE pkgcfg_lib_GLFW3_glfw pkgcfg_lib_IMGUI_imgui \
              pkgcfg_lib_STB_stb pkgcfg_lib_BULLET_BulletDynamics IMGUI_INCLUDE_DIRS OPENGL_INCLUDE_DIR OPENGL_opengl_LIBRARY \
              OPENGL_glx_LIBRARY X11_X11_INCLUDE_PATH X11_X11_LIB GTest_DIR nlohmann_json_DIR \
-             CMAKE_CUDA_COMPILER CMAKE_CUDA_ARCHITECTURES_NATIVE; do
+             tinyobjloader_DIR CMAKE_CUDA_COMPILER CMAKE_CUDA_ARCHITECTURES_NATIVE; do
     value=$(sed -n "s/^$var:[A-Z]*=//p" "$cache" | head -n1)
     [[ -n $value ]] && printf '%-32s %s\n' "$var" "$value"
   done
   for header in glm/glm.hpp GL/gl.h GLFW/glfw3.h imgui.h gtest/gtest.h nlohmann/json.hpp \
-                btBulletDynamicsCommon.h; do
+                btBulletDynamicsCommon.h \
+                tiny_obj_loader.h; do
     value=$(find "$build" -name '*.d' -path '*CMakeFiles*' -print0 2>/dev/null |
             xargs -0 -r grep -ohE "[^ :]*/$header" 2>/dev/null | sort -u | head -n1 || true)
     [[ -n $value ]] && printf '%-32s %s\n' "header $header" "$value"
