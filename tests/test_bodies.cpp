@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 #include "sim_helpers.h"
 
@@ -147,7 +148,19 @@ void expect_draft_2d(const char* solver, float density, float settle, float with
   EXPECT_NEAR(measured, draft, within * height) << solver << " at " << density << " kg/m^3";
 }
 
-TEST(Bodies, ABoxFloatsAtArchimedesDraftIn2DWithPbf) { expect_draft_2d("pbf", 500.0f, 1.0f, 0.03f); }
+class BodiesDraft2D : public ::testing::TestWithParam<std::tuple<const char*, float>> {};
+
+TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {
+  expect_draft_2d(std::get<0>(GetParam()), std::get<1>(GetParam()), 1.0f, 0.03f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bodies, BodiesDraft2D,
+                         ::testing::Combine(::testing::Values("pbf", "pcisph", "wcsph"),
+                                            ::testing::Values(300.0f, 500.0f, 800.0f)),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param)) + "_" +
+                                  std::to_string(int(std::get<1>(info.param)));
+                         });
 
 }  // namespace
 }  // namespace tp::test
