@@ -117,6 +117,22 @@ std::vector<Vec4> body_surface_samples(const BodySpec& b, float s, int dimension
   return out;
 }
 
+float ray_hit(const SolidBody& b, Vec3 o, Vec3 d) {
+  // From where the ray enters the bounding sphere, steps of the distance to the surface.
+  const Vec3 oc = o - b.pose.position;
+  const float along = dot(oc, d), miss2 = dot(oc, oc) - along * along;
+  if (miss2 > b.bound * b.bound) return -1.0f;
+  float t = std::max(0.0f, -along - std::sqrt(std::max(b.bound * b.bound - miss2, 0.0f)));
+  const float t_end = -along + std::sqrt(std::max(b.bound * b.bound - miss2, 0.0f));
+  const float eps = 1e-5f * std::max(b.bound, 1e-3f);
+  for (int i = 0; i < 256 && t <= t_end; ++i) {
+    const float dist = solid_distance(b, to_local(b.pose, o + d * t));
+    if (dist < eps) return t;
+    t += dist;
+  }
+  return -1.0f;
+}
+
 std::string check_body(const BodySpec& b, float spacing, int dimensions, const std::string& name) {
   std::ostringstream msg;
   const bool finite = is_finite(b.pose.position) && is_finite(b.motion.velocity) &&

@@ -51,6 +51,10 @@ std::vector<Vec4> body_surface_samples(const BodySpec& body, float spacing, int 
 // lattice (a plane in 3D, a line in 2D) over that of the full lattice, for h = 2 spacings.
 float body_sample_flat_ratio(float spacing, int dimensions);
 
+// Where a ray (origin o, unit direction d) first meets the body's surface: the distance
+// along it, or a negative number when it misses (sphere tracing on solid_distance).
+float ray_hit(const SolidBody& body, Vec3 o, Vec3 d);
+
 // The sentence for a body no simulation can take ("" when it is fine): shapes under two
 // spacings across, densities outside [50, 20000] kg/m^3, non-finite values. `name` says
 // which body ("bodies[2]").

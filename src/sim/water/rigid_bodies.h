@@ -16,6 +16,7 @@
 
 #include "kernels/body_coupling.h"
 #include "sim/bodies/body_spec.h"
+#include "sim/bodies/rigid_world.h"
 
 namespace tp {
 
@@ -28,7 +29,7 @@ class RigidBodies {
   // A reset: the bodies (each checked: std::invalid_argument naming it), in a simulation
   // of `dimensions` at `spacing`. In 2D a body's centre is put on the plane and it turns
   // about z only.
-  void setup(const std::vector<BodySpec>& bodies, float spacing, int dimensions, Vec3 tank_lo) {
+  void setup(const std::vector<BodySpec>& bodies, float spacing, int dimensions, Vec3 tank_lo, Vec3 tank_hi) {
     if (bodies.size() > kMaxBodies)
       throw std::invalid_argument("too many bodies (the limit is " + std::to_string(kMaxBodies) + ")");
     for (size_t k = 0; k < bodies.size(); ++k) {
@@ -44,6 +45,11 @@ class RigidBodies {
       b.pose.orientation = quat_normalized(b.pose.orientation);
       mass_.push_back(body_mass(b, dimensions_));
     }
+    // The contacts' world (src/sim/bodies/rigid_world.h): the tank's walls and the bodies,
+    // in index order; it is rebuilt from our states every step, so it holds nothing of its own.
+    world_ = RigidWorld();
+    world_.set_tank(tank_lo, tank_hi, dimensions_);
+    for (size_t k = 0; k < bodies_.size(); ++k) world_.add_body(rigid_def(bodies_[k], mass_[k]), state_of(bodies_[k]));
     force_.assign(bodies_.size(), Vec3{0, 0, 0});
     torque_.assign(bodies_.size(), Vec3{0, 0, 0});
     sums_.resize(2 * bodies_.size());
@@ -51,7 +57,7 @@ class RigidBodies {
     Backend::for_each(uint(2 * bodies_.size()), [=] TP_HD(uint k) { sums[k] = Vec4{0, 0, 0, 0}; });
     upload();
   }
-  void clear() { setup({}, spacing_ > 0.0f ? spacing_ : 1.0f, dimensions_, Vec3{0, 0, 0}); }
+  void clear() { setup({}, spacing_ > 0.0f ? spacing_ : 1.0f, dimensions_, Vec3{0, 0, 0}, Vec3{1, 1, 1}); }
 
   size_t size() const { return bodies_.size(); }
   const std::vector<BodySpec>& bodies() const { return bodies_; }
@@ -144,33 +150,37 @@ class RigidBodies {
     if (!sums.empty()) Backend::copy_from_host(sums_.data(), sums.data(), sums.size());
   }
 
-  // The bodies move for dt under gravity and the fluid's force (semi-implicit Euler;
-  // kinematic ones by their own velocities). Returns whether any moved.
+  // The bodies move for dt under gravity and the fluid's force of the step before, with
+  // their contacts with each other and the tank (Bullet, behind RigidWorld; kinematic ones
+  // by their own velocities). Returns whether any moved.
   bool advance(float dt, Vec3 gravity) {
     if (bodies_.empty()) return false;
+    for (size_t k = 0; k < bodies_.size(); ++k) world_.state(int(k)) = state_of(bodies_[k]);
+    world_.step(dt, gravity, force_, torque_);
     for (size_t k = 0; k < bodies_.size(); ++k) {
-      BodySpec& b = bodies_[k];
-      if (!b.kinematic) {
-        const BodyMass& m = mass_[k];
-        b.motion.velocity += (force_[k] / m.mass + gravity) * dt;
-        // The angular velocity in the body's frame, where the inertia is diagonal.
-        const Vec3 w = rotate_inverse(b.pose.orientation, b.motion.angular_velocity);
-        const Vec3 iw{m.inertia.x * w.x, m.inertia.y * w.y, m.inertia.z * w.z};
-        const Vec3 tau = rotate_inverse(b.pose.orientation, torque_[k]) - cross(w, iw);
-        const Vec3 dw{tau.x / m.inertia.x, tau.y / m.inertia.y, tau.z / m.inertia.z};
-        b.motion.angular_velocity = rotate(b.pose.orientation, w + dw * dt);
-      }
-      b.pose.position += b.motion.velocity * dt;
-      const Vec3 w = b.motion.angular_velocity * (0.5f * dt);
-      const Quat spin{0.0f, w.x, w.y, w.z};
-      const Quat q = b.pose.orientation;
-      const Quat dq = spin * q;
-      b.pose.orientation = quat_normalized(Quat{q.w + dq.w, q.x + dq.x, q.y + dq.y, q.z + dq.z});
-      if (dimensions_ == 2) keep_in_plane(b, plane_z_);
+      const RigidBodyState& st = world_.state(int(k));
+      bodies_[k].pose = st.pose;
+      bodies_[k].motion = st.motion;
+      if (dimensions_ == 2) keep_in_plane(bodies_[k], plane_z_);
     }
     upload();
     return true;
   }
+
+  // The mouse joint (Box2D's b2MouseJoint, RigidWorld::set_grab): body k's point `local`
+  // (its own frame) pulled towards `target` by a soft spring of 5 Hz, damping ratio 0.7 and
+  // at most 30 times the body's weight. A kinematic body or a bad index: false.
+  bool grab(int k, Vec3 local, Vec3 target, float gravity) {
+    if (k < 0 || k >= int(bodies_.size()) || bodies_[size_t(k)].kinematic || !is_finite(local) || !is_finite(target))
+      return false;
+    world_.set_grab(k, local, target, 5.0f, 0.7f, 30.0f * mass_[size_t(k)].mass * std::max(gravity, 1.0f));
+    return true;
+  }
+  void move_grab(Vec3 target) {
+    if (is_finite(target)) world_.set_grab_target(target);
+  }
+  void release() { world_.clear_grab(); }
+  int grabbed() const { return world_.grabbed_body(); }
 
   // What a step changes here, for the NaN guard's step start.
   struct Moment {
@@ -187,6 +197,18 @@ class RigidBodies {
   }
 
  private:
+  static RigidBodyDef rigid_def(const BodySpec& b, const BodyMass& m) {
+    RigidBodyDef d;
+    d.geometry = b.shape == int(BodyShapeKind::Sphere)    ? sphere_geometry(b.radius)
+                 : b.shape == int(BodyShapeKind::Capsule) ? capsule_geometry(b.radius, b.half_height)
+                                                          : box_geometry(b.half_extent);
+    d.mass = m.mass;
+    d.inertia = m.inertia;
+    d.kinematic = b.kinematic;
+    d.material = BodyMaterial{b.friction, b.restitution};
+    return d;
+  }
+  static RigidBodyState state_of(const BodySpec& b) { return RigidBodyState{b.pose, b.motion}; }
   void keep_in_plane(BodySpec& b, float z) {
     plane_z_ = z;
     b.pose.position.z = z;
@@ -211,6 +233,7 @@ class RigidBodies {
   Buffer<uint> ranges_;               ///< first_ in the backend's memory
   Buffer<SolidBody> solids_;
   Buffer<Vec4> sums_;  ///< per body: force, torque (the latest gather's)
+  RigidWorld world_;   ///< the contacts (holds no state between steps but the grab)
 };
 
 }  // namespace tp

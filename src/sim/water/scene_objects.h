@@ -221,7 +221,7 @@ void SceneObjects<B>::setup(const InitialState& s, uint fluid_n, float spacing, 
       local.push_back(p);
       owner.push_back(uint(k));
     }
-  bodies_.setup(s.bodies, spacing_, dimensions_, tank_lo_);
+  bodies_.setup(s.bodies, spacing_, dimensions_, tank_lo_, tank_hi_);
   bodies_.append_samples(&local, &owner, uint(obstacles_.size()));
   sample_n_ = uint(local.size());
   local_.resize(sample_n_);

@@ -252,6 +252,21 @@ class Simulation {
   virtual std::vector<BodySpec> bodies() const { return {}; }
   virtual Vec3 body_fluid_force(size_t index) const { (void)index; return Vec3{0, 0, 0}; }
   virtual Vec3 body_fluid_torque(size_t index) const { (void)index; return Vec3{0, 0, 0}; }
+  // The body the ray meets first: its index, the point (world) and that point in the body's
+  // frame, for a grab.
+  struct BodyHit {
+    int index = -1;
+    Vec3 point{0, 0, 0}, local{0, 0, 0};
+    float distance = 0.0f;
+  };
+  virtual std::optional<BodyHit> pick_body(const Ray& ray) const { (void)ray; return std::nullopt; }
+  // The mouse joint: body `index`'s point `local` pulled towards `target` (a soft spring,
+  // Box2D's b2MouseJoint) from the next step on; move_grab() moves the target, release_body()
+  // lets go. false for a kinematic body or an unknown index.
+  virtual bool grab_body(int index, Vec3 local, Vec3 target) { (void)index, (void)local, (void)target; return false; }
+  virtual void move_grab(Vec3 target) { (void)target; }
+  virtual void release_body() {}
+  virtual int grabbed_body() const { return -1; }
   // The whole state, and back. restore() replaces everything (throws
   // std::invalid_argument, leaving the simulation as it was, when the state is unusable);
   // the restored simulation then steps exactly as the captured one would have.

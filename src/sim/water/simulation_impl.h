@@ -105,6 +105,23 @@ class SimulationImpl final : public Simulation {
   Vec3 body_fluid_torque(size_t k) const override {
     return k < objects_.bodies().size() ? objects_.bodies().fluid_torque(k) : Vec3{0, 0, 0};
   }
+  std::optional<BodyHit> pick_body(const Ray& ray) const override {
+    std::optional<BodyHit> best;
+    const auto& bodies = objects_.bodies().bodies();
+    for (size_t k = 0; k < bodies.size(); ++k) {
+      const float t = ray_hit(solid_of(bodies[k]), ray.origin, ray.direction);
+      if (t < 0.0f || (best && t >= best->distance)) continue;
+      const Vec3 p = ray.origin + ray.direction * t;
+      best = BodyHit{int(k), p, to_local(bodies[k].pose, p), t};
+    }
+    return best;
+  }
+  bool grab_body(int index, Vec3 local, Vec3 target) override {
+    return objects_.bodies().grab(index, local, target, length(Vec3{params_.gravity_x, params_.gravity_y, params_.gravity_z}));
+  }
+  void move_grab(Vec3 target) override { objects_.bodies().move_grab(target); }
+  void release_body() override { objects_.bodies().release(); }
+  int grabbed_body() const override { return objects_.bodies().grabbed(); }
   std::vector<Outflow> outflows() const override { return objects_.outflows(); }
   SimState capture() override;
   void restore(const SimState& state) override;
