@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 
+#include "sim/io/state_file.h"
 #include "sim_helpers.h"
 
 namespace tp::test {
@@ -113,6 +114,91 @@ TEST(Bodies, TheFluidsMomentumChangeIsMinusTheBodysImpulseEachStep) {
     EXPECT_LT(mismatch, 0.01 * total);
     EXPECT_GT(checked, 20) << "the body met the water in too few steps";
     EXPECT_GT(largest, 1e-4f);
+  }
+}
+
+// A state file holds the bodies' whole state: a run restored from one mid-way goes on bit
+// for bit as the run it came from (bodies falling into the water, every solver).
+TEST(Bodies, AStateFileWithBodiesContinuesExactly) {
+  for (const char* solver : {"pbf", "pcisph", "wcsph"}) {
+    SCOPED_TRACE(solver);
+    const Scene scene = pool_with_body(
+        2, 0.02f, 0.3f,
+        "{\"shape\": \"box\", \"position\": [-0.2, 0.4, 0], \"size\": [0.2, 0.08, 0.08], \"density\": 500, "
+        "\"rotation\": [0, 0, 20]},"
+        "{\"shape\": \"sphere\", \"position\": [0.25, 0.45, 0], \"radius\": 0.06, \"density\": 1500}");
+    auto a = cpu_sim(scene, 0.02f);
+    a->params().solver = int(solver_named(solver));
+    while (a->simulated_time() < 0.3) a->step();
+    const std::string bytes = encode_state(a->capture(), "test");
+    auto b = make_simulation(BackendKind::Cpu);
+    b->restore(decode_state(bytes, "test.tpstate", nullptr));
+    for (int step = 0; step < 40; ++step) {
+      a->step();
+      b->step();
+    }
+    const std::vector<BodySpec> ba = a->bodies(), bb = b->bodies();
+    ASSERT_EQ(ba.size(), 2u);
+    ASSERT_EQ(bb.size(), 2u);
+    for (size_t k = 0; k < 2; ++k) {
+      EXPECT_EQ(ba[k].pose.position.x, bb[k].pose.position.x);
+      EXPECT_EQ(ba[k].pose.position.y, bb[k].pose.position.y);
+      EXPECT_EQ(ba[k].pose.orientation.w, bb[k].pose.orientation.w);
+      EXPECT_EQ(ba[k].pose.orientation.z, bb[k].pose.orientation.z);
+      EXPECT_EQ(ba[k].motion.velocity.y, bb[k].motion.velocity.y);
+    }
+    const Snapshot sa = a->snapshot(), sb = b->snapshot();
+    ASSERT_EQ(sa.position.size(), sb.position.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < sa.position.size(); ++i)
+      differ += sa.position[i].x != sb.position[i].x || sa.position[i].y != sb.position[i].y;
+    EXPECT_EQ(differ, 0u);
+    EXPECT_GT(std::fabs(ba[0].pose.position.y - 0.4f), 0.01f) << "the box should have moved";
+  }
+}
+
+// The floating_2d scene at its own spacing: the three blocks (300, 700, 950 kg/m^3) float
+// with their tops above the water, the disc (1,200 kg/m^3) lies on the floor.
+TEST(Bodies, TheFloatingSceneFloatsThreeBlocksAndSinksTheDisc2D) {
+  const Scene scene = load_scene_file(std::string(TIDEPOOL_SOURCE_DIR) + "/assets/scenes/floating_2d.json");
+  auto sim = cpu_sim(scene, scene.spacing);
+  sim->params().solver = int(SolverKind::Pbf);
+  while (sim->simulated_time() < 4.0) sim->step();
+  const std::vector<BodySpec> b = sim->bodies();
+  ASSERT_EQ(b.size(), 4u);
+  const float surface = far_surface(sim->snapshot(), scene.spacing, -1.0f, 1.0f, 0.1f);
+  for (int k = 0; k < 3; ++k) {
+    const float top = b[size_t(k)].pose.position.y + b[size_t(k)].half_extent.y;  // (they turn little)
+    const float bottom = b[size_t(k)].pose.position.y - b[size_t(k)].half_extent.y;
+    std::printf("[ floating_2d ] block %d (%.0f kg/m^3): bottom %.3f m, top %.3f m, surface %.3f m\n", k,
+                b[size_t(k)].density, bottom, top, surface);
+    EXPECT_GT(top, surface) << "block " << k << " should float";
+    EXPECT_LT(bottom, surface) << "block " << k << " should be in the water";
+  }
+  const float disc_bottom = b[3].pose.position.y - b[3].radius;
+  std::printf("[ floating_2d ] disc: bottom %.4f m\n", disc_bottom);
+  EXPECT_LT(disc_bottom, 0.01f) << "the disc should lie on the floor";
+  EXPECT_LT(length(b[3].motion.velocity), 0.05f);
+}
+
+// The switch: in the same pool a block of 980 kg/m^3 floats and one of 1,020 sinks to the
+// floor (2D, each solver).
+TEST(Bodies, NineEightyFloatsAndTenTwentySinks2D) {
+  for (const char* solver : {"pbf", "pcisph", "wcsph"}) {
+    SCOPED_TRACE(solver);
+    const Scene scene = pool_with_body(
+        2, 0.01f, 0.3f,
+        "{\"shape\": \"box\", \"position\": [-0.25, 0.26, 0], \"size\": [0.2, 0.08, 0.08], \"density\": 980},"
+        "{\"shape\": \"box\", \"position\": [0.25, 0.26, 0], \"size\": [0.2, 0.08, 0.08], \"density\": 1020}");
+    auto sim = cpu_sim(scene, 0.01f);
+    sim->params().solver = int(solver_named(solver));
+    while (sim->simulated_time() < 2.5) sim->step();
+    const std::vector<BodySpec> b = sim->bodies();
+    const float surface = far_surface(sim->snapshot(), 0.01f, -0.6f, 0.6f, 0.12f);
+    std::printf("[ switch ] %s: 980 top %.4f m (surface %.4f m), 1020 bottom %.4f m\n", solver,
+                b[0].pose.position.y + 0.04f, surface, b[1].pose.position.y - 0.04f);
+    EXPECT_GT(b[0].pose.position.y + 0.04f, surface - 0.002f) << "980 kg/m^3 floats";
+    EXPECT_LT(b[1].pose.position.y - 0.04f, 0.01f) << "1020 kg/m^3 lies on the floor";
   }
 }
 

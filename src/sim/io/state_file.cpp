@@ -66,6 +66,31 @@ std::string encode_state(const SimState& s, const std::string& scene) {
   for (const ObstacleShape& o : init.obstacles)
     h["obstacles"].push_back({{"kind", o.kind}, {"center", vec(o.center)}, {"half_extent", vec(o.half_extent)},
                               {"radius", o.radius}, {"velocity", vec(o.velocity)}});
+  // Rigid bodies (issue 36), with the water's force of the latest step that their next
+  // move takes (the coupling's lag). Files without them have no bodies.
+  h["bodies"] = json::array();
+  for (size_t k = 0; k < init.bodies.size(); ++k) {
+    const BodySpec& b = init.bodies[k];
+    const Quat& q = b.pose.orientation;
+    json body = {{"shape", b.shape},
+                 {"radius", b.radius},
+                 {"half_extent", vec(b.half_extent)},
+                 {"half_height", b.half_height},
+                 {"density", b.density},
+                 {"mass", b.mass},
+                 {"kinematic", b.kinematic},
+                 {"friction", b.friction},
+                 {"restitution", b.restitution},
+                 {"position", vec(b.pose.position)},
+                 {"orientation", {q.w, q.x, q.y, q.z}},
+                 {"velocity", vec(b.motion.velocity)},
+                 {"angular_velocity", vec(b.motion.angular_velocity)}};
+    if (k < s.body_force.size() && k < s.body_torque.size()) {
+      body["fluid_force"] = vec(s.body_force[k]);
+      body["fluid_torque"] = vec(s.body_torque[k]);
+    }
+    h["bodies"].push_back(body);
+  }
   h["emitters"] = json::array();
   for (const Emitter& e : init.emitters)
     h["emitters"].push_back({{"position", vec(e.position)}, {"velocity", vec(e.velocity)}, {"shape", e.shape},
@@ -176,6 +201,40 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
       shape.radius = float(r.finite_number(o, p, "radius"));
       shape.velocity = r.finite_vec3(o, p, "velocity");
       init.obstacles.push_back(shape);
+    }
+    if (const json* bodies = JsonReader::find(h, "bodies")) {
+      if (!bodies->is_array() || bodies->size() > kMaxBodies)
+        r.fail("bodies", "must be a list of at most " + std::to_string(kMaxBodies) + " bodies");
+      for (size_t k = 0; k < bodies->size(); ++k) {
+        const std::string p = JsonReader::item("bodies", k);
+        const json& o = (*bodies)[k];
+        BodySpec b;
+        b.shape = int(r.count(o, p, "shape"));
+        b.radius = float(r.finite_number(o, p, "radius"));
+        b.half_extent = r.finite_vec3(o, p, "half_extent");
+        b.half_height = float(r.finite_number(o, p, "half_height"));
+        b.density = float(r.finite_number(o, p, "density"));
+        b.mass = float(r.finite_number(o, p, "mass"));
+        b.kinematic = r.flag(o, p, "kinematic");
+        b.friction = float(r.finite_number(o, p, "friction"));
+        b.restitution = float(r.finite_number(o, p, "restitution"));
+        b.pose.position = r.finite_vec3(o, p, "position");
+        const json& q = r.need(o, p, "orientation");
+        if (!q.is_array() || q.size() != 4) r.fail(p + ".orientation", "must be 4 numbers [w, x, y, z]");
+        float c[4];
+        for (int a = 0; a < 4; ++a) {
+          if (!q[a].is_number() || !std::isfinite(q[a].get<double>())) r.fail(p + ".orientation", "must be 4 numbers [w, x, y, z]");
+          c[a] = float(q[a].get<double>());
+        }
+        b.pose.orientation = Quat{c[0], c[1], c[2], c[3]};
+        b.motion.velocity = r.finite_vec3(o, p, "velocity");
+        b.motion.angular_velocity = r.finite_vec3(o, p, "angular_velocity");
+        init.bodies.push_back(b);
+        if (JsonReader::find(o, "fluid_force")) {
+          s.body_force.push_back(r.finite_vec3(o, p, "fluid_force"));
+          s.body_torque.push_back(r.finite_vec3(o, p, "fluid_torque"));
+        }
+      }
     }
     const json& emitters = r.list(h, "", "emitters");
     for (size_t k = 0; k < emitters.size(); ++k) {
