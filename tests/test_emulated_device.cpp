@@ -360,33 +360,61 @@ TEST_F(EmulatedDevice, ANanIsJudgedAtTheNextWaitAndItsStepRetaken) {
 // the work that used them is redone (step_guard.h: the solve restarted, or the step undone
 // and retaken): the step comes out exactly as it does with room from the start (the same
 // simulation reset again: its lists keep their size), on the CPU, which reads the record at
-// once, and on the device, which reads it a step later; the two agree.
+// once, and on the device, which reads it a step later; the two agree. A body above the
+// block, falling, comes out of the retaken step where it does with room from the start
+// (its samples go back with it), and spray in the air is kept through the device's undo
+// (its lists' overflow leaves a finite state: only a NaN step takes the spray with it).
 TEST_F(EmulatedDevice, ListsThatOverflowAreGrownAndTheirWorkRedone) {
   const Scene scene = find_scene("dam_break", kSceneDir);
   InitialState squeezed = build_initial_state(scene, spacing_for_count(scene, 1500));
   Vec3 center{0, 0, 0};
   for (const Vec4& x : squeezed.fluid) center = center + xyz(x) * (1.0f / float(squeezed.fluid.size()));
   for (Vec4& x : squeezed.fluid) x = make_vec4(center + (xyz(x) - center) * 0.6f, 0.0f);
+  float top = -INFINITY;
+  for (const Vec4& x : squeezed.fluid) top = std::max(top, x.y);
+  BodySpec box;
+  box.half_extent = Vec3{3, 2, 3} * squeezed.spacing;
+  box.pose.position = Vec3{center.x, top + 4.0f * squeezed.spacing, center.z};
+  box.motion.velocity = Vec3{0.0f, -1.0f, 0.0f};
+  squeezed.bodies.push_back(box);
   for (int solver = 0; solver < int(solver_names().size()); ++solver) {
     SCOPED_TRACE(solver_name(solver));
     std::vector<Snapshot> runs;
     for (const BackendKind kind : {BackendKind::Cpu, BackendKind::Cuda}) {
       auto sim = kind == BackendKind::Cuda ? make_emulated_cuda_simulation() : make_simulation(BackendKind::Cpu);
       test::comparison_params(*sim, scene, solver);
-      sim->params().diffuse = 0;
+      sim->params().diffuse_trapped_rate = sim->params().diffuse_crest_rate = 0.0f;  // none born
+      // Twenty spray particles high in the tank, away from the water and its walls.
+      Vec3 corner{0, 0, 0};  // (the tank's once reset)
+      const auto in_corner = [&] {
+        size_t count = 0;
+        for (const DiffuseParticle& d : sim->diffuse_snapshot()) count += length(d.position - corner) < 0.04f;
+        return count;
+      };
       // One step done: on the device, a step whose own lists overflowed after its wait
       // (PBF's) is undone when stats() reads the record, and the next call retakes it.
       const auto one_step = [&] {
+        corner = sim->tank_hi() - Vec3{0.05f, 0.05f, 0.05f};
+        std::vector<DiffuseParticle> spray(20);
+        for (size_t k = 0; k < spray.size(); ++k) spray[k].position = corner + Vec3{0.001f * float(k), 0, 0};
+        sim->add_diffuse(spray);
         sim->step();  // (no stats() before it: its grid build would grow the lists first)
         for (int calls = 1; calls < 3 && sim->stats().steps < 1; ++calls) sim->step();
         EXPECT_EQ(sim->stats().steps, 1u);
+        EXPECT_EQ(in_corner(), 20u) << "the spray in the air is kept";
         return sim->snapshot();
       };
       sim->reset(squeezed);
       const Snapshot first = one_step();  // its lists start with room for 48
+      const std::vector<BodySpec> first_bodies = sim->bodies();
       sim->reset(squeezed);
       EXPECT_GT(sim->stats().neighbors_per_particle, 100.0) << "the lists grew: they had overflowed";
       const Snapshot again = one_step();
+      const std::vector<BodySpec> again_bodies = sim->bodies();
+      ASSERT_EQ(first_bodies.size(), 1u);
+      ASSERT_EQ(again_bodies.size(), 1u);
+      EXPECT_LT(first_bodies[0].pose.position.y, box.pose.position.y) << "the body fell";
+      EXPECT_EQ(length(first_bodies[0].pose.position - again_bodies[0].pose.position), 0.0f) << "the body";
       ASSERT_EQ(first.id, again.id);
       for (size_t i = 0; i < first.position.size(); ++i)
         ASSERT_EQ(length(xyz(first.position[i]) - xyz(again.position[i])), 0.0f)

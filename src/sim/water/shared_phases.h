@@ -345,12 +345,14 @@ bool SimulationImpl<B>::settle(bool in_solve) {
   // The verdict first, then the lists' growth (which may refuse for memory, and throw).
   if (judged && (nonfinite > 0 || lists_overflowed(over_done))) {
     // The completed step goes, and what was measured of it, with what the steps since
-    // changed; a device judges a step after step() has moved the spray with it: that goes
-    // too (the retaken step would move it a second time). The CPU judges before.
+    // changed. A device judges a step after step() has moved the spray with it (the CPU
+    // judges before): after a step with non-finite particles the spray goes too (it took
+    // its velocities from them); after lists that ran out of slots (a finite state) it
+    // stays, moved one step more than the water, rather than vanish from the screen.
     const double time = stats_.simulated_time;
     restore_step_start();
     undone_time_ += time - stats_.simulated_time;
-    if (B::kIsDevice) diffuse_.clear();
+    if (B::kIsDevice && nonfinite > 0) diffuse_.clear();
     guard_.reject(nonfinite, stats_);
     lists_.grow(most);
     if (in_solve) throw StepRetaken{};
@@ -403,7 +405,7 @@ void SimulationImpl<B>::restore_step_start() {
                     f.position.data(), f.velocity.data(), f.id.data());
   step_values() = start_.values;
   objects_.restore(start_.objects);
-  if (!objects_.obstacles().empty()) {
+  if (!objects_.obstacles().empty() || objects_.bodies().size() > 0) {  // samples where they were
     place_obstacle_samples();
     objects_.copy_to(constants_);
   }
