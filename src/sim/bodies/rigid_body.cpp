@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "sim/bodies/mass_properties.h"
+
 namespace tp {
 namespace {
 
@@ -136,47 +138,26 @@ Vec3 capsule_inertia(float mass, float r, float hh) {
   return Vec3{across, axial, across};
 }
 
-// Signed tetrahedra from a reference point to each triangle (divergence theorem). A
-// tetrahedron (0, a, b, c) of volume d/6, d = a . (b x c), has the second moments
-// int x_i x_j dV = d/120 (a_i a_j + b_i b_j + c_i c_j + s_i s_j), s = a + b + c.
+// The polyhedron's own integrals (mass_properties.h: signed tetrahedra, Gauss), times the
+// density, in the symmetric tensor's six entries.
 MeshMassProperties mesh_mass_properties(const std::vector<Vec3>& v, const std::vector<uint32_t>& t,
                                         float density) {
   MeshMassProperties out;
   if (v.empty() || t.size() < 3) return out;
-  const Vec3 ref = v[t[0]];
-  double vol = 0.0, c[3] = {0, 0, 0}, m[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-  for (size_t k = 0; k + 2 < t.size(); k += 3) {
-    const Vec3 p[3] = {v[t[k]] - ref, v[t[k + 1]] - ref, v[t[k + 2]] - ref};
-    double a[3][3];
-    for (int i = 0; i < 3; ++i) a[i][0] = p[i].x, a[i][1] = p[i].y, a[i][2] = p[i].z;
-    const double d = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
-                     a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
-                     a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-    vol += d / 6.0;
-    for (int i = 0; i < 3; ++i) {
-      const double si = a[0][i] + a[1][i] + a[2][i];
-      c[i] += d / 24.0 * si;
-      for (int j = 0; j < 3; ++j) {
-        const double sj = a[0][j] + a[1][j] + a[2][j];
-        m[i][j] +=
-            d / 120.0 * (a[0][i] * a[0][j] + a[1][i] * a[1][j] + a[2][i] * a[2][j] + si * sj);
-      }
-    }
-  }
-  if (!(std::fabs(vol) > 0.0)) return out;
-  for (double& ci : c) ci /= vol;
-  for (int i = 0; i < 3; ++i)  // about the centroid
-    for (int j = 0; j < 3; ++j) m[i][j] -= vol * c[i] * c[j];
-  out.volume = static_cast<float>(vol);
-  out.centroid = Vec3{static_cast<float>(c[0]) + ref.x, static_cast<float>(c[1]) + ref.y,
-                      static_cast<float>(c[2]) + ref.z};
+  TriangleSoup soup;
+  soup.vertices = v;
+  for (size_t k = 0; k + 2 < t.size(); k += 3) soup.triangles.push_back({t[k], t[k + 1], t[k + 2]});
+  const MassProperties p = compute_mass_properties(soup);
+  if (!(std::fabs(p.volume) > 0.0)) return out;
+  out.volume = static_cast<float>(p.volume);
+  out.centroid = p.centroid;
   const double rho = density;
-  out.inertia[0] = static_cast<float>(rho * (m[1][1] + m[2][2]));
-  out.inertia[1] = static_cast<float>(rho * (m[0][0] + m[2][2]));
-  out.inertia[2] = static_cast<float>(rho * (m[0][0] + m[1][1]));
-  out.inertia[3] = static_cast<float>(-rho * m[0][1]);
-  out.inertia[4] = static_cast<float>(-rho * m[0][2]);
-  out.inertia[5] = static_cast<float>(-rho * m[1][2]);
+  out.inertia[0] = static_cast<float>(rho * p.inertia[0][0]);
+  out.inertia[1] = static_cast<float>(rho * p.inertia[1][1]);
+  out.inertia[2] = static_cast<float>(rho * p.inertia[2][2]);
+  out.inertia[3] = static_cast<float>(rho * p.inertia[0][1]);
+  out.inertia[4] = static_cast<float>(rho * p.inertia[0][2]);
+  out.inertia[5] = static_cast<float>(rho * p.inertia[1][2]);
   return out;
 }
 
