@@ -22,6 +22,10 @@
 # objects render as they are (give them a water material the same way: select all, the
 # one with the material last, Object > Link/Transfer Data > Link Materials).
 #
+# Where the directory also holds bodies_*.json (a scene with rigid bodies), each body
+# becomes one object in a collection "tidepool bodies", its shape built once, its location
+# and rotation keyed on every frame.
+#
 # The frames are read by tidepool_ply.py, which must lie beside this file (as in Tidepool's
 # scripts/ folder): open this script from that folder. Its docstring gives the frame
 # formats and other places to install it.
@@ -51,10 +55,11 @@ def script_folders():
 
 
 sys.path[:0] = [f for f in script_folders() if f not in sys.path]
-from tidepool_ply import PREFIX, frame_files, read_frame, read_mesh_frame  # noqa: E402 (beside this script)
+from tidepool_ply import (PREFIX, body_files, body_local_surface, frame_files, read_bodies,  # noqa: E402
+                          read_frame, read_mesh_frame)  # (beside this script)
 
 # Collection name of each kind.
-COLLECTION = {"points": "tidepool frames", "mesh": "tidepool surface"}
+COLLECTION = {"points": "tidepool frames", "mesh": "tidepool surface", "bodies": "tidepool bodies"}
 
 
 def z_up(v):
@@ -122,9 +127,48 @@ def surface_mesh(bpy, name, frame):
     return mesh
 
 
+def z_up_rotation(q):
+    """A rotation [w, x, y, z] in Tidepool's axes as the same rotation in Blender's: c q c^-1,
+    c the quarter turn about x that z_up() makes."""
+    def mul(a, b):
+        return (a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0])
+    h = np.sqrt(0.5)
+    return mul(mul((h, h, 0.0, 0.0), tuple(float(c) for c in q)), (h, -h, 0.0, 0.0))
+
+
+def import_bodies(bpy, directory, collection):
+    """The bodies of bodies_*.json: one object per body (its shape from the first file it
+    is in), its location and rotation keyed on each file's frame. Returns the files' count."""
+    scene = bpy.context.scene
+    objects = []
+    files = body_files(directory)
+    for i, path in enumerate(files):
+        _, bodies = read_bodies(path)
+        for k, body in enumerate(bodies):
+            if k == len(objects):
+                vertices, triangles = body_local_surface(body, segments=32)
+                mesh = bpy.data.meshes.new("body_%d" % k)
+                mesh.from_pydata(z_up(vertices).tolist(), [], triangles.tolist())
+                mesh.update()
+                obj = bpy.data.objects.new("body_%d_%s" % (k, body["shape"]), mesh)
+                obj.rotation_mode = "QUATERNION"
+                collection.objects.link(obj)
+                objects.append(obj)
+            obj = objects[k]
+            obj.location = z_up(np.array([body["position"]], dtype=np.float64))[0]
+            obj.rotation_quaternion = z_up_rotation(body["orientation"])
+            obj.keyframe_insert("location", frame=scene.frame_start + i)
+            obj.keyframe_insert("rotation_quaternion", frame=scene.frame_start + i)
+    return len(files)
+
+
 def import_frames(bpy, directory, kind="auto"):
     """Imports the frames of `kind` ("points", "mesh", or "auto": every kind the directory
-    holds) into one collection per kind. Returns {kind: number of frames}."""
+    holds) into one collection per kind, and the bodies where there are bodies files.
+    Returns {kind: number of frames} ("bodies" among them)."""
     if kind not in ("auto",) + tuple(PREFIX):
         raise ValueError('KIND must be "auto", "points" or "mesh", not ' + repr(kind))
     kinds = [k for k in PREFIX if kind in ("auto", k) and frame_files(directory, k)]
@@ -161,6 +205,10 @@ def import_frames(bpy, directory, kind="auto"):
         counts[k] = len(files)
         if len(kind_times) > len(times):
             times = kind_times
+    if body_files(directory):
+        collection = bpy.data.collections.new(COLLECTION["bodies"])
+        scene.collection.children.link(collection)
+        counts["bodies"] = import_bodies(bpy, directory, collection)
     scene.frame_end = scene.frame_start + max(counts.values()) - 1
     known = [t for t in times if t is not None]
     if len(known) > 1 and known[-1] > known[0]:

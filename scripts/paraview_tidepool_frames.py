@@ -31,6 +31,10 @@
 #   tidepool["announce_times"](self, "/path/to/dir", kind="mesh")
 # (and add a second Programmable Source, without kind, for the particles).
 #
+# Rigid bodies (bodies_*.json beside the frames of a scene with bodies): a further
+# Programmable Source with kind="bodies" in both calls gives their surfaces as triangles,
+# with a point array "body" (the body's index), at each frame's time.
+#
 # The frames are read by tidepool_ply.py, which must lie beside this file (as in Tidepool's
 # scripts/ folder); its docstring gives the frame formats. Axes are Tidepool's: y is up.
 import os
@@ -41,15 +45,20 @@ import numpy as np
 # runpy.run_path gives this script its own path: tidepool_ply.py is found beside it.
 if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tidepool_ply import PREFIX, frame_files, frame_time, read_frame, read_mesh_frame  # noqa: E402
+from tidepool_ply import (PREFIX, body_files, body_surface, frame_files, frame_time,  # noqa: E402
+                          read_bodies, read_frame, read_mesh_frame)
 
 
 def choose_kind(directory, kind=None):
-    """`kind` if given ("points" or "mesh"), else "points" where the directory has
-    frame_*.ply (as before meshes existed), else "mesh" where it has mesh_*.ply."""
+    """`kind` if given ("points", "mesh" or "bodies"), else "points" where the directory
+    has frame_*.ply (as before meshes existed), else "mesh" where it has mesh_*.ply."""
+    if kind == "bodies":
+        if not body_files(directory):
+            raise RuntimeError("no bodies_*.json files in " + directory)
+        return kind
     if kind is not None:
         if kind not in PREFIX:
-            raise ValueError('kind must be "points" or "mesh", not ' + repr(kind))
+            raise ValueError('kind must be "points", "mesh" or "bodies", not ' + repr(kind))
         if not frame_files(directory, kind):
             raise RuntimeError("no " + PREFIX[kind] + "*.ply files in " + directory)
         return kind
@@ -100,12 +109,42 @@ def fill_surface_polydata(polydata, frame):
     polydata.SetPolys(cells)
 
 
+def fill_bodies_polydata(polydata, bodies):
+    """The bodies' surfaces where they are, as triangles, with a point array "body"."""
+    from vtkmodules.numpy_interface import dataset_adapter as dsa
+    from vtkmodules.util.numpy_support import numpy_to_vtkIdTypeArray
+    from vtkmodules.vtkCommonDataModel import vtkCellArray
+
+    points, triangles, index = [], [], []
+    for k, body in enumerate(bodies):
+        vertices, tris = body_surface(body, segments=32)
+        triangles.append(tris.astype(np.int64) + sum(len(p) for p in points))
+        points.append(vertices)
+        index.append(np.full(len(vertices), k, dtype=np.int32))
+    out = dsa.WrapDataObject(polydata)
+    out.Points = np.concatenate(points) if points else np.zeros((0, 3), np.float32)
+    out.PointData.append(np.concatenate(index) if index else np.zeros(0, np.int32), "body")
+    flat = np.concatenate(triangles).ravel() if triangles else np.zeros(0, np.int64)
+    cells = vtkCellArray()
+    cells.SetData(numpy_to_vtkIdTypeArray(np.arange(0, len(flat) + 1, 3, dtype=np.int64), deep=1),
+                  numpy_to_vtkIdTypeArray(flat, deep=1))
+    polydata.SetPolys(cells)
+
+
+def kind_files_and_times(directory, kind):
+    """The files of `kind` and each one's simulated time."""
+    if kind == "bodies":
+        files = body_files(directory)
+        return files, [read_bodies(path)[0] for path in files]
+    files = frame_files(directory, kind)
+    return files, [frame_time(path, k) for k, path in enumerate(files)]
+
+
 def announce_times(algorithm, directory, kind=None):
     """For "Script (RequestInformation)": the frames' simulated times as time steps.
     kind: "points" (frame_*.ply), "mesh" (mesh_*.ply), or None: the particles where the
     directory has them, else the surface. Give the same kind as to load_frame."""
-    files = frame_files(directory, choose_kind(directory, kind))
-    times = [frame_time(path, k) for k, path in enumerate(files)]
+    files, times = kind_files_and_times(directory, choose_kind(directory, kind))
     executive = algorithm.GetExecutive()
     info = executive.GetOutputInformation(0)
     info.Remove(executive.TIME_STEPS())
@@ -119,17 +158,19 @@ def announce_times(algorithm, directory, kind=None):
 def load_frame(algorithm, directory, kind=None):
     """For "Script": the frame nearest the time ParaView asks for. kind: "points"
     (frame_*.ply: points with vertex cells), "mesh" (mesh_*.ply: triangles with normals),
-    or None: the particles where the directory has them, else the surface."""
+    "bodies" (bodies_*.json: the bodies' surfaces), or None: the particles where the
+    directory has them, else the surface."""
     kind = choose_kind(directory, kind)
-    files = frame_files(directory, kind)
-    times = [frame_time(path, k) for k, path in enumerate(files)]
+    files, times = kind_files_and_times(directory, kind)
     executive = algorithm.GetExecutive()
     info = executive.GetOutputInformation(0)
     t = info.Get(executive.UPDATE_TIME_STEP()) if info.Has(executive.UPDATE_TIME_STEP()) else times[0]
     k = min(range(len(times)), key=lambda i: abs(times[i] - t))
     # ParaView's Programmable Source has GetPolyDataOutput; other VTK algorithms GetOutput.
     output = getattr(algorithm, "GetPolyDataOutput", algorithm.GetOutput)()
-    if kind == "mesh":
+    if kind == "bodies":
+        fill_bodies_polydata(output, read_bodies(files[k])[1])
+    elif kind == "mesh":
         fill_surface_polydata(output, read_mesh_frame(files[k]))
     else:
         fill_polydata(output, read_frame(files[k])[1])

@@ -17,10 +17,19 @@ and, from --export-mesh, vx, vy, vz; then per triangle uchar 3 and three uint ve
 indices, counter-clockwise seen from outside the water (normals point out). Axes are
 Tidepool's: y is up.
 
+Bodies (src/sim/io/particle_io.cpp, beside either kind of frame when the scene has rigid
+bodies): bodies_00000.json, ... {"time": T, "bodies": [...]}, each body with the keys of a
+scene's bodies array: shape ("box", "sphere", "capsule"), size (box, full) or radius and
+length (capsule: its cylinder's, along its own y), density, kinematic, position,
+orientation (a quaternion [w, x, y, z]), velocity, angular_velocity. body_surface() turns
+one into triangles.
+
 The headers are read with Python alone; the rows need numpy (Blender and ParaView ship it).
 """
 import collections
 import glob
+import json
+import math
 import os
 
 # File name prefix of each kind of frame.
@@ -133,3 +142,81 @@ def read_mesh_frame(path):
     velocity = np.ascontiguousarray(rows[:, 6:9]) if width == 9 else None
     return MeshFrame(time, np.ascontiguousarray(rows[:, 0:3]), np.ascontiguousarray(rows[:, 3:6]),
                      velocity, np.ascontiguousarray(triangles))
+
+
+def body_files(directory):
+    """The bodies files (bodies_*.json) in `directory`, in order: one per frame."""
+    return sorted(glob.glob(os.path.join(directory, "bodies_*.json")))
+
+
+def read_bodies(path):
+    """(simulated time, list of bodies as dicts) of one bodies_*.json file."""
+    with open(path) as f:
+        data = json.load(f)
+    return float(data["time"]), list(data["bodies"])
+
+
+def rotate(q, points):
+    """Points (N, 3) turned by the unit quaternion q = [w, x, y, z]."""
+    import numpy as np
+
+    w, x, y, z = (float(c) for c in q)
+    m = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return np.asarray(points, dtype=np.float64) @ m.T
+
+
+def body_local_surface(body, segments=16):
+    """(vertices (N, 3), triangles (T, 3)) of a body's surface in its own frame (centred on
+    its centre, Tidepool's axes), counter-clockwise seen from outside: a box's 12 triangles,
+    or a sphere or capsule as `segments` around by segments / 2 + 1 rings (a capsule's
+    hemispheres apart by its length along y)."""
+    import numpy as np
+
+    if body["shape"] == "box":
+        h = np.asarray(body["size"], dtype=np.float64) / 2
+        corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * h
+        # Corner k has x = k & 4, y = k & 2, z = k & 1; two triangles per face, outward.
+        faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+        triangles = [t for a, b, c, d in faces for t in ((a, b, c), (a, c, d))]
+        return corners, np.array(triangles, dtype=np.uint32)
+    r = float(body["radius"])
+    half = float(body.get("length", 0.0)) / 2 if body["shape"] == "capsule" else 0.0
+    rings = segments // 2 + 1  # from the top pole (theta 0) to the bottom one (theta pi)
+    mid = rings // 2
+    # The rings between the poles as (theta index, y offset); a capsule has its equator
+    # twice, the cylinder between.
+    if half > 0:
+        rows = [(i, half) for i in range(1, mid + 1)] + [(i, -half) for i in range(mid, rings - 1)]
+    else:
+        rows = [(i, 0.0) for i in range(1, rings - 1)]
+    vertices = [(0.0, r + half, 0.0)]  # the top pole, then the rings, then the bottom pole
+    for i, offset in rows:
+        theta = math.pi * i / (rings - 1)
+        for j in range(segments):
+            phi = 2 * math.pi * j / segments
+            vertices.append((r * math.sin(theta) * math.cos(phi), r * math.cos(theta) + offset,
+                             r * math.sin(theta) * math.sin(phi)))
+    vertices.append((0.0, -r - half, 0.0))
+    bottom = len(vertices) - 1
+    ring = lambda a, j: 1 + a * segments + j % segments  # noqa: E731
+    triangles = []
+    for j in range(segments):
+        triangles.append((0, ring(0, j + 1), ring(0, j)))
+        triangles.append((bottom, ring(len(rows) - 1, j), ring(len(rows) - 1, j + 1)))
+    for a in range(len(rows) - 1):  # ring a above ring a + 1
+        for j in range(segments):
+            triangles.append((ring(a, j), ring(a, j + 1), ring(a + 1, j + 1)))
+            triangles.append((ring(a, j), ring(a + 1, j + 1), ring(a + 1, j)))
+    return np.array(vertices, dtype=np.float64), np.array(triangles, dtype=np.uint32)
+
+
+def body_surface(body, segments=16):
+    """The body's surface where it is: body_local_surface turned by its orientation and
+    moved to its position (world, Tidepool's axes), as float32 vertices and triangles."""
+    import numpy as np
+
+    local, triangles = body_local_surface(body, segments)
+    world = rotate(body["orientation"], local) + np.asarray(body["position"], dtype=np.float64)
+    return world.astype(np.float32), triangles

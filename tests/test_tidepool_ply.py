@@ -4,6 +4,7 @@ src/sim/io/mesh_io.cpp). The headers are checked with Python alone; the rows, an
 scripts finding the module beside them, where numpy is installed (Blender and ParaView ship
 it; the test machines need not). Run by CTest as Scripts.TidepoolPly."""
 import os
+import runpy
 import struct
 import subprocess
 import sys
@@ -129,6 +130,55 @@ class Frames(unittest.TestCase):
             with self.assertRaises(ValueError) as refused:
                 tidepool_ply.read_mesh_frame(path)
             self.assertEqual(str(refused.exception), path + ": " + says)
+
+    def test_bodies_files_and_times(self):
+        for k in (1, 0):
+            self.write("bodies_%05d.json" % k, b'{"time": %g, "bodies": [{"shape": "sphere", '
+                       b'"radius": 0.1, "position": [0, 0.5, 0], "orientation": [1, 0, 0, 0]}]}' % (0.1 * k))
+        files = tidepool_ply.body_files(self.dir)
+        self.assertEqual([os.path.basename(f) for f in files], ["bodies_00000.json", "bodies_00001.json"])
+        time, bodies = tidepool_ply.read_bodies(files[1])
+        self.assertEqual(time, 0.1)
+        self.assertEqual(bodies[0]["shape"], "sphere")
+
+    @unittest.skipUnless(HAVE_NUMPY, NEEDS_NUMPY)
+    def test_body_surfaces_are_closed_outward_and_placed(self):
+        import numpy as np
+
+        def volume(vertices, triangles):  # Gauss: positive for outward triangles
+            a, b, c = (vertices[triangles[:, i]] for i in range(3))
+            return float(np.einsum("ij,ij->i", a, np.cross(b, c)).sum()) / 6
+
+        turn = [np.cos(np.pi / 4), 0.0, np.sin(np.pi / 4), 0.0]  # a quarter turn about y
+        cases = [({"shape": "box", "size": [0.4, 0.2, 0.6]}, 0.048, 1e-9),
+                 ({"shape": "sphere", "radius": 0.1}, 4 / 3 * np.pi * 1e-3, 0.08),
+                 ({"shape": "capsule", "radius": 0.1, "length": 0.3}, np.pi * 0.01 * 0.3 + 4 / 3 * np.pi * 1e-3, 0.08)]
+        for body, exact, tolerance in cases:
+            vertices, triangles = tidepool_ply.body_local_surface(body)
+            self.assertAlmostEqual(volume(vertices, triangles) / exact, 1.0, delta=tolerance, msg=body["shape"])
+            # Every edge is shared by two triangles, once each way: closed.
+            edges = {(int(t[i]), int(t[(i + 1) % 3])) for t in triangles for i in range(3)}
+            self.assertTrue(all((b, a) in edges for a, b in edges), body["shape"])
+            placed = dict(body, position=[1.0, 2.0, 3.0], orientation=turn)
+            world, _ = tidepool_ply.body_surface(placed)
+            self.assertTrue(np.allclose(world.mean(axis=0) if body["shape"] == "box" else
+                                        (world.min(axis=0) + world.max(axis=0)) / 2, [1, 2, 3], atol=1e-5))
+        # The box turned a quarter about y: its x size (0.4) now lies along z.
+        world, _ = tidepool_ply.body_surface(dict(cases[0][0], position=[0, 0, 0], orientation=turn))
+        self.assertTrue(np.allclose(world.max(axis=0) - world.min(axis=0), [0.6, 0.2, 0.4], atol=1e-6))
+
+    @unittest.skipUnless(HAVE_NUMPY, NEEDS_NUMPY)
+    def test_blender_rotations_are_the_same_turn_in_z_up_axes(self):
+        import numpy as np
+
+        blender = runpy.run_path(os.path.join(SCRIPTS, "blender_import_tidepool_frames.py"))
+        q = np.array([0.9, 0.1, -0.3, 0.2])
+        q /= np.linalg.norm(q)
+        p = np.array([[0.3, -0.2, 0.7]])
+        # Turning then converting the axes equals converting then turning by the converted q.
+        expected = blender["z_up"](tidepool_ply.rotate(q, p))
+        got = tidepool_ply.rotate(blender["z_up_rotation"](q), blender["z_up"](p))
+        self.assertTrue(np.allclose(got, expected, atol=1e-6))
 
     @unittest.skipUnless(HAVE_NUMPY, NEEDS_NUMPY)
     def test_each_script_finds_the_module_beside_it(self):

@@ -105,6 +105,38 @@ TEST(Cli, ExportWritesPlyFramesInIdOrder) {
   }
 }
 
+// A scene with bodies: beside each frame, bodies_NNNNN.json with the bodies as a scene's
+// bodies array gives them (shape, size, density, pose) and the frame's time; the floating
+// scene's ball (1,200 kg/m^3, dropped from above the water) is lower in the last frame.
+TEST(Cli, ExportWritesTheBodiesBesideEachFrame) {
+  const std::string dir = temp_dir("export_bodies");
+  const ProcessResult r = run_command(tidepool() + " --headless --scene floating --particles 3000 --time 0.2 "
+                                      "--export " + dir + " --export-fps 10");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto read = [&](int frame) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/bodies_%05d.json", frame);
+    std::ifstream in(dir + name);
+    EXPECT_TRUE(in.good()) << dir + name;
+    return nlohmann::json::parse(in, nullptr, false);
+  };
+  const nlohmann::json first = read(0), last = read(2);
+  ASSERT_TRUE(first.is_object() && last.is_object());
+  EXPECT_FALSE(std::ifstream(dir + "/bodies_00003.json").good()) << "one file per frame, no more";
+  ASSERT_EQ(first["bodies"].size(), 4u);
+  EXPECT_NEAR(last["time"].get<double>(), 0.2, 0.02);
+  const nlohmann::json& box = first["bodies"][0];
+  EXPECT_EQ(box["shape"], "box");
+  EXPECT_NEAR(box["density"].get<double>(), 300.0, 1e-3);
+  ASSERT_EQ(box["size"].size(), 3u);
+  ASSERT_EQ(box["orientation"].size(), 4u);
+  const nlohmann::json& ball0 = first["bodies"][3];
+  const nlohmann::json& ball2 = last["bodies"][3];
+  EXPECT_EQ(ball0["shape"], "sphere");
+  EXPECT_GT(ball0["radius"].get<double>(), 0.0);
+  EXPECT_LT(ball2["position"][1].get<double>(), ball0["position"][1].get<double>() - 0.01) << "the ball fell";
+}
+
 TEST(Cli, BenchPrintsFigures) {
   const ProcessResult r = run_command(tidepool() + " --bench --scene pool --particles 2000 --steps 20");
   ASSERT_EQ(r.exit_code, 0) << r.output;

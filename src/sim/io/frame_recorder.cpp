@@ -27,6 +27,12 @@ std::string frame_file_name(const std::string& dir, int frame, RecordKind kind) 
   return (dir.empty() || dir.back() == '/' ? dir : dir + "/") + name;
 }
 
+std::string bodies_file_name(const std::string& dir, int frame) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "bodies_%05d.json", frame);
+  return (dir.empty() || dir.back() == '/' ? dir : dir + "/") + name;
+}
+
 bool make_directories(const std::string& dir, std::string* error) {
   if (dir.empty()) {
     *error = "no directory given";
@@ -119,12 +125,17 @@ bool FrameRecorder::record(Simulation& sim, std::string* error) {
       *error = std::string("the mesh could not be built: ") + e.what();
     }
   }
+  // The bodies where they are at this frame, in a small file of their own.
+  const std::vector<BodySpec> bodies = written ? sim.bodies() : std::vector<BodySpec>{};
+  const std::string bodies_path = bodies_file_name(dir_, frames_);
+  if (!bodies.empty()) written = write_file_atomic(bodies_path, bodies_frame_json(bodies, t), error);
   if (!written) {
     active_ = false;
     return false;
   }
   struct stat st;
   if (stat(path.c_str(), &st) == 0) bytes_ += uint64_t(st.st_size);
+  if (!bodies.empty() && stat(bodies_path.c_str(), &st) == 0) bytes_ += uint64_t(st.st_size);
   if (frames_ == 0) {
     first_time_ = t;
     next_time_ = t;

@@ -1,8 +1,8 @@
 // Frames at a fixed rate of simulated time: --export DIR (particles) and --export-mesh DIR
 // (the water's surface) headless, and the panel's Record toggle. Files are
 // DIR/frame_00000.ply, frame_00001.ply, ... for particles and DIR/mesh_00000.ply (or .obj)
-// for meshes (ParaView opens each numbered group as one time series), each written
-// atomically.
+// for meshes (ParaView opens each numbered group as one time series), and, in a scene with
+// rigid bodies, DIR/bodies_00000.json beside each frame; each written atomically.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,10 @@ enum class RecordKind { Points, MeshPly, MeshObj, GasVtk };
 
 // "DIR/frame_00042.ply" (points), "DIR/mesh_00042.ply" or ".obj" (meshes).
 std::string frame_file_name(const std::string& dir, int frame, RecordKind kind = RecordKind::Points);
+
+// "DIR/bodies_00042.json": the bodies of frame 42 (particle_io.h's bodies_frame_json),
+// written beside the frames of either kind when the scene has bodies.
+std::string bodies_file_name(const std::string& dir, int frame);
 
 // Creates `dir` and any missing parents. Returns false and a sentence on failure (including
 // when `dir` exists and is not a directory).

@@ -46,6 +46,33 @@ ParticleCheck check_particles(const Snapshot& s, Vec3 lo, Vec3 hi) {
   return c;
 }
 
+std::string bodies_frame_json(const std::vector<BodySpec>& bodies, double time) {
+  using nlohmann::json;
+  const auto vec = [](Vec3 v) { return json::array({v.x, v.y, v.z}); };
+  json list = json::array();
+  for (const BodySpec& b : bodies) {
+    const Quat& q = b.pose.orientation;
+    json body;
+    if (b.shape == int(BodyShapeKind::Box)) {
+      body["shape"] = "box";
+      body["size"] = vec(b.half_extent * 2.0f);
+    } else {
+      body["shape"] = b.shape == int(BodyShapeKind::Capsule) ? "capsule" : "sphere";
+      body["radius"] = b.radius;
+      if (b.shape == int(BodyShapeKind::Capsule)) body["length"] = 2.0f * b.half_height;
+    }
+    body["density"] = b.density;
+    if (b.mass > 0.0f) body["mass"] = b.mass;  // (given instead of the density)
+    body["kinematic"] = b.kinematic;
+    body["position"] = vec(b.pose.position);
+    body["orientation"] = json::array({q.w, q.x, q.y, q.z});
+    body["velocity"] = vec(b.motion.velocity);
+    body["angular_velocity"] = vec(b.motion.angular_velocity);
+    list.push_back(body);
+  }
+  return json{{"time", time}, {"bodies", list}}.dump(1) + "\n";
+}
+
 std::string report_json(const RunReport& r) {
   nlohmann::ordered_json j;
   j["backend"] = r.backend;

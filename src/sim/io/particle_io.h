@@ -15,6 +15,13 @@ namespace tp {
 bool write_ply(const std::string& path, const Snapshot& snapshot, std::string* error,
                double time = -1.0);
 
+// The bodies of one frame as JSON, with the keys of a scene's `bodies` array (shape,
+// size or radius and length, density, mass, kinematic, position, orientation as a
+// quaternion [w, x, y, z], velocity, angular_velocity) and the frame's simulated time:
+// {"time": 0.5, "bodies": [...]}. Written beside each exported frame (bodies_00042.json)
+// for the Blender and ParaView scripts to place the bodies' shapes.
+std::string bodies_frame_json(const std::vector<BodySpec>& bodies, double time);
+
 struct ParticleCheck {
   uint64_t outside = 0;    ///< particles outside [tank_lo, tank_hi]
   uint64_t nonfinite = 0;  ///< particles with a NaN or infinite position, velocity or density
