@@ -157,6 +157,55 @@ TEST(Bodies, AStateFileWithBodiesContinuesExactly) {
   }
 }
 
+// A body placed overlapping the water (SPlisHSPlasH's issue 56: it explodes there): the
+// water inside it, or within 0.4 spacings of its surface, is removed at load, and nothing
+// bursts: in 3D, on every solver, a box half in the water (at its draft) and a ball wholly
+// under it (1,100 kg/m^3) keep the water's top speed under what a fall from the box's top
+// to the surface would give (sqrt(2 g 0.075) = 1.2 m/s, doubled) over 0.4 s, and no
+// particle's centre is ever more than a quarter spacing inside either (the clamp's
+// guarantee, kernels/boundary.h).
+TEST(Bodies, ABodyPlacedInTheWaterDisplacesItWithoutABurst) {
+  const float sp = 0.025f;
+  const std::string box = "{\"shape\": \"box\", \"position\": [-0.25, 0.3, 0], \"size\": [0.25, 0.15, 0.2], \"density\": 500}";
+  const std::string ball = "{\"shape\": \"sphere\", \"position\": [0.25, 0.15, 0], \"radius\": 0.08, \"density\": 1100}";
+  const uint pool_count = cpu_sim(pool_with_body(3, sp, 0.3f, ""), sp)->particle_count();
+  for (const char* solver : {"pbf", "pcisph", "wcsph"}) {
+    SCOPED_TRACE(solver);
+    auto sim = cpu_sim(pool_with_body(3, sp, 0.3f, box + "," + ball), sp);
+    sim->params().solver = int(solver_named(solver));
+    const auto nearest = [&] {  // the least signed distance of a particle's centre to a body [spacings]
+      float least = INFINITY;
+      const std::vector<BodySpec> bodies = sim->bodies();
+      for (const Vec4& x : sim->snapshot().position) {
+        for (const BodySpec& b : bodies)
+          least = std::min(least, solid_distance(solid_of(b), rotate_inverse(b.pose.orientation, xyz(x) - b.pose.position)));
+      }
+      return least / sp;
+    };
+    EXPECT_GE(nearest(), 0.4f - 1e-3f) << "at load: none within 0.4 spacings of a body";
+    // What went: the volume the bodies displace (half the box, the whole ball), and at most
+    // the shell of 0.4 spacings plus half a lattice cell over their wet surfaces.
+    const float pi = 3.14159265f, r = 0.08f;
+    const float displaced = 0.5f * 0.25f * 0.15f * 0.2f + 4.0f / 3.0f * pi * r * r * r;
+    const float wet = 0.25f * 0.2f + 2.0f * (0.25f + 0.2f) * 0.075f + 4.0f * pi * r * r;
+    const float removed = float(pool_count - sim->particle_count()) * sp * sp * sp;
+    std::printf("[ overlap ] %s: removed %.5f m^3, displaced %.5f, shell %.5f\n", solver, removed, displaced, wet * 0.9f * sp);
+    EXPECT_GT(removed, 0.9f * displaced);
+    EXPECT_LT(removed, displaced + wet * 0.9f * sp);
+    float deepest = 0.0f;
+    for (int step = 1; sim->simulated_time() < 0.4; ++step) {
+      sim->step();
+      if (step % 10 == 0) deepest = std::max(deepest, -nearest());
+    }
+    deepest = std::max(deepest, -nearest());
+    const float top_speed = float(sim->stats().max_speed);
+    std::printf("[ overlap ] %s: %u particles, top speed %.3f m/s, deepest inside a body %.3f spacings\n", solver,
+                sim->particle_count(), top_speed, deepest);
+    EXPECT_LT(top_speed, 2.0f * std::sqrt(2.0f * 9.81f * 0.075f));
+    EXPECT_LE(deepest, 0.25f + 1e-3f);
+  }
+}
+
 // The floating_2d scene at its own spacing: the three blocks (300, 700, 950 kg/m^3) float
 // with their tops above the water, the disc (1,200 kg/m^3) lies on the floor.
 TEST(Bodies, TheFloatingSceneFloatsThreeBlocksAndSinksTheDisc2D) {
