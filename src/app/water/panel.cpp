@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/water/panel_bodies.h"
 #include "app/water/panel_debug.h"
 #include "app/window/panel_style.h"
 #include "imgui.h"
@@ -500,6 +501,8 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
     parameters_section(sim.params, controls);
   if (ImGui::CollapsingHeader(kDiffuseSection))
     diffuse_section(sim.params, stats.diffuse, controls, sim.backend);
+  if (sim.bodies && !sim.bodies->empty() && ImGui::CollapsingHeader("Bodies", ImGuiTreeNodeFlags_DefaultOpen))
+    bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions);
   if (ImGui::CollapsingHeader("Render")) render_section(sim, render, controls);
   // Open when a debug colouring starts the window, and whenever a particle is picked.
   const bool debug_color = int(render.color_mode) >= int(ColorMode::Neighbors);
@@ -516,11 +519,13 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
 void draw_help_overlay(const AppControls& controls, const SimParams& params, int dimensions) {
   const char* modes[] = {"push", "pull", "drag"};
   const int m = params.mouse_mode;
-  char mouse[192], keys[160];
+  char mouse[256], keys[160];
   std::snprintf(mouse, sizeof(mouse), "%sLeft drag: %s water   %s%s   Wheel: zoom",
                 controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move",
-                controls.obstacles ? "Ctrl+left drag: move obstacle   Shift+click: inspect   "
-                                   : "Shift+click: inspect   ",
+                controls.obstacles && controls.bodies ? "Ctrl+left drag: move obstacle or body   Shift+click: inspect   "
+                : controls.obstacles                  ? "Ctrl+left drag: move obstacle   Shift+click: inspect   "
+                : controls.bodies                     ? "Ctrl+left drag: grab body   Shift+click: inspect   "
+                                                      : "Shift+click: inspect   ",
                 dimensions == 2 ? "Right or middle drag: pan" : "Right drag: orbit   Middle drag: pan");
   std::snprintf(keys, sizeof(keys),
                 "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
