@@ -495,14 +495,15 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
     statistics_section(sim, stats, frame, controls);
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
     simulation_section(sim, controls);
+  // The scene's rigid bodies, when it has any (held by ctrl + left drag).
+  if (sim.bodies && !sim.bodies->empty() && ImGui::CollapsingHeader("Bodies", ImGuiTreeNodeFlags_DefaultOpen))
+    bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions);
   if (ImGui::CollapsingHeader("Files", ImGuiTreeNodeFlags_DefaultOpen))
     files_section(controls.files, controls.widgets);
   if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
     parameters_section(sim.params, controls);
   if (ImGui::CollapsingHeader(kDiffuseSection))
     diffuse_section(sim.params, stats.diffuse, controls, sim.backend);
-  if (sim.bodies && !sim.bodies->empty() && ImGui::CollapsingHeader("Bodies", ImGuiTreeNodeFlags_DefaultOpen))
-    bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions);
   if (ImGui::CollapsingHeader("Render")) render_section(sim, render, controls);
   // Open when a debug colouring starts the window, and whenever a particle is picked.
   const bool debug_color = int(render.color_mode) >= int(ColorMode::Neighbors);

@@ -30,10 +30,12 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
           "towards the cursor (in the plane through it facing the camera) by a soft spring, "
           "so the water and the other bodies still push it. Releasing lets it go. Kinematic "
           "bodies are not grabbed.");
-  if (!ImGui::BeginTable("bodies", 4, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) return;
+  // Columns as wide as their contents: the panel is 26 em wide. The shape's size is in
+  // its tooltip.
+  if (!ImGui::BeginTable("bodies", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
   ImGui::TableSetupColumn("Shape");
   ImGui::TableSetupColumn("kg/m^3");
-  ImGui::TableSetupColumn("Position [m]");
+  ImGui::TableSetupColumn("x, y, z [m]");
   ImGui::TableSetupColumn("m/s");
   ImGui::TableHeadersRow();
   for (size_t k = 0; k < bodies.size(); ++k) {
@@ -42,12 +44,19 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     ImGui::TableNextRow();
     if (held) ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
     ImGui::TableNextColumn();
-    ImGui::Text("%zu %s%s", k, body_shape_text(b).c_str(), b.kinematic ? " (kinematic)" : held ? " (held)" : "");
+    const char* shape = b.shape == int(BodyShapeKind::Sphere)    ? "sphere"
+                        : b.shape == int(BodyShapeKind::Capsule) ? "capsule"
+                                                                 : "box";
+    ImGui::Text("%zu %s%s", k, shape, held ? " (held)" : b.kinematic ? " (kin.)" : "");
+    const std::string size = body_shape_text(b) + (b.kinematic ? "; kinematic: moved by its velocity, never by "
+                                                                 "the water or the mouse"
+                                                               : "");
+    tooltip(size.c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%.0f", body_density(b, dimensions));
     ImGui::TableNextColumn();
     const Vec3 p = b.pose.position;
-    ImGui::Text("%.2f %.2f %.2f", p.x, p.y, p.z);
+    ImGui::Text("%5.2f %5.2f %5.2f", p.x, p.y, p.z);
     ImGui::TableNextColumn();
     ImGui::Text("%.2f", length(b.motion.velocity));
     if (held) ImGui::PopStyleColor();
