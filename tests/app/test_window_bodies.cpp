@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <thread>
@@ -48,10 +49,10 @@ glm::vec2 project(const glm::vec3& p, int width, int height) {
   return glm::vec2((clip.x / clip.w + 1.0f) * 0.5f * float(width), (1.0f - clip.y / clip.w) * 0.5f * float(height));
 }
 
-// The bodies' wood, lit or in shade, highlighted or not: red well above green well above
-// blue. The water (blue, here flat-coloured), the floor, the walls and the background
-// (greys) are not.
-bool is_wood(const uint8_t* p) { return p[0] >= 70 && p[0] >= p[1] + 25 && p[1] >= p[2] + 15; }
+// The bodies' wood, lit or in shade (a side facing away from the light, (53, 32, 15)),
+// highlighted or not: red above green above blue. The water (blue, here flat-coloured),
+// the floor, the walls and the background (greys, slightly blue) are not.
+bool is_wood(const uint8_t* p) { return p[0] >= 45 && p[0] >= p[1] + 15 && p[1] >= p[2] + 8; }
 
 double wood_share(const Image& img, glm::vec2 c, int half) {
   const Rect r = img.clip(Rect{int(c.x) - half, int(c.y) - half, int(c.x) + half + 1, int(c.y) + half + 1});
@@ -83,7 +84,7 @@ Blob leftmost_body(const Image& img, Rect rect) {
 // The floating scene a few frames in: each box's top face is wood where the simulation has
 // it, in both render modes (in the surface mode the bodies are in the scene the water
 // refracts and in the window's depth, as the obstacles are), timed as their own pass; no
-// wood far from them nor above the tank; no GL errors.
+// wood far from them nor above the tank; no GL errors. And a turned capsule has its shape.
 TEST(Window, BodiesShowWhereTheyAreInBothRenderModes) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
@@ -120,6 +121,36 @@ TEST(Window, BodiesShowWhereTheyAreInBothRenderModes) {
                                  is_wood);
     EXPECT_EQ(sky.count, 0) << "nor above the tank";
   }
+  // A capsule lying along x (turned 90 degrees about z) above shallow water: wood along its
+  // axis out to its rounded ends (0.3 m each side of its centre), none beyond them.
+  const std::string scene = dir + "/capsule.json";
+  {
+    std::ofstream out(scene);
+    out << R"({ "name": "capsule_test", "tank": { "min": [-1.0, 0.0, -0.5], "max": [1.0, 1.2, 0.5] },
+      "particle_spacing": 0.05,
+      "fluid_blocks": [ { "min": [-1.0, 0.0, -0.5], "max": [1.0, 0.2, 0.5] } ],
+      "bodies": [ { "shape": "capsule", "position": [0.0, 0.7, 0.0], "radius": 0.1, "length": 0.4,
+                    "rotation": [0, 0, 90] } ],
+      "camera": { "target": [0.0, 0.3, 0.0], "distance": 3.2, "yaw": 0.0, "pitch": 35.0 } })";
+  }
+  const FinishedRun run = run_to_end("--scene " + scene + " --size 1280x800 --hide-panel --steps-per-frame 1 "
+                                     "--set dt_min=0.0005 --set dt_max=0.0005 --frames 3 --gl-check",
+                                     dir + "/capsule.png");
+  ASSERT_RAN(run);
+  expect_no_gl_errors(run.result);
+  const Image& shot = run.shot;
+  const auto share_at = [&](float x, float y) {
+    return wood_share(shot, project(glm::vec3(x, y, 0.1f), shot.width, shot.height), 2);
+  };
+  std::printf("capsule: centre %.0f%%, ends %.0f%% / %.0f%%, beyond %.0f%% / %.0f%%, above %.0f%% wood\n",
+              100 * share_at(0, 0.7f), 100 * share_at(-0.24f, 0.7f), 100 * share_at(0.24f, 0.7f),
+              100 * share_at(-0.36f, 0.7f), 100 * share_at(0.36f, 0.7f), 100 * share_at(0, 0.95f));
+  EXPECT_GT(share_at(0.0f, 0.7f), 0.95) << "the capsule's middle (see capsule.png)";
+  EXPECT_GT(share_at(-0.24f, 0.7f), 0.95) << "its left cap";
+  EXPECT_GT(share_at(0.24f, 0.7f), 0.95) << "its right cap";
+  EXPECT_LT(share_at(-0.36f, 0.7f), 0.05) << "nothing beyond its left end";
+  EXPECT_LT(share_at(0.36f, 0.7f), 0.05) << "nor its right";
+  EXPECT_LT(share_at(0.0f, 0.95f), 0.05) << "nor above it (radius 0.1 m)";
 }
 
 // Ctrl + left drag on the pine box lifts it out of the water: it lights up under the cursor
