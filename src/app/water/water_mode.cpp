@@ -307,10 +307,16 @@ void WaterMode::drag_obstacles() {
   const BodyDrag::Frame body = body_drag_.update(
       state_->bodies, free && input_.left && input_.left_ctrl, free && ctrl_hover(window_, input_), origin, direction,
       camera_.eye(), camera_.forward(), obstacle_distance);
-  // 2D: the grab's target stays in the simulation's plane (seen square-on).
+  // 2D: the grab's target stays in the simulation's plane (seen square-on), and so does
+  // the point held (the ray meets the body's front face; a body turns only about z there,
+  // so its own z is the world's).
   const auto in_plane = [&](Vec3 p) { return dimensions_ == 2 ? Vec3{p.x, p.y, plane_z_} : p; };
   if (body.release) runner_.release_body();
-  if (body.grab) runner_.grab_body(body.grab->index, body.grab->local, in_plane(body.grab->target));
+  if (body.grab) {
+    Vec3 local = body.grab->local;
+    if (dimensions_ == 2) local.z = 0.0f;
+    runner_.grab_body(body.grab->index, local, in_plane(body.grab->target));
+  }
   if (body.move) runner_.move_grab(in_plane(*body.move));
   highlighted_body_ = body.highlighted;
 
