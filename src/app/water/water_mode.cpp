@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <ctime>
+#include <optional>
 
 #include "app/window/gl_publish_target.h"
 #include "app/window/window_frame.h"
