@@ -136,6 +136,20 @@ struct ObstacleDraw {
   bool highlighted = false;           ///< under the cursor with ctrl held, or being dragged
 };
 
+// A rigid body to draw (see BodyPass), copied by the app from the simulation's published
+// bodies each frame. The kinds match kernels/rigid_body.h's BodyShapeKind.
+enum class BodyKind : int { Sphere = 0, Box = 1, Capsule = 2 };
+
+struct BodyDraw {
+  int kind = int(BodyKind::Box);     ///< BodyKind
+  glm::vec3 position{0.0f};          ///< [m] the centre
+  glm::vec4 orientation{1, 0, 0, 0}; ///< unit quaternion (w, x, y, z): body frame to world
+  glm::vec3 half_extent{0.0f};       ///< [m] box: half its size along its own x, y, z
+  float radius = 0.0f;               ///< [m] sphere, capsule
+  float half_height = 0.0f;          ///< [m] capsule: half its cylinder's length (own y)
+  bool highlighted = false;          ///< under the cursor with ctrl held, or being dragged
+};
+
 // One render pass's recent mean times (see PassProbe).
 struct PassTime {
   std::string pass;

@@ -13,6 +13,7 @@ Renderer::Renderer(const std::string& shader_dir, const std::string& environment
       surface_(std::make_unique<SurfaceRenderer>(shader_dir, environment_path)),
       diffuse_(std::make_unique<DiffusePass>(shader_dir)),
       obstacle_pass_(std::make_unique<ObstaclePass>(shader_dir)),
+      body_pass_(std::make_unique<BodyPass>(shader_dir)),
       gas_volume_(std::make_unique<GasVolumePass>(shader_dir)),
       gas_plane_(std::make_unique<GasPlanePass>(shader_dir)),
       grid_pass_(std::make_unique<GridOverlayPass>(shader_dir)) {
@@ -34,6 +35,7 @@ void Renderer::reload_shaders() {
   auto tank = std::make_unique<TankPass>(shader_dir_);
   auto diffuse = std::make_unique<DiffusePass>(shader_dir_);
   auto obstacles = std::make_unique<ObstaclePass>(shader_dir_);
+  auto bodies = std::make_unique<BodyPass>(shader_dir_);
   auto gas_volume = std::make_unique<GasVolumePass>(shader_dir_);
   auto gas_plane = std::make_unique<GasPlanePass>(shader_dir_);
   auto grid = std::make_unique<GridOverlayPass>(shader_dir_);
@@ -42,6 +44,7 @@ void Renderer::reload_shaders() {
   tank_ = std::move(tank);
   diffuse_ = std::move(diffuse);
   obstacle_pass_ = std::move(obstacles);
+  body_pass_ = std::move(bodies);
   gas_volume_ = std::move(gas_volume);
   gas_plane_ = std::move(gas_plane);
   grid_pass_ = std::move(grid);
@@ -72,10 +75,11 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     glDisable(GL_BLEND);
     glDisable(GL_CULL_FACE);
     tank_->draw_floor(camera);
-    // The obstacles: refracted where they are under or behind the water, and in the depth
-    // that the fluid's spheres are tested against (a copy), so particles behind them (or
-    // inside them) leave no surface in front of them.
+    // The obstacles and the bodies: refracted where they are under or behind the water,
+    // and in the depth that the fluid's spheres are tested against (a copy), so particles
+    // behind them (or inside them) leave no surface in front of them.
     obstacle_pass_->draw(camera, obstacles_);
+    body_pass_->draw(camera, bodies_);
     // The far walls too (they are behind the water wherever they show through it): a ray
     // bent down into the water near the back meets the back wall, not the floor.
     glEnable(GL_BLEND);
@@ -109,6 +113,12 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     obstacle_pass_->draw(camera, obstacles_);
     probe_.end();
   }
+  if (!bodies_.empty()) {
+    // The same for the rigid bodies.
+    probe_.begin("bodies");
+    body_pass_->draw(camera, bodies_);
+    probe_.end();
+  }
 
   if (surface) {
     FluidDraw fluid;
@@ -122,7 +132,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     fluid.radius = settings.particle_radius * settings.size_scale;
     fluid.spacing = 2.0f * settings.particle_radius;
     fluid.nearest_depth = nearest_tank_depth(camera);
-    fluid.clip_to_scene = !obstacles_.empty();
+    fluid.clip_to_scene = !obstacles_.empty() || !bodies_.empty();
     fluid.two_d = settings.two_d;
     // The floor is the tank's bottom face, below every particle: seen from above it hides
     // none of them.

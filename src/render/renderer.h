@@ -1,4 +1,5 @@
-// The frame's 3D drawing, in order: clear, tank floor, obstacles (ObstaclePass), fluid
+// The frame's 3D drawing, in order: clear, tank floor, obstacles (ObstaclePass), rigid
+// bodies (BodyPass), fluid
 // (spheres, the screen-space surface, or the mesh: see SurfaceRenderer), spray, foam and bubbles
 // (DiffusePass), the grid overlay (GridOverlayPass), translucent walls, gas (GasVolumePass, or GasPlanePass for a 2D grid),
 // edges, mouse marker. The app draws its panel afterwards.
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "render/body_pass.h"
 #include "render/diffuse_pass.h"
 #include "render/gas_field.h"
 #include "render/gas_plane_pass.h"
@@ -44,6 +46,8 @@ class Renderer {
   void set_tank(const glm::vec3& lo, const glm::vec3& hi);
   // The obstacles as they are now; drawn until replaced (the app sets them every frame).
   void set_obstacles(std::vector<ObstacleDraw> obstacles) { obstacles_ = std::move(obstacles); }
+  // The rigid bodies as they are now; drawn until replaced (the app sets them every frame).
+  void set_bodies(std::vector<BodyDraw> bodies) { bodies_ = std::move(bodies); }
   // The particle inspector's particle (first) and its neighbours, drawn over everything
   // as flat spheres of `radius` (magenta, and yellow); empty: none. Kept until replaced.
   void set_highlight(std::vector<Vec4> points, float radius) {
@@ -103,11 +107,13 @@ class Renderer {
   std::unique_ptr<SurfaceRenderer> surface_;
   std::unique_ptr<DiffusePass> diffuse_;
   std::unique_ptr<ObstaclePass> obstacle_pass_;
+  std::unique_ptr<BodyPass> body_pass_;
   std::unique_ptr<GasVolumePass> gas_volume_;
   std::unique_ptr<GasPlanePass> gas_plane_;
   std::unique_ptr<GridOverlayPass> grid_pass_;
   GridOverlayDraw grid_overlay_;
   std::vector<ObstacleDraw> obstacles_;
+  std::vector<BodyDraw> bodies_;
   PassProbe probe_;
   ResolutionController resolution_;  ///< the surface's scale while it is automatic
   glm::vec3 tank_lo_{0.0f}, tank_hi_{0.0f};

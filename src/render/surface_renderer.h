@@ -44,11 +44,11 @@ struct FluidDraw {
   float spacing = 0.04f;  ///< [m] particle spacing
   /// [m] no particle is nearer the eye than this (the tank's nearest corner); 0 = unknown
   float nearest_depth = 0.0f;
-  /// Obstacles are in the scene: the thickness stops at the scene's depth (see
+  /// Obstacles or bodies are in the scene: the thickness stops at the scene's depth (see
   /// FluidThicknessPass), and refraction does not pick up what lies in front of the water
   /// (SurfaceCompositePass). Without them only the floor is there, below every particle.
   bool clip_to_scene = false;
-  /// Something of the scene may stand in front of a particle (obstacles, or the eye below
+  /// Something of the scene may stand in front of a particle (obstacles, bodies, or the eye below
   /// the floor): the sphere depth is tested against the scene's (FluidDepthPass).
   bool depth_test_scene = true;
   /// 2D: one layer of particles in a plane seen square-on; its summed chords are scaled to

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/water/panel_bodies.h"
 #include "app/water/panel_debug.h"
 #include "app/window/panel_style.h"
 #include "imgui.h"
@@ -494,6 +495,9 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
     statistics_section(sim, stats, frame, controls);
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
     simulation_section(sim, controls);
+  // The scene's rigid bodies, when it has any (held by ctrl + left drag).
+  if (sim.bodies && !sim.bodies->empty() && ImGui::CollapsingHeader("Bodies", ImGuiTreeNodeFlags_DefaultOpen))
+    bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions);
   if (ImGui::CollapsingHeader("Files", ImGuiTreeNodeFlags_DefaultOpen))
     files_section(controls.files, controls.widgets);
   if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
@@ -516,11 +520,13 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
 void draw_help_overlay(const AppControls& controls, const SimParams& params, int dimensions) {
   const char* modes[] = {"push", "pull", "drag"};
   const int m = params.mouse_mode;
-  char mouse[192], keys[160];
+  char mouse[256], keys[160];
   std::snprintf(mouse, sizeof(mouse), "%sLeft drag: %s water   %s%s   Wheel: zoom",
                 controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move",
-                controls.obstacles ? "Ctrl+left drag: move obstacle   Shift+click: inspect   "
-                                   : "Shift+click: inspect   ",
+                controls.obstacles && controls.bodies ? "Ctrl+left drag: move obstacle or body   Shift+click: inspect   "
+                : controls.obstacles                  ? "Ctrl+left drag: move obstacle   Shift+click: inspect   "
+                : controls.bodies                     ? "Ctrl+left drag: grab body   Shift+click: inspect   "
+                                                      : "Shift+click: inspect   ",
                 dimensions == 2 ? "Right or middle drag: pan" : "Right drag: orbit   Middle drag: pan");
   std::snprintf(keys, sizeof(keys),
                 "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "

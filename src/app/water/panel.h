@@ -27,6 +27,7 @@ struct AppControls : WindowControls {
   bool behind_shown = false;             ///< the "slower than real time" advice is showing
   bool lockstep = false;                 ///< --steps-per-frame: no clock to keep, no advice
   bool obstacles = false;                ///< the scene has obstacles: the help line says ctrl+left
+  bool bodies = false;                   ///< the scene has rigid bodies: so it does
   int particle_target = 0;               ///< the panel's particle count, applied by Reset
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/start/setup.h"
+#include "sim/bodies/body_spec.h"
 #include "sim/scene/scene.h"
 #include "app/water/grid_overlay.h"
 #include "sim/water/params.h"
@@ -39,6 +40,8 @@ struct PanelSim {
   ParticleInspector* inspector = nullptr;        ///< the Debug views section shows and stops it
   int dimensions = 3;  ///< 2: the simulation runs in a plane (the title says 2D, no mesh mode)
   const GridOccupancy* grid = nullptr;  ///< the grid overlay's cells, while it is on (CPU)
+  const std::vector<BodySpec>* bodies = nullptr;  ///< the state's rigid bodies (the Bodies section)
+  int grabbed_body = -1;                          ///< the one the mouse holds, -1 none
 };
 
 // Depth of the scene's water at rest [m]: the higher of its tallest fluid block (clipped to

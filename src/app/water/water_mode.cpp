@@ -5,8 +5,10 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 
 #include "app/window/gl_publish_target.h"
 #include "app/window/window_frame.h"
@@ -294,7 +296,32 @@ void WaterMode::inspect_particles(double now) {
 }
 
 void WaterMode::drag_obstacles() {
-  const ObstacleDrag::Frame frame = drag_obstacle(window_, input_, camera_, obstacle_drag_, state_->obstacles);
+  // The bodies first: a press on one grabs it, unless an obstacle is in front of it (or
+  // is being dragged); elsewhere the drag is the obstacles' as it always was.
+  glm::vec3 origin, direction;
+  tp::cursor_ray(window_, input_, camera_, &origin, &direction);
+  float obstacle_distance = INFINITY;
+  if (const std::optional<ObstacleHit> hit = pick_obstacle(origin, direction, state_->obstacles))
+    obstacle_distance = hit->distance;
+  const bool free = !obstacle_drag_.dragging();
+  const BodyDrag::Frame body = body_drag_.update(
+      state_->bodies, free && input_.left && input_.left_ctrl, free && ctrl_hover(window_, input_), origin, direction,
+      camera_.eye(), camera_.forward(), obstacle_distance);
+  // 2D: the grab's target stays in the simulation's plane (seen square-on), and so does
+  // the point held (the ray meets the body's front face; a body turns only about z there,
+  // so its own z is the world's).
+  const auto in_plane = [&](Vec3 p) { return dimensions_ == 2 ? Vec3{p.x, p.y, plane_z_} : p; };
+  if (body.release) runner_.release_body();
+  if (body.grab) {
+    Vec3 local = body.grab->local;
+    if (dimensions_ == 2) local.z = 0.0f;
+    runner_.grab_body(body.grab->index, local, in_plane(body.grab->target));
+  }
+  if (body.move) runner_.move_grab(in_plane(*body.move));
+  highlighted_body_ = body.highlighted;
+
+  const ObstacleDrag::Frame frame = drag_obstacle(window_, input_, camera_, obstacle_drag_, state_->obstacles,
+                                                  !body_drag_.dragging() && body.highlighted < 0);
   if (frame.move) {
     glm::vec3 c = frame.move->center;
     if (dimensions_ == 2) c.z = plane_z_;  // (the drag plane is the simulation's, seen square-on)
@@ -497,7 +524,9 @@ void WaterMode::step(const FrameTime& frame) {
   const PublishedState& state = runner_.latest();
   state_ = &state;
   controls_.obstacles = !state.obstacles.empty();
+  controls_.bodies = !state.bodies.empty();
   renderer_.set_obstacles(obstacle_draws(state.obstacles, highlighted_obstacle_));
+  renderer_.set_bodies(body_draws(state.bodies, highlighted_body_));
   if (inspector_.active) {
     std::vector<Vec4> points{make_vec4(inspector_.position, 0.0f)};
     points.insert(points.end(), inspector_.neighbour_positions.begin(), inspector_.neighbour_positions.end());
@@ -518,7 +547,7 @@ PanelExtent WaterMode::panel() {
   controls_.surface_scale = renderer_.surface_scale();  // as the last frame drew it
   PanelSim sim{setup_, params_, state.particle_count, state.boundary_count, backend_kind_,
                device_, &state.particles, &inspector_, dimensions_,
-               grid_serial_ != 0 ? &grid_cells_ : nullptr};
+               grid_serial_ != 0 ? &grid_cells_ : nullptr, &state.bodies, state.grabbed_body};
   const PanelExtent extent = draw_panel(sim, state.stats, frame_stats_, render_, controls_);
   draw_help_overlay(controls_, params_, dimensions_);
   return extent;
@@ -535,6 +564,7 @@ int WaterMode::finish(int exit_code, const std::string& stop_reason, int frames)
   print_pass_times(renderer_.pass_times());
   // Where the obstacles ended up (after any ctrl + left drags).
   print_obstacle_positions(setup_.sim->obstacles());
+  print_body_positions(setup_.sim->bodies());
   std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s\n",
               frames, static_cast<unsigned long long>(stats.steps), stats.simulated_time,
               stats.max_speed);

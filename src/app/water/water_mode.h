@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/start/setup.h"
+#include "app/water/body_tool.h"
 #include "app/water/mouse_tool.h"
 #include "app/water/panel.h"
 #include "app/water/water_recording.h"
@@ -91,8 +92,9 @@ class WaterMode final : public WindowMode {
   void simulate(double frame_seconds);
   void simulate_inline(Simulation& sim, double frame_seconds);  ///< the frame's own steps
   MouseForce mouse_force(double frame_seconds);
-  // Ctrl + left drag: moves the grabbed obstacle (sim->move_obstacle) and sets which one
-  // is highlighted.
+  // Ctrl + left drag: grabs the body under the cursor (runner_.grab_body, move_grab,
+  // release_body), or else moves the grabbed obstacle (runner_.move_obstacle), and sets
+  // which one is highlighted.
   void drag_obstacles();
   Marker marker() const;
   // Shift + left click: the particle under the cursor becomes the inspected one (its id
@@ -127,6 +129,8 @@ class WaterMode final : public WindowMode {
   MouseTool mouse_;
   ObstacleDrag obstacle_drag_;
   int highlighted_obstacle_ = -1;  ///< drawn highlighted this frame, -1 none
+  BodyDrag body_drag_;
+  int highlighted_body_ = -1;      ///< drawn highlighted this frame, -1 none
   ParticleInspector inspector_;
   // The grid overlay: the simulation's grid (read at each reset), the cells counted for the
   // state of serial grid_serial_ (0: none counted), and the count per cell they reuse.

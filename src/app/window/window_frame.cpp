@@ -63,18 +63,22 @@ void cursor_ray(GLFWwindow* window, const InputState& input, const OrbitCamera& 
   camera.ray(input.cursor_x, input.cursor_y, width, height, origin, direction);
 }
 
-ObstacleDrag::Frame drag_obstacle(GLFWwindow* window, const InputState& input, const OrbitCamera& camera,
-                                  ObstacleDrag& drag, const std::vector<ObstacleShape>& shapes) {
-  glm::vec3 origin, direction;
-  cursor_ray(window, input, camera, &origin, &direction);
+bool ctrl_hover(GLFWwindow* window, const InputState& input) {
   const bool ctrl = glfwGetKey(window, GLFW_KEY_LEFT_CONTROL) == GLFW_PRESS ||
                     glfwGetKey(window, GLFW_KEY_RIGHT_CONTROL) == GLFW_PRESS;
   // ImGui's io.WantCaptureMouse (from the last NewFrame): the cursor is over the panel, so
   // the scene does not react to it. Presses there never reach InputState at all.
   const bool over_scene = !ImGui::GetIO().WantCaptureMouse;
   const bool other_drag = (input.left && !input.left_ctrl) || input.right || input.middle;
-  return drag.update(shapes, input.left && input.left_ctrl, ctrl && over_scene && !other_drag, origin, direction,
-                     camera.eye(), camera.forward());
+  return ctrl && over_scene && !other_drag;
+}
+
+ObstacleDrag::Frame drag_obstacle(GLFWwindow* window, const InputState& input, const OrbitCamera& camera,
+                                  ObstacleDrag& drag, const std::vector<ObstacleShape>& shapes, bool allowed) {
+  glm::vec3 origin, direction;
+  cursor_ray(window, input, camera, &origin, &direction);
+  return drag.update(shapes, allowed && input.left && input.left_ctrl, allowed && ctrl_hover(window, input), origin,
+                     direction, camera.eye(), camera.forward());
 }
 
 void reload_shaders_if_asked(Renderer& renderer, WindowControls& controls) {
@@ -145,6 +149,17 @@ void print_obstacle_positions(const std::vector<ObstacleShape>& obstacles) {
     const ObstacleShape& o = obstacles[i];
     std::printf("tidepool: obstacle %zu (%s) at %.4f %.4f %.4f m\n", i,
                 o.kind == int(ShapeKind::Sphere) ? "sphere" : "box", o.center.x, o.center.y, o.center.z);
+  }
+}
+
+void print_body_positions(const std::vector<BodySpec>& bodies) {
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const BodySpec& b = bodies[i];
+    const char* shape = b.shape == int(BodyShapeKind::Sphere)    ? "sphere"
+                        : b.shape == int(BodyShapeKind::Capsule) ? "capsule"
+                                                                 : "box";
+    const Vec3 p = b.pose.position;
+    std::printf("tidepool: body %zu (%s) at %.4f %.4f %.4f m\n", i, shape, p.x, p.y, p.z);
   }
 }
 

@@ -16,6 +16,7 @@
 #include "app/window/window_bench.h"
 #include "kernels/obstacle.h"
 #include "render/renderer.h"
+#include "sim/bodies/body_spec.h"
 
 struct GLFWwindow;
 
@@ -38,10 +39,17 @@ glm::vec2 window_point(GLFWwindow* window, const OrbitCamera& camera, const glm:
 void cursor_ray(GLFWwindow* window, const InputState& input, const OrbitCamera& camera, glm::vec3* origin,
                 glm::vec3* direction);
 
+// Ctrl is held with the cursor over the scene (not the panel) and no other drag under way:
+// what a ctrl + left press would grab is shown.
+bool ctrl_hover(GLFWwindow* window, const InputState& input);
+
 // Ctrl + left drag on the scene, in either mode: which of `shapes` the drag holds or the
 // cursor is over, and where the held one moves this frame (drag.update's frame).
+// `allowed` false: the drag belongs to something else (a rigid body): no obstacle is
+// highlighted or picked.
 ObstacleDrag::Frame drag_obstacle(GLFWwindow* window, const InputState& input, const OrbitCamera& camera,
-                                  ObstacleDrag& drag, const std::vector<ObstacleShape>& shapes);
+                                  ObstacleDrag& drag, const std::vector<ObstacleShape>& shapes,
+                                  bool allowed = true);
 
 // F5 and the panel's button: the shaders again, or the old ones kept and the error shown.
 void reload_shaders_if_asked(Renderer& renderer, WindowControls& controls);
@@ -67,6 +75,10 @@ void print_pass_times(const std::vector<PassTime>& times);
 // "tidepool: obstacle 0 (sphere) at X Y Z m", one line each: where the obstacles ended up
 // (after any ctrl + left drags), for scripts driving the window.
 void print_obstacle_positions(const std::vector<ObstacleShape>& obstacles);
+
+// "tidepool: body 0 (box) at X Y Z m", one line each: where the rigid bodies' centres
+// ended up (after any ctrl + left grabs), for scripts driving the window.
+void print_body_positions(const std::vector<BodySpec>& bodies);
 
 // The --bench-drag script: moves the cursor along the drag's path (projected each frame)
 // and holds the left button while the drag is held, through the same input path as a

@@ -45,6 +45,17 @@ std::optional<Vec3> pick_points(const std::vector<Vec4>& particles, float spacin
   return ray.origin + ray.direction * (-best);
 }
 
+std::optional<Simulation::BodyHit> pick_bodies(const std::vector<BodySpec>& bodies, const Ray& ray) {
+  std::optional<Simulation::BodyHit> best;
+  for (size_t k = 0; k < bodies.size(); ++k) {
+    const float t = ray_hit(solid_of(bodies[k]), ray.origin, ray.direction);
+    if (t < 0.0f || (best && t >= best->distance)) continue;
+    const Vec3 p = ray.origin + ray.direction * t;
+    best = Simulation::BodyHit{int(k), p, to_local(bodies[k].pose, p), t};
+  }
+  return best;
+}
+
 SimRunner::SimRunner(Simulation& sim) : sim_(sim) {
   mailbox_.params = sim.params();
   for (PublishedState& s : states_) s.params = sim.params();
@@ -112,6 +123,28 @@ uint64_t SimRunner::set_mouse(const MouseForce& force) {
 uint64_t SimRunner::move_obstacle(int index, Vec3 center) {
   std::lock_guard<std::mutex> lock(mutex_);
   mailbox_.moves.emplace_back(index, center);
+  return ++mailbox_.serial;
+}
+
+uint64_t SimRunner::grab_body(int index, Vec3 local, Vec3 target) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  mailbox_.grabs.push_back(Mailbox::Grab{Mailbox::Grab::Take, index, local, target});
+  return ++mailbox_.serial;
+}
+
+uint64_t SimRunner::move_grab(Vec3 target) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto& grabs = mailbox_.grabs;
+  if (!grabs.empty() && grabs.back().kind == Mailbox::Grab::Move)
+    grabs.back().target = target;  // only the newest target matters
+  else
+    grabs.push_back(Mailbox::Grab{Mailbox::Grab::Move, -1, Vec3{0, 0, 0}, target});
+  return ++mailbox_.serial;
+}
+
+uint64_t SimRunner::release_body() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  mailbox_.grabs.push_back(Mailbox::Grab{Mailbox::Grab::Release, -1, Vec3{0, 0, 0}, Vec3{0, 0, 0}});
   return ++mailbox_.serial;
 }
 
@@ -189,6 +222,7 @@ SimRunner::Mailbox SimRunner::take_mailbox() {
   Mailbox inputs = mailbox_;
   mailbox_.has_params = false;
   mailbox_.moves.clear();
+  mailbox_.grabs.clear();
   // The press, if any, is felt by the step these inputs are for.
   mailbox_.pending_press = false;
   return inputs;
@@ -197,6 +231,14 @@ SimRunner::Mailbox SimRunner::take_mailbox() {
 void SimRunner::apply(const Mailbox& inputs) {
   if (inputs.has_params) sim_.params() = inputs.params;
   for (const auto& [index, center] : inputs.moves) sim_.move_obstacle(index, center);
+  for (const Mailbox::Grab& g : inputs.grabs) {
+    if (g.kind == Mailbox::Grab::Take)
+      sim_.grab_body(g.index, g.local, g.target);
+    else if (g.kind == Mailbox::Grab::Move)
+      sim_.move_grab(g.target);
+    else
+      sim_.release_body();
+  }
   if (inputs.has_mouse) {
     // A press released before any step felt it is still felt by this one.
     const bool use_press = inputs.pending_press && !inputs.mouse.active;
@@ -250,6 +292,8 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
   s.particle_count = sim_.particle_count();
   s.boundary_count = sim_.boundary_count();
   s.obstacles = sim_.obstacles();
+  s.bodies = sim_.bodies();
+  s.grabbed_body = sim_.grabbed_body();
   if (copy_particles) {
     VectorTarget target(s.particles);
     sim_.publish(target, field);

@@ -2,9 +2,9 @@
 //
 // Threaded (the CPU backend in the window): the runner's own thread steps the simulation on
 // the wall clock and publishes every completed state (particles with their colour value,
-// diffuse particles, statistics, obstacles) into a triple buffer. The window thread takes
+// diffuse particles, statistics, obstacles, rigid bodies) into a triple buffer. The window thread takes
 // the newest state without waiting, hands its inputs (parameters, the mouse force, obstacle
-// moves, pause, single steps) to a mailbox that the thread empties before each step, and
+// moves, body grabs, pause, single steps) to a mailbox that the thread empties before each step, and
 // reaches the simulation itself (a reset, a scene or state load or save) only through
 // exclusive(), which parks the thread between two steps. A frame therefore never waits
 // for a step, except for such a request, which waits for at most the step under way.
@@ -41,6 +41,8 @@ struct PublishedState {
   RunStats stats;
   SimParams params{};           ///< as the latest step used them (clamped)
   std::vector<ObstacleShape> obstacles;
+  std::vector<BodySpec> bodies;  ///< as after the step: shape, pose and motion of each
+  int grabbed_body = -1;         ///< the body the mouse joint holds, -1 none
   uint particle_count = 0, boundary_count = 0;
   uint64_t input_serial = 0;    ///< the newest input (set_params, set_mouse, ...) applied
   uint64_t mouse_serial = 0;    ///< the newest active mouse force a step has felt
@@ -64,6 +66,10 @@ struct PublishedState {
 // The first point where `ray` meets the particles of a published state (xyz of each),
 // as Simulation::pick finds it in the simulation's own arrays.
 std::optional<Vec3> pick_points(const std::vector<Vec4>& particles, float spacing, const Ray& ray);
+
+// The body `ray` meets first in a published state's bodies, as Simulation::pick_body finds
+// it in the simulation's own.
+std::optional<Simulation::BodyHit> pick_bodies(const std::vector<BodySpec>& bodies, const Ray& ray);
 
 class SimRunner {
  public:
@@ -93,6 +99,12 @@ class SimRunner {
   uint64_t set_params(const SimParams& params);
   uint64_t set_mouse(const MouseForce& force);
   uint64_t move_obstacle(int index, Vec3 center);
+  // The mouse joint on a rigid body (Simulation::grab_body, move_grab, release_body),
+  // applied in the order asked before the next step; consecutive moves coalesce to the
+  // newest. PublishedState::grabbed_body says which body is held once a step has had it.
+  uint64_t grab_body(int index, Vec3 local, Vec3 target);
+  uint64_t move_grab(Vec3 target);
+  uint64_t release_body();
   void set_color_field(ColorField field);
   // Whether states carry the water's mesh, and built how (the mesh render mode).
   void set_mesh(bool on, const MeshSettings& settings = MeshSettings{});
@@ -131,6 +143,12 @@ class SimRunner {
     MouseForce press{};
     uint64_t press_serial = 0;
     std::vector<std::pair<int, Vec3>> moves;
+    struct Grab {
+      enum Kind { Take, Move, Release } kind = Take;
+      int index = -1;
+      Vec3 local{0, 0, 0}, target{0, 0, 0};
+    };
+    std::vector<Grab> grabs;  ///< in the order asked
     uint64_t serial = 0;  ///< newest input
   };
   // Parks the thread for its lifetime (a no-op without a thread).

@@ -1,0 +1,260 @@
+// Rigid bodies in a real window under Xvfb (issue 36): the floating scene's three boxes and
+// ball drawn as solid wood where the simulation has them, in the spheres and the surface
+// modes, and the ctrl + left drag that grabs a box and lifts it out of the water. Run as
+// the other window tests (see test_window.cpp).
+#include <gtest/gtest.h>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "image.h"
+#include "process.h"
+#include "x11_frames.h"
+
+using namespace tp::test;
+#include "window_harness.h"
+
+namespace {
+
+// assets/scenes/floating.json's camera and bodies (at the start: they fall 0.15 m to the
+// water, 0.4 m deep, from there).
+const glm::vec3 kCameraTarget(0.0f, 0.3f, 0.0f);
+constexpr float kCameraDistance = 3.2f, kCameraPitch = 35.0f;  // yaw 0: looking along -z
+struct SceneBox {
+  glm::vec3 center, half;
+};
+const SceneBox kBoxes[3] = {{{-0.55f, 0.55f, -0.15f}, {0.2f, 0.1f, 0.2f}},
+                            {{0.0f, 0.55f, 0.2f}, {0.2f, 0.1f, 0.2f}},
+                            {{0.55f, 0.55f, -0.15f}, {0.2f, 0.1f, 0.2f}}};
+
+// Where a world point is drawn, in window pixels, with the panel hidden (the image centre is
+// then the window's): the orbit camera's view, a 45 degree vertical field of view.
+glm::vec2 project(const glm::vec3& p, int width, int height) {
+  const float pitch = glm::radians(kCameraPitch);
+  const glm::vec3 forward(0.0f, -std::sin(pitch), -std::cos(pitch));
+  const glm::vec3 eye = kCameraTarget - forward * kCameraDistance;
+  const glm::mat4 view = glm::lookAt(eye, kCameraTarget, glm::vec3(0, 1, 0));
+  const glm::mat4 projection = glm::perspective(glm::radians(45.0f), float(width) / float(height), 0.05f, 100.0f);
+  const glm::vec4 clip = projection * view * glm::vec4(p, 1.0f);
+  return glm::vec2((clip.x / clip.w + 1.0f) * 0.5f * float(width), (1.0f - clip.y / clip.w) * 0.5f * float(height));
+}
+
+// The bodies' wood, lit or in shade (a side facing away from the light, (53, 32, 15)),
+// highlighted or not: red above green above blue. The water (blue, here flat-coloured),
+// the floor, the walls and the background (greys, slightly blue) are not.
+bool is_wood(const uint8_t* p) { return p[0] >= 45 && p[0] >= p[1] + 15 && p[1] >= p[2] + 8; }
+
+double wood_share(const Image& img, glm::vec2 c, int half) {
+  const Rect r = img.clip(Rect{int(c.x) - half, int(c.y) - half, int(c.x) + half + 1, int(c.y) + half + 1});
+  long n = 0, wood = 0;
+  for (int y = r.y0; y < r.y1; ++y)
+    for (int x = r.x0; x < r.x1; ++x) ++n, wood += is_wood(img.at(x, y));
+  return n ? double(wood) / double(n) : 0.0;
+}
+
+// "tidepool: body 0 (box) at -0.5500 0.4400 -0.1500 m", printed at exit.
+bool body_at_exit(const std::string& output, int index, glm::vec3* center) {
+  std::smatch m;
+  const std::regex re("tidepool: body " + std::to_string(index) + R"( \(\w+\) at ([-0-9.]+) ([-0-9.]+) ([-0-9.]+) m)");
+  if (!std::regex_search(output, m, re)) return false;
+  *center = glm::vec3(std::stof(m[1]), std::stof(m[2]), std::stof(m[3]));
+  return true;
+}
+
+// The wood of the leftmost body in the scene (the pine box), as a blob: the wood pixels
+// within 150 px right of the leftmost one.
+Blob leftmost_body(const Image& img, Rect rect) {
+  const Blob all = find_pixels(img, rect, is_wood);
+  if (all.count == 0) return all;
+  return find_pixels(img, Rect{all.box.x0, rect.y0, all.box.x0 + 150, rect.y1}, is_wood);
+}
+
+}  // namespace
+
+// The floating scene a few frames in: each box's top face is wood where the simulation has
+// it, in both render modes (in the surface mode the bodies are in the scene the water
+// refracts and in the window's depth, as the obstacles are), timed as their own pass; no
+// wood far from them nor above the tank; no GL errors. And a turned capsule has its shape.
+TEST(Window, BodiesShowWhereTheyAreInBothRenderModes) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  const std::string common =
+      "--scene floating --particles 6000 --color flat --size 1280x800 --hide-panel --steps-per-frame 1 "
+      "--set dt_min=0.0005 --set dt_max=0.0005 --frames 6 --gl-check";
+  for (const char* mode : {"spheres", "surface"}) {
+    SCOPED_TRACE(mode);
+    const FinishedRun run = run_to_end(common + " --render " + mode, dir + "/" + mode + ".png");
+    ASSERT_RAN(run);
+    expect_no_gl_errors(run.result);
+    double gpu = 0, cpu = 0;
+    ASSERT_TRUE(pass_time(run.result.output, "bodies", &gpu, &cpu))
+        << "the bodies pass is missing from the pass times:\n" << run.result.output;
+    const Image& shot = run.shot;
+    ASSERT_EQ(shot.width, 1280);
+    for (int k = 0; k < 3; ++k) {
+      // The top face's middle (2 ms simulated: the boxes have hardly moved).
+      const glm::vec3 top = kBoxes[k].center + glm::vec3(0, kBoxes[k].half.y, 0);
+      const glm::vec2 at = project(top, shot.width, shot.height);
+      const double share = wood_share(shot, at, 8);
+      std::printf("%s: box %d's top at (%.0f, %.0f) px: %.0f%% wood\n", mode, k, at.x, at.y, 100 * share);
+      EXPECT_GT(share, 0.95) << "box " << k << " is drawn where it is (see " << dir << "/" << mode << ".png)";
+    }
+    // The ball (0.12 m, at (0, 0.62, -0.25)): its top, behind the middle box's back edge.
+    const double ball = wood_share(shot, project(glm::vec3(0.0f, 0.72f, -0.25f), shot.width, shot.height), 3);
+    std::printf("%s: the ball's top %.0f%% wood\n", mode, 100 * ball);
+    EXPECT_GT(ball, 0.9) << "the ball is drawn";
+    // The water's front right corner, and the space above the tank.
+    const double water = wood_share(shot, project(glm::vec3(0.85f, 0.38f, 0.4f), shot.width, shot.height), 12);
+    EXPECT_LT(water, 0.01) << "no wood where there is none";
+    const Blob sky = find_pixels(shot, Rect{0, 0, shot.width, int(project(glm::vec3(0, 1.2f, -0.5f), shot.width, shot.height).y) - 5},
+                                 is_wood);
+    EXPECT_EQ(sky.count, 0) << "nor above the tank";
+  }
+  // A capsule lying along x (turned 90 degrees about z) above shallow water: wood along its
+  // axis out to its rounded ends (0.3 m each side of its centre), none beyond them.
+  const std::string scene = dir + "/capsule.json";
+  {
+    std::ofstream out(scene);
+    out << R"({ "name": "capsule_test", "tank": { "min": [-1.0, 0.0, -0.5], "max": [1.0, 1.2, 0.5] },
+      "particle_spacing": 0.05,
+      "fluid_blocks": [ { "min": [-1.0, 0.0, -0.5], "max": [1.0, 0.2, 0.5] } ],
+      "bodies": [ { "shape": "capsule", "position": [0.0, 0.7, 0.0], "radius": 0.1, "length": 0.4,
+                    "rotation": [0, 0, 90] } ],
+      "camera": { "target": [0.0, 0.3, 0.0], "distance": 3.2, "yaw": 0.0, "pitch": 35.0 } })";
+  }
+  const FinishedRun run = run_to_end("--scene " + scene + " --size 1280x800 --hide-panel --steps-per-frame 1 "
+                                     "--set dt_min=0.0005 --set dt_max=0.0005 --frames 3 --gl-check",
+                                     dir + "/capsule.png");
+  ASSERT_RAN(run);
+  expect_no_gl_errors(run.result);
+  const Image& shot = run.shot;
+  const auto share_at = [&](float x, float y) {
+    return wood_share(shot, project(glm::vec3(x, y, 0.1f), shot.width, shot.height), 2);
+  };
+  std::printf("capsule: centre %.0f%%, ends %.0f%% / %.0f%%, beyond %.0f%% / %.0f%%, above %.0f%% wood\n",
+              100 * share_at(0, 0.7f), 100 * share_at(-0.24f, 0.7f), 100 * share_at(0.24f, 0.7f),
+              100 * share_at(-0.36f, 0.7f), 100 * share_at(0.36f, 0.7f), 100 * share_at(0, 0.95f));
+  EXPECT_GT(share_at(0.0f, 0.7f), 0.95) << "the capsule's middle (see capsule.png)";
+  EXPECT_GT(share_at(-0.24f, 0.7f), 0.95) << "its left cap";
+  EXPECT_GT(share_at(0.24f, 0.7f), 0.95) << "its right cap";
+  EXPECT_LT(share_at(-0.36f, 0.7f), 0.05) << "nothing beyond its left end";
+  EXPECT_LT(share_at(0.36f, 0.7f), 0.05) << "nor its right";
+  EXPECT_LT(share_at(0.0f, 0.95f), 0.05) << "nor above it (radius 0.1 m)";
+}
+
+// Ctrl + left drag on the pine box lifts it out of the water: it lights up under the cursor
+// with ctrl held, follows the cursor up while the button is held, and falls back into the
+// water when released (on screen, and at exit where the simulation has it); the others
+// stay in the water.
+TEST(Window, CtrlLeftDragLiftsABody) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene floating --particles 6000 --color flat --size 1280x800 --frames 1000000 --gl-check",
+                 dir + "/drag.log");
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start_and_find_window(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  // Let the bodies land and settle in the water (they start 0.15 m above it).
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image before = grab_window(*watcher, kWidth, kHeight);
+  ASSERT_TRUE(before.ok()) << before.error;
+  save_png(before, dir + "/before.png");
+  const Blob start = leftmost_body(before, kScene);
+  ASSERT_GT(start.count, 300) << "the pine box is not in view (see before.png)";
+  const int x0 = int(start.cx), y0 = int(start.cy);
+
+  send("windowfocus --sync " + std::to_string(w));
+  send(at(w, x0, y0));
+  send("keydown ctrl");
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image hover = grab_window(*watcher, kWidth, kHeight);
+  save_png(hover, dir + "/hover.png");
+  const Rgb plain = mean_color_where(before, before, start.box, is_wood);
+  const Rgb lit = mean_color_where(hover, before, start.box, is_wood);
+  std::printf("pine box (%ld px) at (%d, %d): mean colour (%.0f, %.0f, %.0f), with ctrl over it (%.0f, %.0f, %.0f)\n",
+              start.count, x0, y0, plain.r, plain.g, plain.b, lit.r, lit.g, lit.b);
+  EXPECT_GT(color_distance(plain, lit), 20.0) << "the box under the cursor is highlighted";
+
+  // Up by 150 px in 10 steps, a couple of frames each; then held there.
+  constexpr int kSteps = 10, kStepY = -15;
+  send("mousedown 1");
+  wait_frames(*watcher, 2);
+  for (int k = 1; k <= kSteps && !HasFatalFailure(); ++k) {
+    send(at(w, x0, y0 + k * kStepY));
+    wait_frames(*watcher, 2);
+  }
+  if (HasFatalFailure()) return;
+  // The spring pulls it up in a few tenths of a simulated second: wait until its centroid
+  // has risen half the drag (or a minute). (Not all of it: the grab point is near the box's
+  // top front edge, which it hangs from, and the drag's plane faces the camera, tilted 35
+  // degrees, so the box goes back as it goes up and looks smaller.)
+  Blob held;
+  Image lifted;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  do {
+    wait_frames(*watcher, 5);
+    if (HasFatalFailure()) return;
+    lifted = grab_window(*watcher, kWidth, kHeight);
+    held = leftmost_body(lifted, kScene);
+  } while (!(held.count > 300 && held.cy < start.cy + 0.5 * kSteps * kStepY) &&
+           std::chrono::steady_clock::now() < deadline);
+  save_png(lifted, dir + "/held.png");
+  std::printf("pine box centroid from (%.0f, %.0f) to (%.0f, %.0f) px for a drag of %d px up\n", start.cx,
+              start.cy, held.cx, held.cy, -kSteps * kStepY);
+  EXPECT_LT(held.cy, start.cy + 0.5 * kSteps * kStepY) << "the box followed the cursor up (see held.png)";
+  EXPECT_NEAR(held.cx, start.cx, 25.0) << "and not sideways";
+  // The panel's Bodies section (below Statistics and Simulation) shows the held one's row
+  // in the note colour (amber text), which it had nowhere before.
+  const Rect bodies_rows{10, 530, 348, 740};
+  const auto amber = [](const uint8_t* p) { return p[0] > 200 && p[1] > 150 && p[1] < 230 && p[2] < 120; };
+  const long amber_before = find_pixels(before, bodies_rows, amber).count;
+  const long amber_held = find_pixels(lifted, bodies_rows, amber).count;
+  std::printf("amber text in the panel's lower part: %ld px before, %ld px while held\n", amber_before, amber_held);
+  EXPECT_GT(amber_held, amber_before + 40) << "the held body's row is highlighted (see held.png)";
+
+  // Released, it falls back into the water.
+  send("mouseup 1");
+  send("keyup ctrl");
+  Blob dropped;
+  Image after;
+  const auto fallen_by = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  do {
+    wait_frames(*watcher, 5);
+    if (HasFatalFailure()) return;
+    after = grab_window(*watcher, kWidth, kHeight);
+    dropped = leftmost_body(after, kScene);
+  } while (!(dropped.count > 300 && dropped.cy > held.cy - 0.5 * kSteps * kStepY) &&
+           std::chrono::steady_clock::now() < fallen_by);
+  save_png(after, dir + "/released.png");
+  std::printf("released: pine box centroid at (%.0f, %.0f) px\n", dropped.cx, dropped.cy);
+  EXPECT_GT(dropped.cy, held.cy - 0.5 * kSteps * kStepY) << "let go, it fell (see released.png)";
+
+  send("key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  expect_no_gl_errors(ProcessResult{0, app.output()});
+  glm::vec3 pine(0.0f), oak(0.0f);
+  ASSERT_TRUE(body_at_exit(app.output(), 0, &pine)) << app.output();
+  ASSERT_TRUE(body_at_exit(app.output(), 1, &oak)) << app.output();
+  std::printf("at exit: pine box at (%.3f, %.3f, %.3f) m, oak box at (%.3f, %.3f, %.3f) m\n", pine.x, pine.y, pine.z,
+              oak.x, oak.y, oak.z);
+  EXPECT_LT(pine.y, 0.6f) << "the released box is back in the water (0.4 m deep)";
+  EXPECT_NEAR(pine.x, -0.55f, 0.15f);
+  EXPECT_LT(oak.y, 0.55f) << "the oak box, not held, floats in the water";
+}
