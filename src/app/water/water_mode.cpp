@@ -258,13 +258,17 @@ void WaterMode::inspect_particles(double now) {
   const size_t n = snap.position.size();
   size_t at = n;
   if (pick) {
-    // The nearest particle along the ray among those within a spacing of it.
+    // The particle whose sphere (half a spacing across each way, as drawn) the ray meets
+    // first. (The nearest centre along the ray among those within a spacing of it, as
+    // before, tied between a particle and its neighbour on the same layer, and drift chose.)
+    const float r2 = 0.25f * spacing * spacing;
     float best = INFINITY;
     for (size_t i = 0; i < n; ++i) {
       const Vec3 p = xyz(snap.position[i]) - o;
-      const float t = dot(p, d);
-      if (t <= 0.0f || t >= best || length2(p - d * t) > spacing * spacing) continue;
-      best = t, at = i;
+      const float t = dot(p, d), off2 = length2(p - d * t);
+      if (t <= 0.0f || off2 > r2) continue;
+      const float hit = t - std::sqrt(r2 - off2);
+      if (hit < best) best = hit, at = i;
     }
     if (at == n) return;  // nothing under the cursor: keep what was inspected
     inspector_.active = true;
