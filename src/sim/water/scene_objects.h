@@ -54,6 +54,13 @@ struct ObstacleArray {
   int count;
 };
 
+// Where an obstacle or a body whose samples SceneObjects holds is and how it moves (at
+// namespace scope: nvcc refuses a private member type in a device lambda's captures).
+struct SampleOwnerFrame {
+  RigidPose pose;
+  RigidMotion motion;
+};
+
 template <class Backend>
 class SceneObjects {
  public:
@@ -167,11 +174,7 @@ class SceneObjects {
   Buffer<Vec4> local_, world_;  ///< per obstacle sample, unsorted: body frame, world
   Buffer<uint> owner_;
   Buffer<Vec4> force_;             ///< per sample, unsorted: the fluid's force on a body's
-  struct Frame {                   ///< per owner: where it is and how it moves
-    RigidPose pose;
-    RigidMotion motion;
-  };
-  Buffer<Frame> frames_;
+  Buffer<SampleOwnerFrame> frames_;  ///< per owner: where it is and how it moves
   RigidBodies<Backend> bodies_;
   uint sample_n_ = 0;
   NeighborGrid<Backend> grid_;  ///< the obstacles' samples, sorted after every move
@@ -266,7 +269,7 @@ void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
     widen(b.pose.position, Vec3{r, r, r});
   }
   upload_frames();
-  const Frame* frame = frames_.data();
+  const SampleOwnerFrame* frame = frames_.data();
   const Vec4* local = local_.data();
   const uint* owner = owner_.data();
   Vec4* world = world_.data();
@@ -277,7 +280,7 @@ void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
   const uint* order = grid_.order();
   B::for_each(sample_n_, [=] TP_HD(uint j) {
     const uint k = order[j];
-    const Frame& f = frame[owner[k]];
+    const SampleOwnerFrame& f = frame[owner[k]];
     sample[j] = world[k];
     velocity[j] = make_vec4(point_velocity(f.pose, f.motion, xyz(world[k])), 0.0f);
   });
@@ -287,10 +290,10 @@ void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
 // at their velocity), then the bodies.
 template <class B>
 void SceneObjects<B>::upload_frames() {
-  std::vector<Frame> frames;
+  std::vector<SampleOwnerFrame> frames;
   for (const ObstacleShape& o : obstacles_)
-    frames.push_back(Frame{RigidPose{o.center, quat_identity()}, RigidMotion{o.velocity, Vec3{0, 0, 0}}});
-  for (const BodySpec& b : bodies_.bodies()) frames.push_back(Frame{b.pose, b.motion});
+    frames.push_back(SampleOwnerFrame{RigidPose{o.center, quat_identity()}, RigidMotion{o.velocity, Vec3{0, 0, 0}}});
+  for (const BodySpec& b : bodies_.bodies()) frames.push_back(SampleOwnerFrame{b.pose, b.motion});
   frames_.resize(frames.size());
   if (!frames.empty()) B::copy_from_host(frames_.data(), frames.data(), frames.size());
 }
