@@ -29,12 +29,18 @@ TP_HD TP_INLINE void push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& b
     const SolidBody& b = bodies.body[k];
     const Vec3 rel = x - b.pose.position;
     if (dot(rel, rel) > (b.bound + margin) * (b.bound + margin)) continue;
-    const Vec3 p = rotate_inverse(b.pose.orientation, rel);
-    const float dist = solid_distance(b, p);
-    if (dist >= margin) continue;
-    const Vec3 n = rotate(b.pose.orientation, solid_normal(b, p));
-    x = x + n * (margin - dist);
-    v = wall_contact(v, n, point_velocity(b.pose, b.motion, x), friction, restitution);
+    // A primitive's distance is exact and one move reaches the margin; a mesh's field
+    // gradient is not (inner corners, where it turns), so the move is taken again from
+    // where it got to, a few times.
+    const int passes = b.shape == int(BodyShapeKind::Mesh) ? 4 : 1;
+    for (int pass = 0; pass < passes; ++pass) {
+      const Vec3 p = rotate_inverse(b.pose.orientation, x - b.pose.position);
+      const float dist = solid_distance(b, p);
+      if (dist >= margin) break;
+      const Vec3 n = rotate(b.pose.orientation, solid_normal(b, p));
+      x = x + n * (margin - dist);
+      v = wall_contact(v, n, point_velocity(b.pose, b.motion, x), friction, restitution);
+    }
   }
 }
 

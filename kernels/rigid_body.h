@@ -5,6 +5,7 @@
 #pragma once
 
 #include "common.h"
+#include "distance_field.h"
 
 namespace tp {
 
@@ -60,7 +61,9 @@ TP_HD TP_INLINE Vec3 point_velocity(const RigidPose& pose, const RigidMotion& mo
   return motion.velocity + cross(motion.angular_velocity, x - pose.position);
 }
 
-enum class BodyShapeKind : int { Sphere = 0, Box = 1, Capsule = 2 };
+// Mesh: a closed triangle mesh (3D only), whose shape the kernels read from its signed
+// distance field (distance_field.h) in the body's frame.
+enum class BodyShapeKind : int { Sphere = 0, Box = 1, Capsule = 2, Mesh = 3 };
 
 // A body as the kernels see it: its shape in its own frame (centred on its centre of mass)
 // and where it is and how it moves now.
@@ -70,15 +73,17 @@ struct SolidBody {
   Vec3 half_extent;   ///< [m] box
   float half_height;  ///< [m] capsule: half the length of its cylinder, along local y
   float bound;        ///< [m] radius of a sphere about the centre that holds the shape
+  DistanceFieldView field;  ///< mesh: its distance field (in the memory of whoever reads it)
   RigidPose pose;
   RigidMotion motion;
 };
 
 // Signed distance [m] from a point p in the body's frame to its surface (negative inside):
 // exact for the sphere and the capsule, for the box exact outside and the distance to the
-// nearest face inside.
+// nearest face inside, for a mesh its distance field's trilinear value.
 TP_HD TP_INLINE float solid_distance(const SolidBody& b, Vec3 p) {
   if (b.shape == int(BodyShapeKind::Sphere)) return length(p) - b.radius;
+  if (b.shape == int(BodyShapeKind::Mesh)) return sdf_sample(b.field, p);
   if (b.shape == int(BodyShapeKind::Capsule)) {
     const Vec3 axis_point{0.0f, clampf(p.y, -b.half_height, b.half_height), 0.0f};
     return length(p - axis_point) - b.radius;
@@ -90,6 +95,10 @@ TP_HD TP_INLINE float solid_distance(const SolidBody& b, Vec3 p) {
 
 // The outward unit normal at the surface point nearest to p (body frame).
 TP_HD TP_INLINE Vec3 solid_normal(const SolidBody& b, Vec3 p) {
+  if (b.shape == int(BodyShapeKind::Mesh)) {
+    const Vec3 g = sdf_gradient(b.field, p);
+    return dot(g, g) > 0.0f ? g : Vec3{0.0f, 1.0f, 0.0f};
+  }
   Vec3 d = p;
   if (b.shape == int(BodyShapeKind::Capsule)) d.y = p.y - clampf(p.y, -b.half_height, b.half_height);
   if (b.shape != int(BodyShapeKind::Box)) {

@@ -20,9 +20,10 @@ Tidepool's: y is up.
 Bodies (src/sim/io/particle_io.cpp, beside either kind of frame when the scene has rigid
 bodies): bodies_00000.json, ... {"time": T, "bodies": [...]}, each body with the keys of a
 scene's bodies array: shape ("box", "sphere", "capsule"), size (box, full) or radius and
-length (capsule: its cylinder's, along its own y), density, kinematic, position,
-orientation (a quaternion [w, x, y, z]), velocity, angular_velocity. body_surface() turns
-one into triangles.
+length (capsule: its cylinder's, along its own y), or for a mesh body file and scale (the
+OBJ or PLY file it was read from; its position and orientation are then the file's origin
+and axes), density, kinematic, position, orientation (a quaternion [w, x, y, z]), velocity,
+angular_velocity. body_surface() turns one into triangles.
 
 The headers are read with Python alone; the rows need numpy (Blender and ParaView ship it).
 """
@@ -167,13 +168,49 @@ def rotate(q, points):
     return np.asarray(points, dtype=np.float64) @ m.T
 
 
+def read_mesh_file(path, scale=1.0):
+    """(vertices (N, 3), triangles (T, 3)) of an OBJ file or an ascii PLY file (polygons split
+    into fans), its coordinates times `scale`: the mesh a mesh body was read from."""
+    import numpy as np
+
+    vertices, triangles = [], []
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.lower().endswith(".ply"):
+        head, _, body = data.partition(END_HEADER)
+        lines = head.decode("ascii", "replace").splitlines()
+        if "format ascii 1.0" not in lines:
+            raise ValueError(path + ": only ascii PLY is read here (convert it, or use OBJ)")
+        counts = {l.split()[1]: int(l.split()[2]) for l in lines if l.startswith("element ")}
+        rows = body.decode("ascii").split("\n")
+        for row in rows[:counts.get("vertex", 0)]:
+            vertices.append([float(c) for c in row.split()[:3]])
+        for row in rows[counts.get("vertex", 0):counts.get("vertex", 0) + counts.get("face", 0)]:
+            ids = [int(c) for c in row.split()[1:]]
+            triangles += [(ids[0], ids[k], ids[k + 1]) for k in range(1, len(ids) - 1)]
+    else:
+        for line in data.decode("utf-8", "replace").splitlines():
+            parts = line.split()
+            if parts[:1] == ["v"]:
+                vertices.append([float(c) for c in parts[1:4]])
+            elif parts[:1] == ["f"]:
+                ids = [int(c.split("/")[0]) for c in parts[1:]]
+                ids = [i - 1 if i > 0 else len(vertices) + i for i in ids]
+                triangles += [(ids[0], ids[k], ids[k + 1]) for k in range(1, len(ids) - 1)]
+    return (np.array(vertices, dtype=np.float64) * float(scale),
+            np.array(triangles, dtype=np.uint32).reshape(-1, 3))
+
+
 def body_local_surface(body, segments=16):
     """(vertices (N, 3), triangles (T, 3)) of a body's surface in its own frame (centred on
-    its centre, Tidepool's axes), counter-clockwise seen from outside: a box's 12 triangles,
+    its centre, Tidepool's axes; a mesh's in its file's frame), counter-clockwise seen from
+    outside: a mesh's file, a box's 12 triangles,
     or a sphere or capsule as `segments` around by segments / 2 + 1 rings (a capsule's
     hemispheres apart by its length along y)."""
     import numpy as np
 
+    if body["shape"] == "mesh":
+        return read_mesh_file(body["file"], body.get("scale", 1.0))
     if body["shape"] == "box":
         h = np.asarray(body["size"], dtype=np.float64) / 2
         corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * h

@@ -168,6 +168,27 @@ class Frames(unittest.TestCase):
         self.assertTrue(np.allclose(world.max(axis=0) - world.min(axis=0), [0.6, 0.2, 0.4], atol=1e-6))
 
     @unittest.skipUnless(HAVE_NUMPY, NEEDS_NUMPY)
+    def test_mesh_bodies_are_read_from_their_file_and_placed_by_its_origin(self):
+        import numpy as np
+
+        # The shipped cup (OBJ) at scale 0.5, and a tetrahedron as an ascii PLY.
+        cup = os.path.join(SCRIPTS, "..", "assets", "meshes", "cup.obj")
+        body = {"shape": "mesh", "file": cup, "scale": 0.5, "position": [1.0, 2.0, 3.0],
+                "orientation": [1.0, 0.0, 0.0, 0.0]}
+        vertices, triangles = tidepool_ply.body_local_surface(body)
+        self.assertEqual(len(triangles), 2800)
+        self.assertTrue(np.allclose(vertices.min(axis=0), [-0.09, 0.0, -0.09], atol=1e-6))
+        world, _ = tidepool_ply.body_surface(body)
+        self.assertTrue(np.allclose(world.min(axis=0), [0.91, 2.0, 2.91], atol=1e-5), world.min(axis=0))
+        ply = self.write("tet.ply", b"ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\n"
+                         b"property float y\nproperty float z\nelement face 1\nproperty list uchar int "
+                         b"vertex_indices\nend_header\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n4 0 1 2 3\n")
+        vertices, triangles = tidepool_ply.read_mesh_file(ply, 2.0)
+        self.assertEqual(vertices.shape, (4, 3))
+        self.assertEqual(triangles.tolist(), [[0, 1, 2], [0, 2, 3]])
+        self.assertEqual(float(vertices[3][2]), 2.0)
+
+    @unittest.skipUnless(HAVE_NUMPY, NEEDS_NUMPY)
     def test_blender_rotations_are_the_same_turn_in_z_up_axes(self):
         import numpy as np
 

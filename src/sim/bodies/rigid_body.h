@@ -45,6 +45,7 @@ struct RigidBodyDef {
   float mass = 1.0f;               ///< [kg] > 0 (ignored by a kinematic body)
   Vec3 inertia{1.0f, 1.0f, 1.0f};  ///< [kg m^2] principal moments about the body's axes, > 0
   bool kinematic = false;          ///< moves only by its own velocities; pushes, is never pushed
+  int axle = -1;  ///< 0, 1, 2: pinned where it is, turning about the world's x, y or z only
   BodyMaterial material;
 };
 

@@ -343,6 +343,12 @@ btRigidBody* RigidWorld::Impl::add_body(Scratch& s, int index) {
     body->setLinearFactor(btVector3(1, 1, 0));
     body->setAngularFactor(btVector3(0, 0, 1));
   }
+  if (b.def.axle >= 0 && b.def.axle <= 2) {  // an axle: no move, a turn about one axis
+    btVector3 turn(0, 0, 0);
+    turn[b.def.axle] = 1;
+    body->setLinearFactor(btVector3(0, 0, 0));
+    body->setAngularFactor(turn);
+  }
   body->setLinearVelocity(to_bt(b.state.motion.velocity));
   body->setAngularVelocity(to_bt(b.state.motion.angular_velocity));
   body->setUserIndex(index);

@@ -51,9 +51,16 @@ std::string bodies_frame_json(const std::vector<BodySpec>& bodies, double time) 
   const auto vec = [](Vec3 v) { return json::array({v.x, v.y, v.z}); };
   json list = json::array();
   for (const BodySpec& b : bodies) {
-    const Quat& q = b.pose.orientation;
     json body;
-    if (b.shape == int(BodyShapeKind::Box)) {
+    Vec3 position = b.pose.position;
+    Quat q = b.pose.orientation;
+    if (b.shape == int(BodyShapeKind::Mesh) && b.mesh) {
+      // Placed as the file is: its origin and axes (the scripts import the file and pose it).
+      body["shape"] = "mesh";
+      body["file"] = b.mesh->file;
+      body["scale"] = b.mesh->scale;
+      mesh_file_pose(*b.mesh, b.pose, &position, &q);
+    } else if (b.shape == int(BodyShapeKind::Box)) {
       body["shape"] = "box";
       body["size"] = vec(b.half_extent * 2.0f);
     } else {
@@ -64,7 +71,7 @@ std::string bodies_frame_json(const std::vector<BodySpec>& bodies, double time) 
     body["density"] = b.density;
     if (b.mass > 0.0f) body["mass"] = b.mass;  // (given instead of the density)
     body["kinematic"] = b.kinematic;
-    body["position"] = vec(b.pose.position);
+    body["position"] = vec(position);
     body["orientation"] = json::array({q.w, q.x, q.y, q.z});
     body["velocity"] = vec(b.motion.velocity);
     body["angular_velocity"] = vec(b.motion.angular_velocity);

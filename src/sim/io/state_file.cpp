@@ -85,6 +85,11 @@ std::string encode_state(const SimState& s, const std::string& scene) {
                  {"orientation", {q.w, q.x, q.y, q.z}},
                  {"velocity", vec(b.motion.velocity)},
                  {"angular_velocity", vec(b.motion.angular_velocity)}};
+    if (b.axle >= 0) body["axle"] = b.axle;
+    if (b.mesh) {  // the mesh is read again from its file (its body frame follows from it)
+      body["mesh_file"] = b.mesh->file;
+      body["mesh_scale"] = b.mesh->scale;
+    }
     if (k < s.body_force.size() && k < s.body_torque.size()) {
       body["fluid_force"] = vec(s.body_force[k]);
       body["fluid_torque"] = vec(s.body_torque[k]);
@@ -229,6 +234,13 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
         b.pose.orientation = Quat{c[0], c[1], c[2], c[3]};
         b.motion.velocity = r.finite_vec3(o, p, "velocity");
         b.motion.angular_velocity = r.finite_vec3(o, p, "angular_velocity");
+        if (JsonReader::find(o, "axle")) b.axle = int(r.count(o, p, "axle"));
+        if (JsonReader::find(o, "mesh_file")) {
+          std::string error;
+          b.mesh = load_body_mesh(r.text(r.need(o, p, "mesh_file"), p + ".mesh_file"),
+                                  float(r.finite_number(o, p, "mesh_scale")), &error);
+          if (!b.mesh) r.fail(p + ".mesh_file", "cannot be used: " + error);
+        }
         init.bodies.push_back(b);
         if (JsonReader::find(o, "fluid_force")) {
           s.body_force.push_back(r.finite_vec3(o, p, "fluid_force"));

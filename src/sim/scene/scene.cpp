@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <sstream>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -181,14 +183,51 @@ Quat read_orientation(const JsonReader& r, const json& b, const std::string& pat
   return quat_identity();
 }
 
+// A mesh body's file: as given when absolute; else beside the scene file, or failing that in
+// the folder above it (so that the shipped scenes' "meshes/cup.obj" is assets/meshes/cup.obj).
+std::string mesh_path(const std::string& file, const std::string& scene_source) {
+  namespace fs = std::filesystem;
+  const fs::path given(file);
+  if (given.is_absolute()) return file;
+  const fs::path dir = fs::path(scene_source).parent_path();
+  std::error_code ec;
+  for (const fs::path& base : {dir, dir.parent_path()})
+    if (fs::exists(base / given, ec)) return (base / given).string();
+  return (dir / given).string();
+}
+
 BodySpec read_body(const JsonReader& r, const json& b, const std::string& path, const Scene& s) {
   r.only_keys(b, path, {"shape", "position", "size", "radius", "length", "density", "mass", "kinematic",
-                        "rotation", "orientation", "velocity", "angular_velocity", "friction", "restitution"});
+                        "rotation", "orientation", "velocity", "angular_velocity", "friction", "restitution",
+                        "file", "scale", "axle"});
   BodySpec body;
   const float largest = largest_side(s);
-  body.shape = r.choice(r.need(b, path, "shape"), path + ".shape", {"sphere", "box", "capsule"});
+  body.shape = r.choice(r.need(b, path, "shape"), path + ".shape", {"sphere", "box", "capsule", "mesh"});
   body.pose.position = point_in_tank(r, r.need(b, path, "position"), path + ".position", s);
-  if (body.shape == int(BodyShapeKind::Box)) {
+  if (body.shape != int(BodyShapeKind::Mesh)) {
+    r.refuse_key(b, path, "file", "is for a mesh body (\"shape\": \"mesh\")");
+    r.refuse_key(b, path, "scale", "is for a mesh body (\"shape\": \"mesh\")");
+  }
+  if (const json* v = JsonReader::find(b, "axle")) body.axle = r.choice(*v, path + ".axle", {"x", "y", "z"});
+  if (body.shape == int(BodyShapeKind::Mesh)) {
+    for (const char* key : {"size", "radius", "length"})
+      r.refuse_key(b, path, key, "does not apply to a mesh (its file gives its shape; \"scale\" its size)");
+    if (s.dimensions == 2) r.fail(path + ".shape", "mesh bodies are 3D only (a 2D scene takes sphere, box, capsule)");
+    const std::string file = mesh_path(r.text(r.need(b, path, "file"), path + ".file"), s.source);
+    float scale = 1.0f;
+    if (const json* v = JsonReader::find(b, "scale")) scale = float(r.positive(*v, path + ".scale", 1e4, "10,000"));
+    std::string error;
+    body.mesh = load_body_mesh(file, scale, &error);
+    if (!body.mesh) r.fail(path + ".file", "cannot be used: " + error);
+    const Vec3 e = body.mesh->hi - body.mesh->lo;
+    const float longest = std::max(e.x, std::max(e.y, e.z));
+    if (longest > 2.0f * largest || longest < 0.01f * largest) {
+      std::ostringstream m;
+      m << path << ": the mesh " << body.mesh->name << " is " << longest << " m long in a tank " << largest
+        << " m long: give \"scale\" (files in millimetres want 0.001)";
+      r.refuse(m.str());
+    }
+  } else if (body.shape == int(BodyShapeKind::Box)) {
     r.refuse_key(b, path, "radius", "does not apply to a box (a box has a size)");
     r.refuse_key(b, path, "length", "does not apply to a box (a box has a size)");
     const json& size = r.need(b, path, "size");
@@ -217,6 +256,8 @@ BodySpec read_body(const JsonReader& r, const json& b, const std::string& path, 
     body.kinematic = v->get<bool>();
   }
   body.pose.orientation = read_orientation(r, b, path);
+  // A mesh is placed by its file's origin and axes; its body frame is its principal frame.
+  if (body.mesh) body.pose = mesh_body_pose(*body.mesh, body.pose.position, body.pose.orientation);
   if (const json* v = JsonReader::find(b, "velocity")) body.motion.velocity = r.vec3(*v, path + ".velocity", 100);
   if (const json* v = JsonReader::find(b, "angular_velocity"))
     body.motion.angular_velocity = r.vec3(*v, path + ".angular_velocity", 1000);

@@ -107,7 +107,8 @@ double fluid_volume(const Scene& scene);
 double particles_at_own_spacing(const Scene& scene);
 // The spacing that gives about `count` particles for the scene's volume of water. A scene
 // with emitters and no initial water scales its own spacing so that its particle limit
-// (max_particles, or the automatic 100,000) becomes `count`.
+// (max_particles, or the automatic 100,000) becomes `count`. Never coarser than half the
+// smallest body's smallest side: such a scene gets more particles than `count`.
 float spacing_for_count(const Scene& scene, uint64_t count);
 // Particles on one lattice of spacing s (anchored at the tank's min corner + s/2): the
 // points inside any fluid block or sphere (once where they overlap), except those inside

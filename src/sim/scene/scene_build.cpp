@@ -173,8 +173,14 @@ float spacing_for_count(const Scene& s, uint64_t count) {
   if (count == 0) return s.spacing;
   const double volume = fluid_volume(s);
   const double root = s.dimensions == 2 ? 0.5 : 1.0 / 3.0;  // an area in 2D
-  if (volume > 0.0 || s.emitters.empty()) return float(std::pow(volume / double(count), root));
-  return float(double(s.spacing) * std::pow(fluid_capacity(s, 0.0, s.spacing) / double(count), root));
+  const float spacing = volume > 0.0 || s.emitters.empty()
+                            ? float(std::pow(volume / double(count), root))
+                            : float(double(s.spacing) * std::pow(fluid_capacity(s, 0.0, s.spacing) / double(count), root));
+  // Never so coarse that a body is under two spacings across (check_body refuses that):
+  // a scene with small bodies gets more particles than asked rather than none.
+  float finest = spacing;
+  for (const BodySpec& b : s.bodies) finest = std::min(finest, 0.499f * body_smallest_side(b, s.dimensions));
+  return finest;
 }
 
 InitialState build_initial_state(const Scene& given, float s, uint64_t memory_bytes,

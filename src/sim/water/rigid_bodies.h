@@ -52,6 +52,7 @@ class RigidBodies {
     for (size_t k = 0; k < bodies_.size(); ++k) world_.add_body(rigid_def(bodies_[k], mass_[k]), state_of(bodies_[k]));
     force_.assign(bodies_.size(), Vec3{0, 0, 0});
     torque_.assign(bodies_.size(), Vec3{0, 0, 0});
+    upload_fields();
     sums_.resize(2 * bodies_.size());
     Vec4* sums = sums_.data();
     Backend::for_each(uint(2 * bodies_.size()), [=] TP_HD(uint k) { sums[k] = Vec4{0, 0, 0, 0}; });
@@ -201,7 +202,9 @@ class RigidBodies {
     RigidBodyDef d;
     d.geometry = b.shape == int(BodyShapeKind::Sphere)    ? sphere_geometry(b.radius)
                  : b.shape == int(BodyShapeKind::Capsule) ? capsule_geometry(b.radius, b.half_height)
+                 : b.shape == int(BodyShapeKind::Mesh)    ? b.mesh->geometry
                                                           : box_geometry(b.half_extent);
+    d.axle = b.axle;
     d.mass = m.mass;
     d.inertia = m.inertia;
     d.kinematic = b.kinematic;
@@ -217,9 +220,32 @@ class RigidBodies {
     // Only a turn about z: the orientation's x and y parts go.
     b.pose.orientation = quat_normalized(Quat{b.pose.orientation.w, 0.0f, 0.0f, b.pose.orientation.z});
   }
+  // The mesh bodies' distance fields, one after another in the backend's memory (the
+  // clamp reads them there), each body's at field_at_[k].
+  void upload_fields() {
+    std::vector<float> values;
+    field_at_.assign(bodies_.size(), 0);
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      if (bodies_[k].shape != int(BodyShapeKind::Mesh) || !bodies_[k].mesh) continue;
+      size_t shared = k;  // a mesh already uploaded for another body
+      for (size_t j = 0; j < k; ++j)
+        if (bodies_[j].mesh == bodies_[k].mesh) shared = j;
+      if (shared != k) {
+        field_at_[k] = field_at_[shared];
+        continue;
+      }
+      field_at_[k] = values.size();
+      values.insert(values.end(), bodies_[k].mesh->field.value.begin(), bodies_[k].mesh->field.value.end());
+    }
+    fields_.resize(values.size());
+    if (!values.empty()) Backend::copy_from_host(fields_.data(), values.data(), values.size());
+  }
   void upload() {
     std::vector<SolidBody> solids;
-    for (const BodySpec& b : bodies_) solids.push_back(solid_of(b));
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      solids.push_back(solid_of(bodies_[k]));
+      if (bodies_[k].shape == int(BodyShapeKind::Mesh)) solids.back().field.value = fields_.data() + field_at_[k];
+    }
     solids_.resize(solids.size());
     if (!solids.empty()) Backend::copy_from_host(solids_.data(), solids.data(), solids.size());
   }
@@ -232,6 +258,8 @@ class RigidBodies {
   std::vector<uint> first_;           ///< per body, where its samples begin; then the end
   Buffer<uint> ranges_;               ///< first_ in the backend's memory
   Buffer<SolidBody> solids_;
+  Buffer<float> fields_;           ///< the mesh bodies' distance fields (upload_fields)
+  std::vector<size_t> field_at_;  ///< per body, where its field begins in fields_
   Buffer<Vec4> sums_;  ///< per body: force, torque (the latest gather's)
   RigidWorld world_;   ///< the contacts (holds no state between steps but the grab)
 };
