@@ -9,7 +9,7 @@ in vec3 v_world;
 in vec3 v_local;
 in vec3 v_normal;
 
-uniform int u_kind;         // 0 sphere, 1 box, 2 capsule
+uniform int u_kind;         // 0 sphere, 1 box, 2 capsule, 3 mesh
 uniform vec3 u_scale;       // [m] half extents or radius
 uniform vec3 u_eye;         // [m] camera position
 uniform vec3 u_light_dir;   // towards the light, world space, unit length

@@ -1,5 +1,5 @@
 #version 330 core
-// Rigid bodies (boxes, spheres, capsules): a unit mesh scaled by the body's half extents
+// Rigid bodies (boxes, spheres, capsules, meshes at scale 1): a unit mesh scaled by the body's half extents
 // (box) or radius (sphere, capsule), a capsule's halves moved apart along its own y by its
 // half height, then turned and moved by the body's pose.
 

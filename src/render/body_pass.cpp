@@ -123,11 +123,57 @@ BodyPass::BodyPass(const std::string& shader_dir)
 }
 
 BodyPass::~BodyPass() {
+  for (auto& [key, m] : meshes_) {
+    glDeleteBuffers(1, &m.vbo);
+    glDeleteVertexArrays(1, &m.vao);
+  }
   glDeleteBuffers(1, &vbo_);
   glDeleteVertexArrays(1, &vao_);
 }
 
+const BodyPass::MeshBuffers& BodyPass::mesh_buffers(
+    const std::shared_ptr<const std::vector<glm::vec3>>& triangles) const {
+  MeshBuffers& m = meshes_[triangles.get()];
+  m.unused_frames = 0;
+  if (m.vao != 0) return m;
+  // (position, normal) pairs become BodyVertex (cap 0) in the layout of the shapes' buffer.
+  std::vector<BodyVertex> v;
+  v.reserve(triangles->size() / 2);
+  for (size_t i = 0; i + 1 < triangles->size(); i += 2) v.push_back(BodyVertex{(*triangles)[i], (*triangles)[i + 1], 0.0f});
+  m.triangles = triangles;
+  m.count = GLsizei(v.size() / 3 * 3);
+  glGenVertexArrays(1, &m.vao);
+  glGenBuffers(1, &m.vbo);
+  glBindVertexArray(m.vao);
+  glBindBuffer(GL_ARRAY_BUFFER, m.vbo);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(v.size() * sizeof(BodyVertex)), v.data(), GL_STATIC_DRAW);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(BodyVertex), nullptr);
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(BodyVertex),
+                        reinterpret_cast<void*>(offsetof(BodyVertex, normal)));
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(BodyVertex),
+                        reinterpret_cast<void*>(offsetof(BodyVertex, cap)));
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+  return m;
+}
+
+void BodyPass::forget_unused_meshes() const {
+  for (auto it = meshes_.begin(); it != meshes_.end();) {
+    if (++it->second.unused_frames > 120) {
+      glDeleteBuffers(1, &it->second.vbo);
+      glDeleteVertexArrays(1, &it->second.vao);
+      it = meshes_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void BodyPass::draw(const CameraView& camera, const std::vector<BodyDraw>& bodies) const {
+  forget_unused_meshes();
   if (bodies.empty()) return;
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
@@ -150,7 +196,9 @@ void BodyPass::draw(const CameraView& camera, const std::vector<BodyDraw>& bodie
               highlight = program_.uniform("u_highlight");
   glBindVertexArray(vao_);
   for (const BodyDraw& b : bodies) {
-    const glm::vec3 s = b.kind == int(BodyKind::Box) ? b.half_extent : glm::vec3(b.radius);
+    const bool mesh = b.kind == int(BodyKind::Mesh);
+    if (mesh && (!b.mesh || b.mesh->size() < 6)) continue;
+    const glm::vec3 s = mesh ? glm::vec3(1.0f) : b.kind == int(BodyKind::Box) ? b.half_extent : glm::vec3(b.radius);
     if (!(s.x > 0.0f && s.y > 0.0f && s.z > 0.0f)) continue;
     // The pose as a matrix: the quaternion's rotation, then the translation to the centre.
     const float w = b.orientation.x, x = b.orientation.y, y = b.orientation.z, z = b.orientation.w;
@@ -167,7 +215,12 @@ void BodyPass::draw(const CameraView& camera, const std::vector<BodyDraw>& bodie
     glUniform1f(half_height, b.kind == int(BodyKind::Capsule) ? b.half_height : 0.0f);
     glUniform1i(kind, b.kind);
     glUniform1i(highlight, b.highlighted ? 1 : 0);
-    if (b.kind == int(BodyKind::Box))
+    if (mesh) {
+      const MeshBuffers& buffers = mesh_buffers(b.mesh);
+      glBindVertexArray(buffers.vao);
+      glDrawArrays(GL_TRIANGLES, 0, buffers.count);
+      glBindVertexArray(vao_);
+    } else if (b.kind == int(BodyKind::Box))
       glDrawArrays(GL_TRIANGLES, box_first_, box_count_);
     else if (b.kind == int(BodyKind::Capsule))
       glDrawArrays(GL_TRIANGLES, capsule_first_, capsule_count_);

@@ -5,7 +5,9 @@
 
 #include <glm/glm.hpp>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace tp {
 
@@ -138,7 +140,7 @@ struct ObstacleDraw {
 
 // A rigid body to draw (see BodyPass), copied by the app from the simulation's published
 // bodies each frame. The kinds match kernels/rigid_body.h's BodyShapeKind.
-enum class BodyKind : int { Sphere = 0, Box = 1, Capsule = 2 };
+enum class BodyKind : int { Sphere = 0, Box = 1, Capsule = 2, Mesh = 3 };
 
 struct BodyDraw {
   int kind = int(BodyKind::Box);     ///< BodyKind
@@ -147,6 +149,9 @@ struct BodyDraw {
   glm::vec3 half_extent{0.0f};       ///< [m] box: half its size along its own x, y, z
   float radius = 0.0f;               ///< [m] sphere, capsule
   float half_height = 0.0f;          ///< [m] capsule: half its cylinder's length (own y)
+  /// Mesh: its triangles in the body's frame, three corners each, as (position, normal)
+  /// pairs [m]; the pass uploads each such list once and keeps it while it is drawn.
+  std::shared_ptr<const std::vector<glm::vec3>> mesh;
   bool highlighted = false;          ///< under the cursor with ctrl held, or being dragged
 };
 

@@ -258,3 +258,62 @@ TEST(Window, CtrlLeftDragLiftsABody) {
   EXPECT_NEAR(pine.x, -0.55f, 0.15f);
   EXPECT_LT(oak.y, 0.55f) << "the oak box, not held, floats in the water";
 }
+
+// The panel's Bodies section: Add drops a box above the water at the view's centre, Load
+// mesh a duck (the field's default, assets/meshes/duck.obj), and the x beside body 0 removes
+// the pine box; each edit is printed, the new bodies are drawn (more wood on screen where
+// the water was) and at exit the simulation has them, the water running on throughout.
+TEST(Window, ThePanelAddsABoxLoadsAMeshAndRemovesABody) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene floating --particles 4000 --color flat --size 1280x800 --frames 1000000 --gl-check",
+                 dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const Image before = grab_window(*watcher, kWidth, kHeight);
+  save_png(before, dir + "/before.png");
+  const long wood_before = find_pixels(before, kScene, is_wood).count;
+
+  click(w, wait_for_widget(app, "body add"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: body 4 added (box)")) << app.output();
+  click(w, wait_for_widget(app, "mesh load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: body 5 added (mesh duck.obj)")) << app.output();
+  EXPECT_NE(app.output().find("tidepool: duck.obj: 4,816 triangles, distance field"), std::string::npos)
+      << "the field's build is reported";
+  // Let them fall into the water.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image added = grab_window(*watcher, kWidth, kHeight);
+  save_png(added, dir + "/added.png");
+  const long wood_added = find_pixels(added, kScene, is_wood).count;
+
+  click(w, wait_for_widget(app, "body remove 0"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: body 0 removed (5 left)")) << app.output();
+  wait_frames(*watcher, 5);
+  if (HasFatalFailure()) return;
+  const Image removed = grab_window(*watcher, kWidth, kHeight);
+  save_png(removed, dir + "/removed.png");
+  const long wood_removed = find_pixels(removed, kScene, is_wood).count;
+  std::printf("wood on screen: %ld px with the scene's 4 bodies, %ld with a box and a duck added, %ld with "
+              "the pine box removed\n",
+              wood_before, wood_added, wood_removed);
+  EXPECT_GT(wood_added, wood_before + 1000) << "the box and the duck are drawn (see added.png)";
+  EXPECT_LT(wood_removed, wood_added - 1000) << "the pine box is gone (see removed.png)";
+
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  const std::string out = app.output();
+  expect_no_gl_errors(ProcessResult{0, out});
+  glm::vec3 c;
+  EXPECT_TRUE(body_at_exit(out, 4, &c)) << out;
+  EXPECT_FALSE(body_at_exit(out, 5, &c)) << "five bodies at exit";
+  EXPECT_NE(out.find("(mesh) at"), std::string::npos) << "the duck is among them";
+}

@@ -299,4 +299,81 @@ inline std::string at(unsigned long window, int x, int y) {
 }
 
 
+// ---- the panel's widgets (the app prints their rectangles with TIDEPOOL_TEST_WIDGETS=1) ----
+
+inline const std::string kWidgetLog = "env TIDEPOOL_TEST_WIDGETS=1";
+
+inline constexpr double kWaitSeconds = 90.0;  // for anything the app does after an input
+
+struct Widget {
+  bool found = false;
+  int x = 0, y = 0, width = 0, height = 0;
+  int cx() const { return x + width / 2; }
+  int cy() const { return y + height / 2; }
+};
+
+// The latest rectangle the app printed for widget `name`.
+inline Widget widget(const RunningApp& app, const std::string& name) {
+  Widget w;
+  const std::string log = app.output();
+  const std::regex re("tidepool: widget '" + std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                      R"(' (-?\d+) (-?\d+) (\d+) (\d+))");
+  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {
+    w.found = true;
+    w.x = std::stoi((*it)[1]);
+    w.y = std::stoi((*it)[2]);
+    w.width = std::stoi((*it)[3]);
+    w.height = std::stoi((*it)[4]);
+  }
+  return w;
+}
+
+// Waits until the app's output contains `text` (true) or the timeout passes or it exits.
+inline bool wait_for_output(RunningApp& app, const std::string& text, double timeout = kWaitSeconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout);
+  while (app.output().find(text) == std::string::npos) {
+    if (!app.running() || std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+inline Widget wait_for_widget(RunningApp& app, const std::string& name) {
+  wait_for_output(app, "tidepool: widget '" + name + "'");
+  return widget(app, name);
+}
+
+// Starts the app with the widget log, waits for its window and for the panel to settle
+// (the Phases table appears after the first steps and moves what is below it).
+inline void start(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher, unsigned long* w) {
+  start_and_find_window(app, watcher, w);
+  if (testing::Test::HasFatalFailure()) return;
+  wait_frames(**watcher, 6, 1.0);
+}
+
+inline void click(unsigned long w, const Widget& widget) {
+  ASSERT_TRUE(widget.found) << "the widget was never drawn";
+  send(at(w, widget.cx(), widget.cy()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ImGui sees the hover first
+  send("click 1");
+}
+
+// Clicks into a text field, selects what it holds and types `text` over it.
+inline void type_into(unsigned long w, const Widget& field, const std::string& text) {
+  click(w, field);
+  if (testing::Test::HasFatalFailure()) return;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Held for a while, as fingers do: ImGui 1.86 polls the keys once a frame, so a press and
+  // release within one frame (xdotool's "key") would go unseen.
+  send("windowfocus --sync " + std::to_string(w) + " keydown ctrl+a sleep 0.5 keyup ctrl+a");
+  send("type --delay 40 " + quoted(text));
+}
+
+// The panel's red (an error sentence) inside a widget's rectangle.
+inline long red_pixels(const Image& img, const Widget& w) {
+  return find_pixels(img, Rect{w.x, w.y, w.x + w.width, w.y + w.height}, [](const uint8_t* p) {
+           return p[0] > 200 && p[1] < 130 && p[2] < 130;
+         }).count;
+}
+
 }  // namespace tp::test

@@ -1,5 +1,8 @@
 #include "app/water/body_tool.h"
 
+#include <map>
+#include <utility>
+
 #include "sim/runner/sim_runner.h"
 
 namespace tp {
@@ -7,6 +10,40 @@ namespace tp {
 namespace {
 glm::vec3 to_glm(const Vec3& v) { return glm::vec3(v.x, v.y, v.z); }
 Vec3 to_vec3(const glm::vec3& v) { return Vec3{v.x, v.y, v.z}; }
+// A mesh body's triangles for BodyPass, (position, normal) per corner: a corner takes the
+// mean of its vertex's face normals that lie within 40 degrees of its own face's (smooth
+// across gentle bends, a crease at sharp ones). Made once per mesh and kept while it lives.
+std::shared_ptr<const std::vector<glm::vec3>> mesh_triangles(const std::shared_ptr<const BodyMesh>& mesh) {
+  static std::map<const BodyMesh*, std::pair<std::weak_ptr<const BodyMesh>, std::shared_ptr<const std::vector<glm::vec3>>>>
+      made;
+  for (auto it = made.begin(); it != made.end();) it = it->second.first.expired() ? made.erase(it) : std::next(it);
+  auto& entry = made[mesh.get()];
+  if (entry.second) return entry.second;
+  const TriangleSoup& m = mesh->mesh;
+  std::vector<glm::vec3> face(m.triangles.size());
+  std::vector<std::vector<uint32_t>> faces_of(m.vertices.size());
+  for (size_t t = 0; t < m.triangles.size(); ++t) {
+    const auto& tri = m.triangles[t];
+    const glm::vec3 a = to_glm(m.vertices[tri[0]]), b = to_glm(m.vertices[tri[1]]), c = to_glm(m.vertices[tri[2]]);
+    const glm::vec3 n = glm::cross(b - a, c - a);
+    face[t] = glm::dot(n, n) > 0.0f ? glm::normalize(n) : glm::vec3(0.0f, 1.0f, 0.0f);
+    for (uint32_t v : tri) faces_of[v].push_back(uint32_t(t));
+  }
+  auto out = std::make_shared<std::vector<glm::vec3>>();
+  out->reserve(m.triangles.size() * 6);
+  for (size_t t = 0; t < m.triangles.size(); ++t) {
+    for (uint32_t v : m.triangles[t]) {
+      glm::vec3 n(0.0f);
+      for (uint32_t f : faces_of[v])
+        if (glm::dot(face[f], face[t]) > 0.766f) n += face[f];
+      out->push_back(to_glm(m.vertices[v]));
+      out->push_back(glm::dot(n, n) > 0.0f ? glm::normalize(n) : face[t]);
+    }
+  }
+  entry = {mesh, out};
+  return out;
+}
+
 }  // namespace
 
 std::vector<BodyDraw> body_draws(const std::vector<BodySpec>& bodies, int highlighted) {
@@ -17,7 +54,9 @@ std::vector<BodyDraw> body_draws(const std::vector<BodySpec>& bodies, int highli
     BodyDraw d;
     d.kind = b.shape == int(BodyShapeKind::Sphere)    ? int(BodyKind::Sphere)
              : b.shape == int(BodyShapeKind::Capsule) ? int(BodyKind::Capsule)
+             : b.shape == int(BodyShapeKind::Mesh)    ? int(BodyKind::Mesh)
                                                       : int(BodyKind::Box);
+    if (b.shape == int(BodyShapeKind::Mesh) && b.mesh) d.mesh = mesh_triangles(b.mesh);
     d.position = to_glm(b.pose.position);
     const Quat& q = b.pose.orientation;
     d.orientation = glm::vec4(q.w, q.x, q.y, q.z);

@@ -495,9 +495,10 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
     statistics_section(sim, stats, frame, controls);
   if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
     simulation_section(sim, controls);
-  // The scene's rigid bodies, when it has any (held by ctrl + left drag).
-  if (sim.bodies && !sim.bodies->empty() && ImGui::CollapsingHeader("Bodies", ImGuiTreeNodeFlags_DefaultOpen))
-    bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions);
+  // The rigid bodies (held by ctrl + left drag), open when the scene has any; adding one
+  // and loading a mesh are there too.
+  if (sim.bodies && ImGui::CollapsingHeader("Bodies", sim.bodies->empty() ? 0 : ImGuiTreeNodeFlags_DefaultOpen))
+    bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions, controls.bodies_panel, controls.widgets);
   if (ImGui::CollapsingHeader("Files", ImGuiTreeNodeFlags_DefaultOpen))
     files_section(controls.files, controls.widgets);
   if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))

@@ -11,6 +11,7 @@
 
 #include "app/window/frame_stats.h"
 #include "app/window/panel_common.h"
+#include "app/water/panel_bodies.h"
 #include "app/water/panel_sim.h"
 #include "app/start/setup.h"
 #include "render/render_types.h"
@@ -28,6 +29,7 @@ struct AppControls : WindowControls {
   bool lockstep = false;                 ///< --steps-per-frame: no clock to keep, no advice
   bool obstacles = false;                ///< the scene has obstacles: the help line says ctrl+left
   bool bodies = false;                   ///< the scene has rigid bodies: so it does
+  BodyPanel bodies_panel;                ///< the Bodies section's fields and request
   int particle_target = 0;               ///< the panel's particle count, applied by Reset
   std::vector<std::string> param_notes;  ///< what clamp_params changed after the last edit
   SimParams start_params{};              ///< the parameters the run started with

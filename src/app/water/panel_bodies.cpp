@@ -12,6 +12,10 @@ std::string body_shape_text(const BodySpec& body) {
     std::snprintf(text, sizeof(text), "sphere r %.2f m", body.radius);
   else if (body.shape == int(BodyShapeKind::Capsule))
     std::snprintf(text, sizeof(text), "capsule r %.2f m, %.2f m long", body.radius, 2.0f * body.half_height);
+  else if (body.shape == int(BodyShapeKind::Mesh) && body.mesh)
+    std::snprintf(text, sizeof(text), "mesh %s at scale %g, %.2f x %.2f x %.2f m", body.mesh->name.c_str(),
+                  double(body.mesh->scale), body.mesh->hi.x - body.mesh->lo.x, body.mesh->hi.y - body.mesh->lo.y,
+                  body.mesh->hi.z - body.mesh->lo.z);
   else
     std::snprintf(text, sizeof(text), "box %.2f x %.2f x %.2f m", 2.0f * body.half_extent.x,
                   2.0f * body.half_extent.y, 2.0f * body.half_extent.z);
@@ -24,7 +28,9 @@ float body_density(const BodySpec& body, int dimensions) {
   return volume > 0.0f ? body.mass / volume : body.density;
 }
 
-void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions) {
+void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions, BodyPanel& panel,
+                    WidgetLog& log) {
+  panel.request = BodyRequest{};
   ImGui::TextDisabled("Ctrl + left drag on a body grabs it.");
   tooltip("The cursor's ray picks the body; while the button is held its point is pulled "
           "towards the cursor (in the plane through it facing the camera) by a soft spring, "
@@ -32,11 +38,12 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
           "bodies are not grabbed.");
   // Columns as wide as their contents: the panel is 26 em wide. The shape's size is in
   // its tooltip.
-  if (!ImGui::BeginTable("bodies", 4, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  if (!bodies.empty() && ImGui::BeginTable("bodies", 5, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
   ImGui::TableSetupColumn("Shape");
   ImGui::TableSetupColumn("kg/m^3");
   ImGui::TableSetupColumn("x, y, z [m]");
   ImGui::TableSetupColumn("m/s");
+  ImGui::TableSetupColumn("");
   ImGui::TableHeadersRow();
   for (size_t k = 0; k < bodies.size(); ++k) {
     const BodySpec& b = bodies[k];
@@ -44,24 +51,92 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     ImGui::TableNextRow();
     if (held) ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
     ImGui::TableNextColumn();
-    const char* shape = b.shape == int(BodyShapeKind::Sphere)    ? "sphere"
-                        : b.shape == int(BodyShapeKind::Capsule) ? "capsule"
-                                                                 : "box";
+    const char* shape = shape_name(b);
     ImGui::Text("%zu %s%s", k, shape, held ? " (held)" : b.kinematic ? " (kin.)" : "");
     const std::string size = body_shape_text(b) + (b.kinematic ? "; kinematic: moved by its velocity, never by "
                                                                  "the water or the mouse"
                                                                : "");
     tooltip(size.c_str());
     ImGui::TableNextColumn();
-    ImGui::Text("%.0f", body_density(b, dimensions));
+    ImGui::PushID(int(k));
+    float density = body_density(b, dimensions);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.0f);
+    ImGui::DragFloat("##density", &density, 5.0f, 50.0f, 20000.0f, "%.0f", ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemDeactivatedAfterEdit()) panel.request = BodyRequest{BodyRequest::Density, int(k), density};
+    note_widget(log, "body density " + std::to_string(k));
+    tooltip("Drag or double-click to type: the body's density in kg/m^3 (water 1,000). It "
+            "takes the new value when you let go.");
     ImGui::TableNextColumn();
     const Vec3 p = b.pose.position;
     ImGui::Text("%5.2f %5.2f %5.2f", p.x, p.y, p.z);
     ImGui::TableNextColumn();
     ImGui::Text("%.2f", length(b.motion.velocity));
+    ImGui::TableNextColumn();
+    if (ImGui::SmallButton("x")) panel.request = BodyRequest{BodyRequest::Remove, int(k)};
+    note_widget(log, "body remove " + std::to_string(k));
+    tooltip("Remove this body (Reset brings the scene's bodies back).");
+    ImGui::PopID();
     if (held) ImGui::PopStyleColor();
   }
   ImGui::EndTable();
+  }
+  // A new body above the water at the view's centre.
+  const char* shapes = dimensions == 2 ? "disc\0rectangle\0stadium\0" : "sphere\0box\0capsule\0";
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.5f);
+  ImGui::Combo("##shape", &panel.add_shape, shapes);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.0f);
+  ImGui::DragFloat("m##size", &panel.add_size, 0.005f, 0.02f, 1.0f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+  tooltip("Its size: a sphere's diameter, a box's side (half as tall), a capsule's length.");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.0f);
+  ImGui::DragFloat("kg/m^3##add", &panel.add_density, 5.0f, 50.0f, 20000.0f, "%.0f", ImGuiSliderFlags_AlwaysClamp);
+  ImGui::SameLine();
+  if (ImGui::Button("Add")) {
+    BodyRequest r;
+    r.kind = BodyRequest::Add;
+    r.density = panel.add_density;
+    const float d = panel.add_size;
+    r.body.shape = panel.add_shape == 0 ? int(BodyShapeKind::Sphere)
+                   : panel.add_shape == 2 ? int(BodyShapeKind::Capsule)
+                                          : int(BodyShapeKind::Box);
+    r.body.radius = panel.add_shape == 2 ? 0.25f * d : 0.5f * d;
+    r.body.half_height = 0.25f * d;
+    r.body.half_extent = Vec3{0.5f * d, 0.25f * d, 0.5f * d};
+    r.body.density = panel.add_density;
+    panel.request = r;
+  }
+  note_widget(log, "body add");
+  tooltip("Drops a new body into the tank above the water at the view's centre.");
+  if (dimensions == 3) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 13.0f);
+    ImGui::InputText("##mesh", panel.mesh_file, sizeof(panel.mesh_file));
+    note_widget(log, "mesh path");
+    tooltip("An OBJ or PLY file: a closed triangle mesh, in metres (scale it otherwise), "
+            "relative to the folder Tidepool was started in or to its assets.");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3.5f);
+    ImGui::DragFloat("scale", &panel.mesh_scale, 0.01f, 0.001f, 100.0f, "%.3g", ImGuiSliderFlags_AlwaysClamp);
+    ImGui::Checkbox("Collider (held still)", &panel.mesh_collider);
+    tooltip("A collider stays where it is put (a kinematic body): the water and the bodies "
+            "meet it, nothing moves it. Otherwise the mesh is a body of the density above.");
+    ImGui::SameLine();
+    if (ImGui::Button("Load mesh")) {
+      BodyRequest r;
+      r.kind = BodyRequest::LoadMesh;
+      r.mesh_file = panel.mesh_file;
+      r.mesh_scale = panel.mesh_scale;
+      r.kinematic = panel.mesh_collider;
+      r.density = panel.add_density;
+      panel.request = r;
+    }
+    note_widget(log, "mesh load");
+  }
+  if (!panel.status.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    colored_text(kErrorColor, panel.status);
+    ImGui::PopTextWrapPos();
+  }
 }
 
 }  // namespace tp

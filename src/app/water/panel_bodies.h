@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/window/panel_files.h"
 #include "sim/bodies/body_spec.h"
 
 namespace tp {
@@ -17,7 +18,37 @@ std::string body_shape_text(const BodySpec& body);
 // A body's density [kg/m^3]: the scene's, or the one its mass gives (mass / volume).
 float body_density(const BodySpec& body, int dimensions);
 
-// The section's contents; `grabbed` (-1 none) is highlighted.
-void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions);
+// What the section asks the mode to do this frame (one thing at most): body `index` to a
+// new density, removed, a new body added (`body`: shape, size, density; the mode places it
+// above the water at the view's centre), or a mesh file loaded as a new body or collider.
+struct BodyRequest {
+  enum Kind { None, Density, Remove, Add, LoadMesh } kind = None;
+  int index = -1;
+  float density = 0.0f;  ///< [kg/m^3] Density, Add, LoadMesh
+  BodySpec body;         ///< Add
+  std::string mesh_file; ///< LoadMesh
+  float mesh_scale = 1.0f;
+  bool kinematic = false;  ///< LoadMesh: a collider that stays where it is put
+};
+
+// The section's fields that live from frame to frame.
+struct BodyPanel {
+  int add_shape = 1;            ///< 0 sphere, 1 box, 2 capsule
+  float add_size = 0.15f;       ///< [m] diameter, side or length
+  float add_density = 500.0f;   ///< [kg/m^3]
+  char mesh_file[256] = "assets/meshes/duck.obj";
+  float mesh_scale = 1.0f;
+  bool mesh_collider = false;
+  std::string status;           ///< the last edit's outcome ("" when it worked)
+  BodyRequest request;          ///< this frame's, for the mode
+};
+
+// The section's contents; `grabbed` (-1 none) is highlighted. Each body's density is a
+// slider (applied when let go), with a button that removes it; below, Add (a shape, its
+// size and density) and Load mesh (an OBJ or PLY file, its scale, as a body or a collider).
+// The widgets are noted in `log` ("body density 0", "body remove 0", "body add", "mesh
+// path", "mesh load") for the window tests.
+void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions, BodyPanel& panel,
+                    WidgetLog& log);
 
 }  // namespace tp

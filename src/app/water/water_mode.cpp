@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 
 #include "app/window/gl_publish_target.h"
 #include "app/window/window_frame.h"
+#include "sim/water/body_edits.h"
 #include "sim/water/params.h"
 #include "util/paths.h"
 #include "util/stop_signals.h"
@@ -554,7 +556,64 @@ PanelExtent WaterMode::panel() {
                grid_serial_ != 0 ? &grid_cells_ : nullptr, &state.bodies, state.grabbed_body};
   const PanelExtent extent = draw_panel(sim, state.stats, frame_stats_, render_, controls_);
   draw_help_overlay(controls_, params_, dimensions_);
+  if (controls_.bodies_panel.request.kind != BodyRequest::None) edit_bodies(controls_.bodies_panel.request);
   return extent;
+}
+
+void WaterMode::edit_bodies(const BodyRequest& r) {
+  BodyPanel& panel = controls_.bodies_panel;
+  BodySpec body = r.body;
+  if (r.kind == BodyRequest::LoadMesh) {
+    // As given (from where Tidepool was started), else under the assets' folder or the one
+    // above it ("assets/meshes/duck.obj" from an installed copy too).
+    namespace fs = std::filesystem;
+    std::string file = r.mesh_file;
+    std::error_code ec;
+    const fs::path assets = fs::path(scene_dir()).parent_path();
+    for (const fs::path& base : {assets, assets.parent_path()})
+      if (!fs::exists(file, ec) && fs::exists(base / r.mesh_file, ec)) file = (base / r.mesh_file).string();
+    std::string error;
+    body.shape = int(BodyShapeKind::Mesh);
+    body.mesh = load_body_mesh(file, r.mesh_scale, &error);
+    if (!body.mesh) {
+      panel.status = error;
+      return;
+    }
+    body.kinematic = r.kinematic;
+    body.density = r.density;
+  }
+  if (r.kind == BodyRequest::Add || r.kind == BodyRequest::LoadMesh) {
+    // Above the water at the view's centre: the camera's target, kept inside the tank by
+    // the body's reach, near the tank's top.
+    const float reach = solid_of(body).bound;
+    const Vec3 lo = setup_.scene.tank_lo, hi = setup_.scene.tank_hi;
+    const glm::vec3 t = camera_.target();
+    auto within = [&](float v, float a, float b) { return a + reach < b - reach ? std::clamp(v, a + reach, b - reach) : 0.5f * (a + b); };
+    body.pose.position = Vec3{within(t.x, lo.x, hi.x), std::max(hi.y - 1.2f * reach, 0.5f * (lo.y + hi.y)),
+                              dimensions_ == 2 ? plane_z_ : within(t.z, lo.z, hi.z)};
+    if (body.mesh) body.pose.orientation = body.mesh->principal_to_file;  // upright, as in its file
+  }
+  std::vector<BodySpec> now;  // the bodies after the edit
+  panel.status = runner_.exclusive([&](Simulation& sim) {
+    const std::string why = r.kind == BodyRequest::Density ? set_body_density(sim, r.index, r.density)
+                            : r.kind == BodyRequest::Remove ? remove_body(sim, r.index)
+                                                            : add_body(sim, body);
+    now = sim.bodies();
+    return why;
+  });
+  if (!panel.status.empty()) {
+    std::fprintf(stderr, "tidepool: %s\n", panel.status.c_str());
+    return;
+  }
+  controls_.bodies = true;
+  if (r.kind == BodyRequest::Density)
+    std::fprintf(stderr, "tidepool: body %d density %.0f kg/m^3\n", r.index, double(r.density));
+  else if (r.kind == BodyRequest::Remove)
+    std::fprintf(stderr, "tidepool: body %d removed (%zu left)\n", r.index, now.size());
+  else if (!now.empty())
+    std::fprintf(stderr, "tidepool: body %zu added (%s%s) at %.3f %.3f %.3f m\n", now.size() - 1, shape_name(now.back()),
+                 now.back().mesh ? (" " + now.back().mesh->name).c_str() : "", now.back().pose.position.x,
+                 now.back().pose.position.y, now.back().pose.position.z);
 }
 
 void WaterMode::draw(const CameraView& view) { renderer_.draw(view, render_, marker()); }

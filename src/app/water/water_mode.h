@@ -60,6 +60,8 @@ class WaterMode final : public WindowMode {
   void after_new_particles(Simulation& sim);
   // The scene's camera, square-on to the plane in 2D (a new scene, a loaded state).
   void reset_camera();
+  // The Bodies section's request: a density, a removal, a body added or a mesh loaded.
+  void edit_bodies(const BodyRequest& request);
   // 2D: the mesh mode does not apply (marching cubes over one layer of particles): the
   // surface instead, said once.
   void fall_back_from_mesh();

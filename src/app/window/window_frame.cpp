@@ -155,9 +155,7 @@ void print_obstacle_positions(const std::vector<ObstacleShape>& obstacles) {
 void print_body_positions(const std::vector<BodySpec>& bodies) {
   for (size_t i = 0; i < bodies.size(); ++i) {
     const BodySpec& b = bodies[i];
-    const char* shape = b.shape == int(BodyShapeKind::Sphere)    ? "sphere"
-                        : b.shape == int(BodyShapeKind::Capsule) ? "capsule"
-                                                                 : "box";
+    const char* shape = shape_name(b);
     const Vec3 p = b.pose.position;
     std::printf("tidepool: body %zu (%s) at %.4f %.4f %.4f m\n", i, shape, p.x, p.y, p.z);
   }
