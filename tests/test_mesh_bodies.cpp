@@ -3,6 +3,7 @@
 // axles, on the CPU backend (the emulated device runs the shipped scenes with them).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -212,6 +213,48 @@ TEST(MeshBodies, ADuckFloatsOnThePoolAndAStateFileWithItContinuesExactly) {
   EXPECT_GT(high - depth, 0.5f * (high - low)) << "most of it is above the water";
   EXPECT_LT(speed, 0.1f);
   EXPECT_LE(deepest, 0.25f + 1e-3f);
+  // Archimedes for a mesh: the waterline under which a quarter of the duck's volume lies
+  // (its field's inside nodes, by their height where it floats) against the water's level
+  // far from it (the top particles of the columns by the side walls, plus half a spacing).
+  std::vector<float> inside_y;
+  const DistanceField& field = duck.mesh->field;
+  for (int k = 0; k < field.dims.z; ++k)
+    for (int j = 0; j < field.dims.y; ++j)
+      for (int i = 0; i < field.dims.x; ++i)
+        if (field.value[(size_t(k) * field.dims.y + j) * field.dims.x + i] < 0.0f)
+          inside_y.push_back(to_world(duck.pose, field.origin + Vec3{float(i), float(j), float(k)} * field.cell).y);
+  std::sort(inside_y.begin(), inside_y.end());
+  const float waterline = inside_y[inside_y.size() / 4];
+  // The level: the same reading of a pool without the duck (after as long) tells what it
+  // reads for water of a known volume (the block's 0.2 m), and the duck adds its
+  // displacement, m / rho0 over the tank's floor.
+  const auto read_level = [&](Simulation& s) {
+    double sum = 0.0;
+    int columns = 0;
+    for (float x = -0.35f + 0.5f * sp; x < 0.35f; x += sp) {
+      if (std::fabs(x) < 0.25f) continue;
+      float top = -1.0f;
+      for (const Vec4& p : s.snapshot().position)
+        if (std::fabs(p.x - x) < 0.5f * sp) top = std::max(top, p.y);
+      sum += top + 0.5f * sp;
+      ++columns;
+    }
+    return float(sum / columns);
+  };
+  auto pool = cpu_sim(tank_scene(Vec3{-0.35f, 0, -0.3f}, Vec3{0.35f, 0.5f, 0.3f}, sp,
+                                 "{\"min\": [-0.35, 0, -0.3], \"max\": [0.35, 0.2, 0.3]}", ""),
+                      sp);
+  pool->params().solver = int(SolverKind::Pbf);
+  while (pool->simulated_time() < 1.5) pool->step();
+  const float bias = read_level(*pool) - 7 * sp;  // seven layers of water, 0.21 m
+  const float displaced = body_mass(duck, 3).mass / 1000.0f / (0.7f * 0.6f);
+  const float level = read_level(*sim) - bias;
+  std::printf("[ duck ] water level %.4f m (the reading %.4f, %.4f in the pool alone; the duck adds %.4f); "
+              "Archimedes' waterline for 250 kg/m^3 %.4f m: %+.1f mm (%+.2f spacings)\n",
+              level, level + bias, bias + 7 * sp, displaced, waterline, 1000.0 * (level - waterline),
+              (level - waterline) / sp);
+  EXPECT_NEAR(level, 7 * sp + displaced, 0.2f * sp) << "the water around it rose by what it displaces";
+  EXPECT_NEAR(level, waterline, 0.5f * sp) << "floats at its Archimedes draft within half a spacing";
 
   // The state file taken at 0.3 s: restored, 30 steps of both runs agree to the bit.
   auto a = make_simulation(BackendKind::Cpu), b = make_simulation(BackendKind::Cpu);

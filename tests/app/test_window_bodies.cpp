@@ -280,9 +280,13 @@ TEST(Window, ThePanelAddsABoxLoadsAMeshAndRemovesABody) {
   click(w, wait_for_widget(app, "body add"));
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: body 4 added (box)")) << app.output();
+  wait_frames(*watcher, 5);  // the new row moves the widgets below it: their new places
+  if (HasFatalFailure()) return;
   click(w, wait_for_widget(app, "mesh load"));
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: body 5 added (mesh duck.obj)")) << app.output();
+  wait_frames(*watcher, 5);
+  if (HasFatalFailure()) return;
   EXPECT_NE(app.output().find("tidepool: duck.obj: 4,816 triangles, distance field"), std::string::npos)
       << "the field's build is reported";
   // Let them fall into the water.

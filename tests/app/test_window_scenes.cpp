@@ -302,7 +302,9 @@ TEST(Window, PresetSaveAndLoadFromThePanel) {
   const std::string bad = dir + "/bad_preset.json", good = dir + "/pbf_preset.json";
   std::ofstream(bad) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "viscosity": 5}})";
   std::ofstream(good) << R"({"tidepool_preset": 1, "params": {"solver": "pbf", "viscosity": 0.02}})";
-  RunningApp app("--scene pool --particles 2000 --size 1280x800 --set viscosity=0.004 "
+  // A taller window: at 800 pixels the Preset row's note is at the panel's fold.
+  constexpr int kTallHeight = 1000;
+  RunningApp app("--scene pool --particles 2000 --size 1280x1000 --set viscosity=0.004 "
                  "--solver wcsph",
                  dir + "/app.log", dir, kWidgetLog);
   std::unique_ptr<FrameWatcher> watcher;
@@ -332,7 +334,7 @@ TEST(Window, PresetSaveAndLoadFromThePanel) {
       << app.output();
   wait_frames(*watcher, 3);
   if (HasFatalFailure()) return;
-  const Image refused = grab_window(*watcher);
+  const Image refused = grab_window(*watcher, kWidth, kTallHeight);
   save_png(refused, dir + "/preset_error.png");
   EXPECT_GT(red_pixels(refused, wait_for_widget(app, "preset note")), 200) << "the error in red";
   EXPECT_EQ(app.output().find("loaded preset"), std::string::npos);

@@ -134,7 +134,7 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
   }
   if (!panel.status.empty()) {
     ImGui::PushTextWrapPos(0.0f);
-    colored_text(kErrorColor, panel.status);
+    colored_text(panel.status_is_note ? kNoteColor : kErrorColor, panel.status);
     ImGui::PopTextWrapPos();
   }
 }

@@ -39,7 +39,8 @@ struct BodyPanel {
   char mesh_file[256] = "assets/meshes/duck.obj";
   float mesh_scale = 1.0f;
   bool mesh_collider = false;
-  std::string status;           ///< the last edit's outcome ("" when it worked)
+  std::string status;           ///< the last edit's outcome: why it failed, or a note
+  bool status_is_note = false;  ///< it worked, and status says what was adjusted
   BodyRequest request;          ///< this frame's, for the mode
 };
 

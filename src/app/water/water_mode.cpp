@@ -577,10 +577,28 @@ void WaterMode::edit_bodies(const BodyRequest& r) {
     body.mesh = load_body_mesh(file, r.mesh_scale, &error);
     if (!body.mesh) {
       panel.status = error;
+      panel.status_is_note = false;
+      std::fprintf(stderr, "tidepool: %s\n", error.c_str());
       return;
     }
     body.kinematic = r.kinematic;
     body.density = r.density;
+  }
+  std::string note;
+  if (r.kind == BodyRequest::Add) {
+    // The water resolves nothing under two spacings: a body too small for this count grows
+    // to 2.2 spacings across its smallest side, and the panel says so.
+    const float smallest = body_smallest_side(body, dimensions_), least = 2.2f * setup_.spacing;
+    if (smallest < least) {
+      const float k = least / smallest;
+      body.radius *= k;
+      body.half_height *= k;
+      body.half_extent = body.half_extent * k;
+      char text[160];
+      std::snprintf(text, sizeof(text), "Made %.0f%% larger: at this particle count the water resolves nothing under %.3f m.",
+                    100.0 * (k - 1.0), double(2.0f * setup_.spacing));
+      note = text;
+    }
   }
   if (r.kind == BodyRequest::Add || r.kind == BodyRequest::LoadMesh) {
     // Above the water at the view's centre: the camera's target, kept inside the tank by
@@ -601,10 +619,13 @@ void WaterMode::edit_bodies(const BodyRequest& r) {
     now = sim.bodies();
     return why;
   });
+  panel.status_is_note = false;
   if (!panel.status.empty()) {
     std::fprintf(stderr, "tidepool: %s\n", panel.status.c_str());
     return;
   }
+  panel.status = note;
+  panel.status_is_note = !note.empty();
   controls_.bodies = true;
   if (r.kind == BodyRequest::Density)
     std::fprintf(stderr, "tidepool: body %d density %.0f kg/m^3\n", r.index, double(r.density));

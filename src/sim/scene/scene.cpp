@@ -496,11 +496,16 @@ std::vector<std::string> list_scenes(const std::string& dir, SceneKind kind) {
   if (kind == SceneKind::Any) return names;
   std::vector<std::string> kept;
   for (const std::string& name : names) {
+    // The kind is the JSON's "gas" key: the file is read as JSON, not built as a scene
+    // (which would load a mesh body's file and build its distance field).
     bool gas = false;
     try {
-      gas = load_scene_file(dir + "/" + name + ".json").is_gas;
+      const std::string path = dir + "/" + name + ".json";
+      const JsonReader r("scene file '" + path + "'", throw_scene_error);
+      const json doc = r.parse(r.read_file(path, kSceneFile), kSceneFile);
+      gas = doc.is_object() && doc.contains("gas");
     } catch (const SceneError&) {
-      continue;  // (a broken file is no scene of either kind)
+      continue;  // (a file that is no JSON is no scene of either kind)
     }
     if (gas == (kind == SceneKind::Gas)) kept.push_back(name);
   }
