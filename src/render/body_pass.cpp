@@ -90,6 +90,25 @@ void add_round(std::vector<BodyVertex>& out, int slices, int stacks, bool capsul
   }
 }
 
+// A vertex array of its own over a new buffer holding `v`, in BodyVertex's layout (left
+// bound; the array buffer unbound).
+void upload_vertices(const std::vector<BodyVertex>& v, GLuint* vao, GLuint* vbo) {
+  glGenVertexArrays(1, vao);
+  glGenBuffers(1, vbo);
+  glBindVertexArray(*vao);
+  glBindBuffer(GL_ARRAY_BUFFER, *vbo);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(v.size() * sizeof(BodyVertex)), v.data(), GL_STATIC_DRAW);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(BodyVertex), nullptr);
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(BodyVertex),
+                        reinterpret_cast<void*>(offsetof(BodyVertex, normal)));
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(BodyVertex),
+                        reinterpret_cast<void*>(offsetof(BodyVertex, cap)));
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
 }  // namespace
 
 BodyPass::BodyPass(const std::string& shader_dir)
@@ -105,21 +124,8 @@ BodyPass::BodyPass(const std::string& shader_dir)
   add_round(v, 64, 32, true);
   capsule_count_ = GLint(v.size()) - capsule_first_;
 
-  glGenVertexArrays(1, &vao_);
-  glGenBuffers(1, &vbo_);
-  glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(v.size() * sizeof(BodyVertex)), v.data(), GL_STATIC_DRAW);
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(BodyVertex), nullptr);
-  glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(BodyVertex),
-                        reinterpret_cast<void*>(offsetof(BodyVertex, normal)));
-  glEnableVertexAttribArray(2);
-  glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(BodyVertex),
-                        reinterpret_cast<void*>(offsetof(BodyVertex, cap)));
+  upload_vertices(v, &vao_, &vbo_);
   glBindVertexArray(0);
-  glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
 BodyPass::~BodyPass() {
@@ -142,21 +148,8 @@ const BodyPass::MeshBuffers& BodyPass::mesh_buffers(
   for (size_t i = 0; i + 1 < triangles->size(); i += 2) v.push_back(BodyVertex{(*triangles)[i], (*triangles)[i + 1], 0.0f});
   m.triangles = triangles;
   m.count = GLsizei(v.size() / 3 * 3);
-  glGenVertexArrays(1, &m.vao);
-  glGenBuffers(1, &m.vbo);
-  glBindVertexArray(m.vao);
-  glBindBuffer(GL_ARRAY_BUFFER, m.vbo);
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(v.size() * sizeof(BodyVertex)), v.data(), GL_STATIC_DRAW);
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, sizeof(BodyVertex), nullptr);
-  glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, sizeof(BodyVertex),
-                        reinterpret_cast<void*>(offsetof(BodyVertex, normal)));
-  glEnableVertexAttribArray(2);
-  glVertexAttribPointer(2, 1, GL_FLOAT, GL_FALSE, sizeof(BodyVertex),
-                        reinterpret_cast<void*>(offsetof(BodyVertex, cap)));
+  upload_vertices(v, &m.vao, &m.vbo);
   glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, 0);
   return m;
 }
 
