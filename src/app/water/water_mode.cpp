@@ -566,12 +566,10 @@ void WaterMode::edit_bodies(const BodyRequest& r) {
   if (r.kind == BodyRequest::LoadMesh) {
     // As given (from where Tidepool was started), else under the assets' folder or the one
     // above it ("assets/meshes/duck.obj" from an installed copy too).
-    namespace fs = std::filesystem;
-    std::string file = r.mesh_file;
     std::error_code ec;
-    const fs::path assets = fs::path(scene_dir()).parent_path();
-    for (const fs::path& base : {assets, assets.parent_path()})
-      if (!fs::exists(file, ec) && fs::exists(base / r.mesh_file, ec)) file = (base / r.mesh_file).string();
+    const std::string file = std::filesystem::exists(r.mesh_file, ec)
+                                 ? r.mesh_file
+                                 : find_beside(r.mesh_file, std::filesystem::path(scene_dir()).parent_path().string());
     std::string error;
     body.shape = int(BodyShapeKind::Mesh);
     body.mesh = load_body_mesh(file, r.mesh_scale, &error);

@@ -183,19 +183,6 @@ Quat read_orientation(const JsonReader& r, const json& b, const std::string& pat
   return quat_identity();
 }
 
-// A mesh body's file: as given when absolute; else beside the scene file, or failing that in
-// the folder above it (so that the shipped scenes' "meshes/cup.obj" is assets/meshes/cup.obj).
-std::string mesh_path(const std::string& file, const std::string& scene_source) {
-  namespace fs = std::filesystem;
-  const fs::path given(file);
-  if (given.is_absolute()) return file;
-  const fs::path dir = fs::path(scene_source).parent_path();
-  std::error_code ec;
-  for (const fs::path& base : {dir, dir.parent_path()})
-    if (fs::exists(base / given, ec)) return (base / given).string();
-  return (dir / given).string();
-}
-
 BodySpec read_body(const JsonReader& r, const json& b, const std::string& path, const Scene& s) {
   r.only_keys(b, path, {"shape", "position", "size", "radius", "length", "density", "mass", "kinematic",
                         "rotation", "orientation", "velocity", "angular_velocity", "friction", "restitution",
@@ -213,7 +200,8 @@ BodySpec read_body(const JsonReader& r, const json& b, const std::string& path, 
     for (const char* key : {"size", "radius", "length"})
       r.refuse_key(b, path, key, "does not apply to a mesh (its file gives its shape; \"scale\" its size)");
     if (s.dimensions == 2) r.fail(path + ".shape", "mesh bodies are 3D only (a 2D scene takes sphere, box, capsule)");
-    const std::string file = mesh_path(r.text(r.need(b, path, "file"), path + ".file"), s.source);
+    const std::string file = find_beside(r.text(r.need(b, path, "file"), path + ".file"),
+                                         std::filesystem::path(s.source).parent_path().string());
     float scale = 1.0f;
     if (const json* v = JsonReader::find(b, "scale")) scale = float(r.positive(*v, path + ".scale", 1e4, "10,000"));
     std::string error;
@@ -480,6 +468,16 @@ Scene parse_scene(const std::string& text, const std::string& source) {
 
 Scene load_scene_file(const std::string& path) {
   return parse_scene(JsonReader("scene file '" + path + "'", throw_scene_error).read_file(path, kSceneFile), path);
+}
+
+std::string find_beside(const std::string& file, const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path given(file);
+  if (given.is_absolute()) return file;
+  std::error_code ec;
+  for (const fs::path& base : {fs::path(dir), fs::path(dir).parent_path()})
+    if (fs::exists(base / given, ec)) return (base / given).string();
+  return (fs::path(dir) / given).string();
 }
 
 std::vector<std::string> list_scenes(const std::string& dir, SceneKind kind) {

@@ -91,6 +91,10 @@ Scene load_scene_file(const std::string& path);
 // `scene_dir` ("dam_break" -> scene_dir/dam_break.json). Throws SceneError listing the
 // available names when there is no such scene.
 Scene find_scene(const std::string& name_or_path, const std::string& scene_dir);
+// A file a scene names (a mesh body's): as given when absolute; else in `dir` (the scene
+// file's folder), or failing that in the folder above it (so that the shipped scenes'
+// "meshes/cup.obj" is assets/meshes/cup.obj); else dir/file, for the error to name.
+std::string find_beside(const std::string& file, const std::string& dir);
 enum class SceneKind { Any, Water, Gas };
 // The scenes in `scene_dir` by name, sorted; of one kind (the files read to tell).
 std::vector<std::string> list_scenes(const std::string& scene_dir, SceneKind kind = SceneKind::Any);
