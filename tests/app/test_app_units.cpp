@@ -168,6 +168,31 @@ TEST(FrameStats, PhasesThatStoppedRunningAreLeftOut) {
   EXPECT_NEAR(stats.ms_per_step(), 3.0, 1e-9);
 }
 
+// A body added from the panel rebuilds the simulation: its phase timers start again from
+// zero while the step count goes on. The panel keeps the last figures for every phase (no
+// row vanishes and moves the widgets below it) and then shows the new rates.
+TEST(FrameStats, RestartedPhaseTimersKeepTheTableWhole) {
+  RunStats r;
+  FrameStats stats = steady_frames(&r);
+  r.phases[0].total_ms = 0.0;
+  r.phases[1].total_ms = 0.0;
+  r.steps += 2;
+  r.simulated_time += 0.002;
+  stats.add(5.05, r);
+  ASSERT_EQ(stats.phase_ms().size(), 2u) << "the last figures stay until new ones are measured";
+  EXPECT_NEAR(stats.phase_ms()[0].second, 1.0, 1e-9);
+  for (int i = 2; i <= 40; ++i) {
+    r.steps += 2;
+    r.simulated_time += 0.002;
+    r.phases[0].total_ms += 6.0;
+    r.phases[1].total_ms += 1.0;
+    stats.add(5.0 + 0.05 * i, r);
+    ASSERT_EQ(stats.phase_ms().size(), 2u) << "frame " << i;
+  }
+  EXPECT_NEAR(stats.phase_ms()[0].second, 3.0, 1e-9);
+  EXPECT_NEAR(stats.phase_ms()[1].second, 0.5, 1e-9);
+}
+
 namespace {
 
 // A simulation that answers pick() with whatever the test says.

@@ -267,7 +267,8 @@ TEST(Window, ThePanelAddsABoxLoadsAMeshAndRemovesABody) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  RunningApp app("--scene floating --particles 4000 --color flat --size 1280x800 --frames 1000000 --gl-check",
+  // 1000 px tall: the whole Bodies section and the mesh row below it fit in the panel.
+  RunningApp app("--scene floating --particles 4000 --color flat --size 1280x1000 --frames 1000000 --gl-check",
                  dir + "/app.log", dir, kWidgetLog);
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long w = 0;

@@ -307,6 +307,7 @@ inline constexpr double kWaitSeconds = 90.0;  // for anything the app does after
 
 struct Widget {
   bool found = false;
+  bool clipped = false;  ///< scrolled out of the panel's view: a click would miss it
   int x = 0, y = 0, width = 0, height = 0;
   int cx() const { return x + width / 2; }
   int cy() const { return y + height / 2; }
@@ -317,13 +318,14 @@ inline Widget widget(const RunningApp& app, const std::string& name) {
   Widget w;
   const std::string log = app.output();
   const std::regex re("tidepool: widget '" + std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                      R"(' (-?\d+) (-?\d+) (\d+) (\d+))");
+                      R"(' (-?\d+) (-?\d+) (\d+) (\d+)( clipped)?)");
   for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {
     w.found = true;
     w.x = std::stoi((*it)[1]);
     w.y = std::stoi((*it)[2]);
     w.width = std::stoi((*it)[3]);
     w.height = std::stoi((*it)[4]);
+    w.clipped = (*it)[5].matched;
   }
   return w;
 }
@@ -338,9 +340,17 @@ inline bool wait_for_output(RunningApp& app, const std::string& text, double tim
   return true;
 }
 
+// Waits for the widget to be drawn where a click reaches it: a section that just opened
+// can show it clipped for a frame before the panel grows to hold it.
 inline Widget wait_for_widget(RunningApp& app, const std::string& name) {
   wait_for_output(app, "tidepool: widget '" + name + "'");
-  return widget(app, name);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  Widget w = widget(app, name);
+  while (w.clipped && app.running() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    w = widget(app, name);
+  }
+  return w;
 }
 
 // Starts the app with the widget log, waits for its window and for the panel to settle
@@ -353,6 +363,7 @@ inline void start(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher, unsig
 
 inline void click(unsigned long w, const Widget& widget) {
   ASSERT_TRUE(widget.found) << "the widget was never drawn";
+  ASSERT_FALSE(widget.clipped) << "the widget is in the panel's scrolled-away part: give the window more height";
   send(at(w, widget.cx(), widget.cy()));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ImGui sees the hover first
   send("click 1");

@@ -6,6 +6,18 @@
 
 namespace tp {
 
+namespace {
+
+BodyRequest edit_request(BodyRequest::Kind kind, size_t body, float density = 0.0f) {
+  BodyRequest request;
+  request.kind = kind;
+  request.index = int(body);
+  request.density = density;
+  return request;
+}
+
+}  // namespace
+
 std::string body_shape_text(const BodySpec& body) {
   char text[96];
   if (body.shape == int(BodyShapeKind::Sphere))
@@ -62,7 +74,7 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     float density = body_density(b, dimensions);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.0f);
     ImGui::DragFloat("##density", &density, 5.0f, 50.0f, 20000.0f, "%.0f", ImGuiSliderFlags_AlwaysClamp);
-    if (ImGui::IsItemDeactivatedAfterEdit()) panel.request = BodyRequest{BodyRequest::Density, int(k), density};
+    if (ImGui::IsItemDeactivatedAfterEdit()) panel.request = edit_request(BodyRequest::Density, k, density);
     note_widget(log, "body density " + std::to_string(k));
     tooltip("Drag or double-click to type: the body's density in kg/m^3 (water 1,000). It "
             "takes the new value when you let go.");
@@ -72,7 +84,7 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     ImGui::TableNextColumn();
     ImGui::Text("%.2f", length(b.motion.velocity));
     ImGui::TableNextColumn();
-    if (ImGui::SmallButton("x")) panel.request = BodyRequest{BodyRequest::Remove, int(k)};
+    if (ImGui::SmallButton("x")) panel.request = edit_request(BodyRequest::Remove, k);
     note_widget(log, "body remove " + std::to_string(k));
     tooltip("Remove this body (Reset brings the scene's bodies back).");
     ImGui::PopID();

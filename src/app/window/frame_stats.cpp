@@ -2,11 +2,26 @@
 
 namespace tp {
 
+namespace {
+
+bool timers_restarted(const std::vector<PhaseTime>& before, const std::vector<PhaseTime>& now) {
+  for (const PhaseTime& phase : now)
+    for (const PhaseTime& old : before)
+      if (old.name == phase.name && phase.total_ms < old.total_ms) return true;
+  return false;
+}
+
+}  // namespace
+
 void FrameStats::add(double now, const RunStats& stats) {
   ++frames_;
   if (samples_.empty() || stats.steps != samples_.back().steps) ++new_states_;
-  // A reset restarts the simulation's counters: differences across it mean nothing.
-  if (!samples_.empty() && stats.steps < samples_.back().steps) samples_.clear();
+  // A reset restarts the simulation's counters, and an edit that rebuilds the simulation
+  // (a body added or removed) its phase timers: differences across either mean nothing. The
+  // last figures stay on show until new ones are measured, so the panel does not jump.
+  if (!samples_.empty() && (stats.steps < samples_.back().steps ||
+                            timers_restarted(samples_.back().phases, stats.phases)))
+    samples_.clear();
   samples_.push_back(
       Sample{now, frames_, stats.steps, stats.simulated_time, new_states_, stats.phases});
   // Keep one sample at or beyond the window's start so the window is always full length.

@@ -22,7 +22,9 @@ void note_widget(WidgetLog& log, const std::string& name) {
   // A window's first frame lays it out before it is placed (a list that opens): not yet.
   if (!log.enabled || ImGui::IsWindowAppearing()) return;
   const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
-  log.rects[name] = WidgetRect{int(lo.x), int(lo.y), int(hi.x - lo.x), int(hi.y - lo.y)};
+  const ImVec2 centre((lo.x + hi.x) * 0.5f, (lo.y + hi.y) * 0.5f);
+  const bool clipped = !ImGui::IsRectVisible(centre, ImVec2(centre.x + 1.0f, centre.y + 1.0f));
+  log.rects[name] = WidgetRect{int(lo.x), int(lo.y), int(hi.x - lo.x), int(hi.y - lo.y), clipped};
 }
 
 void print_widget_changes(WidgetLog& log) {
@@ -30,8 +32,8 @@ void print_widget_changes(WidgetLog& log) {
   for (const auto& [name, rect] : log.rects) {
     const auto printed = log.printed.find(name);
     if (printed != log.printed.end() && printed->second == rect) continue;
-    std::fprintf(stderr, "tidepool: widget '%s' %d %d %d %d\n", name.c_str(), rect.x, rect.y,
-                 rect.width, rect.height);
+    std::fprintf(stderr, "tidepool: widget '%s' %d %d %d %d%s\n", name.c_str(), rect.x, rect.y,
+                 rect.width, rect.height, rect.clipped ? " clipped" : "");
     log.printed[name] = rect;
   }
 }

@@ -50,8 +50,9 @@ std::string scene_label(const Scene& scene, const FileControls& files);
 // widgets are, in window coordinates, so that a test can click them like a person would.
 struct WidgetRect {
   int x = 0, y = 0, width = 0, height = 0;
+  bool clipped = false;  ///< its centre lies outside the panel's visible part (scrolled away)
   bool operator==(const WidgetRect& o) const {
-    return x == o.x && y == o.y && width == o.width && height == o.height;
+    return x == o.x && y == o.y && width == o.width && height == o.height && clipped == o.clipped;
   }
   bool operator!=(const WidgetRect& o) const { return !(*this == o); }
 };
@@ -63,8 +64,8 @@ struct WidgetLog {
 // Records the last ImGui item's rectangle under `name` when the log is enabled.
 void note_widget(WidgetLog& log, const std::string& name);
 // Prints "tidepool: widget 'NAME' X Y W H" to stderr for each rectangle that is new or has
-// moved since last printed, and "tidepool: widget 'NAME' gone" for those no longer drawn;
-// then starts the next frame's record.
+// moved since last printed, with " clipped" after it while a click at its centre would miss
+// (the panel's scrolled part); then starts the next frame's record.
 void print_widget_changes(WidgetLog& log);
 
 // The scene row: the list of shipped scenes, a file field with Load, and the last error.
