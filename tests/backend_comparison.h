@@ -88,6 +88,23 @@ inline std::vector<std::tuple<std::string, int>> every_scene_and_solver() {
   return all;
 }
 
+// The default run's share of every_scene_and_solver(): each scene on one solver (taking
+// turns down the sorted list, so each solver gets a third of the scenes) and the dam break
+// on all three; `rest` gives the others (the whole matrix: ./test.sh -L validation).
+inline std::vector<std::tuple<std::string, int>> scene_solver_share(bool rest) {
+  std::vector<std::tuple<std::string, int>> share;
+  const int solvers = int(solver_names().size());
+  int turn = 0;
+  for (const std::string& scene : list_scenes(kShippedSceneDir, SceneKind::Water)) {
+    for (int solver = 0; solver < solvers; ++solver) {
+      const bool core = scene == "dam_break" || solver == turn % solvers;
+      if (core != rest) share.emplace_back(scene, solver);
+    }
+    ++turn;
+  }
+  return share;
+}
+
 inline std::string scene_solver_name(const testing::TestParamInfo<std::tuple<std::string, int>>& info) {
   return std::get<0>(info.param) + "_" + solver_name(std::get<1>(info.param));
 }

@@ -283,6 +283,56 @@ void expect_draft_2d(const char* solver, float density, float settle, float with
   EXPECT_NEAR(measured, draft, within * height) << solver << " at " << density << " kg/m^3";
 }
 
+// Archimedes at its root, apart from where the surface is: the water's force on a box held
+// still wholly under water (0.2 x 0.08 m, or 0.2 x 0.08 x 0.2 m, its centre 0.15 m down in
+// water 0.3 m deep, over 0.5 s after 1 s) is the weight of the water it displaces, rho g V,
+// within 2 %. The water taken out at load is exactly the box's volume here, and it rests
+// half a spacing from the faces as it does on the floor.
+void expect_held_buoyancy(int dimensions, const char* solver, float within) {
+  const Vec3 size{0.2f, 0.08f, 0.2f};
+  const float s = dimensions == 2 ? 0.01f : 0.02f, depth = 0.3f;
+  const Scene scene = pool_with_body(dimensions, s, depth,
+                                     "{\"shape\": \"box\", \"kinematic\": true, \"position\": [0, 0.15, 0], \"size\": [" +
+                                         std::to_string(size.x) + ", " + std::to_string(size.y) + ", " +
+                                         std::to_string(size.z) + "]}",
+                                     dimensions == 2 ? Vec3{0.6f, 0.6f, 0.3f} : Vec3{0.3f, 0.6f, 0.3f});
+  auto sim = cpu_sim(scene, s);
+  sim->params().solver = int(solver_named(solver));
+  while (sim->simulated_time() < 1.0) sim->step();
+  Vec3 sum{0, 0, 0};
+  int samples = 0;
+  while (sim->simulated_time() < 1.5) {
+    sim->step();
+    sum = sum + sim->body_fluid_force(0);
+    ++samples;
+  }
+  const Vec3 f = sum * (1.0f / float(samples));
+  // Where the water rests against the box's faces (its first layer's centres, in spacings
+  // from the face; half a spacing is where it rests on the tank's floor).
+  const Snapshot snap = sim->snapshot();
+  const float top = 0.15f + 0.5f * size.y, bottom = 0.15f - 0.5f * size.y;
+  auto mid = [&](const Vec4& q) { return std::fabs(q.x) < 0.06f && (dimensions == 2 || std::fabs(q.z) < 0.06f); };
+  float above = 1e9f, below = 1e9f;
+  for (const Vec4& q : snap.position) {
+    if (mid(q) && q.y > top) above = std::min(above, q.y - top);
+    if (mid(q) && q.y < bottom) below = std::min(below, bottom - q.y);
+  }
+  const double volume = dimensions == 2 ? double(size.x) * size.y : double(size.x) * size.y * size.z;
+  const double expected = 1000.0 * 9.81 * volume;
+  std::printf("[ held ] %dD %s: force (%.2f, %.2f, %.2f) N, rho g V %.2f N (%+.2f %%); nearest water %.2f "
+              "spacings above the top, %.2f below the bottom\n",
+              dimensions, solver, f.x, f.y, f.z, expected, 100.0 * (f.y - expected) / expected, above / s, below / s);
+  EXPECT_NEAR(f.y, expected, within * expected);
+}
+
+TEST(Bodies, HeldUnderWaterTheForceIsTheDisplacedWeight2D) {
+  for (const char* solver : {"pbf", "pcisph", "wcsph"}) expect_held_buoyancy(2, solver, 0.02f);
+}
+
+TEST(Bodies, HeldUnderWaterTheForceIsTheDisplacedWeight3D) {
+  for (const char* solver : {"pbf", "pcisph", "wcsph"}) expect_held_buoyancy(3, solver, 0.02f);
+}
+
 class BodiesDraft2D : public ::testing::TestWithParam<std::tuple<const char*, float>> {};
 
 TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {

@@ -80,7 +80,9 @@ TEST_P(EmulatedScene, MatchesTheCpuBackend) {
   test::compare_with_cpu<EmulatedMemory>(name, solver, [] { return make_emulated_cuda_simulation(); });
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, EmulatedScene, testing::ValuesIn(test::every_scene_and_solver()),
+INSTANTIATE_TEST_SUITE_P(Scenes, EmulatedScene, testing::ValuesIn(test::scene_solver_share(false)),
+                         test::scene_solver_name);
+INSTANTIATE_TEST_SUITE_P(AllScenes, EmulatedScene, testing::ValuesIn(test::scene_solver_share(true)),
                          test::scene_solver_name);
 
 // Out of memory part-way through a reset (the k-th allocation of the new scene fails, for
