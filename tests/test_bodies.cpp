@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sim/io/state_file.h"
+#include "sim/water/body_edits.h"
 #include "sim_helpers.h"
 
 namespace tp::test {
@@ -114,6 +115,66 @@ TEST(Bodies, TheFluidsMomentumChangeIsMinusTheBodysImpulseEachStep) {
     EXPECT_LT(mismatch, 0.01 * total);
     EXPECT_GT(checked, 20) << "the body met the water in too few steps";
     EXPECT_GT(largest, 1e-4f);
+  }
+}
+
+// Momentum with gravity (issue 36, section 4): a ball of 500 kg/m^3 thrown into a still
+// pool, sideways at 1 m/s and down at 0.5 m/s. Gravity and the floor act only along y, so
+// for 0.2 s after the ball meets the water the water's and the ball's momentum along x and
+// z together stay what the throw gave, within 5 % of it, but for what the walls trade
+// with the water. A pool settled for a second still rings, and its walls trade it more
+// sideways momentum than the throw holds (0.035 to 0.115 kg m/s against 0.45 measured):
+// a twin of the pool without the ball, run from the same state at the same fixed steps,
+// gives that trade, which is taken off. (What is left of the walls' share is what the
+// ball's own waves bring them: they are 0.3 m or more away.) Validation: it does not hold
+// yet (20 to 40 % off, docs/bodies.md); the zero-gravity exchange above does.
+TEST(Bodies, AThrownBallAndThePoolKeepTheirSidewaysMomentum) {
+  const float s = 0.02f;
+  for (const char* solver : {"wcsph", "pcisph", "pbf"}) {
+    SCOPED_TRACE(solver);
+    const std::string json =
+        "{\"dimensions\": 3, \"tank\": {\"min\": [-0.6, 0, -0.3], \"max\": [0.6, 0.8, 0.3]},"
+        " \"particle_spacing\": 0.02, \"fluid_blocks\": [{\"min\": [-0.6, 0, -0.3], \"max\": [0.6, 0.2, 0.3]}],"
+        " \"bodies\": []}";
+    const Scene scene = parse_scene(json, "test");
+    auto sim = cpu_sim(scene, s);
+    sim->params().solver = int(solver_named(solver));
+    while (sim->simulated_time() < 1.0) sim->step();
+    auto twin = cpu_sim(scene, s);
+    twin->params() = sim->params();
+    twin->restore(sim->capture());
+    const float dt = std::string(solver) == "wcsph" ? 0.0002f : 0.0005f;
+    for (Simulation* run : {sim.get(), twin.get()}) run->params().dt_min = run->params().dt_max = dt;
+    const Vec3 still = fluid_momentum(twin->snapshot(), twin->mass());
+    BodySpec ball;
+    ball.shape = int(BodyShapeKind::Sphere);
+    ball.radius = 0.06f;
+    ball.density = 500.0f;
+    ball.pose.position = Vec3{-0.05f, 0.28f, 0.0f};
+    ball.motion.velocity = Vec3{1.0f, -0.5f, 0.0f};
+    ASSERT_EQ(add_body(*sim, ball), "");
+    const float ball_mass = body_mass(ball, 3).mass;
+    const Vec3 thrown = ball.motion.velocity * ball_mass;
+    double met = -1.0;
+    float worst = 0.0f, worst_raw = 0.0f;
+    while (met < 0.0 || sim->simulated_time() < met + 0.2) {
+      sim->step();
+      twin->step();
+      if (met < 0.0 && length(sim->body_fluid_force(0)) > 0.0f) met = sim->simulated_time();
+      const Vec3 p = fluid_momentum(sim->snapshot(), sim->mass()) + sim->bodies()[0].motion.velocity * ball_mass;
+      const Vec3 walls = fluid_momentum(twin->snapshot(), twin->mass()) - still;
+      worst = std::max(worst, std::max(std::fabs(p.x - walls.x - thrown.x), std::fabs(p.z - walls.z - thrown.z)));
+      worst_raw = std::max(worst_raw, std::max(std::fabs(p.x - thrown.x - still.x), std::fabs(p.z - still.z)));
+      ASSERT_LT(sim->simulated_time(), 1.5) << "the ball never met the water";
+    }
+    const BodySpec end = sim->bodies()[0];
+    std::printf("[ thrown ] %s: ball %.3f kg met the water %.3f s after the throw; over the next 0.2 s water and "
+                "ball off by at most %.2f %% of the throw's momentum (%.2f %% without the twin's wall trade taken "
+                "off); the ball now at x %.3f, y %.3f, %.2f m/s along x\n",
+                solver, ball_mass, met - 1.0, 100.0 * worst / thrown.x, 100.0 * worst_raw / thrown.x,
+                end.pose.position.x, end.pose.position.y, end.motion.velocity.x);
+    EXPECT_LT(worst, 0.05f * thrown.x);
+    EXPECT_LT(end.motion.velocity.x, 0.9f) << "the water slowed the ball";
   }
 }
 
