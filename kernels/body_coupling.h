@@ -20,11 +20,20 @@
 
 namespace tp {
 
+// What the clamp gave one particle as it pushed it out of a body: the change of its
+// velocity and which body pushed (the last, when several did; -1: none). The body takes the
+// momentum back (RigidBodies::take_back_pushes), so that the clamp's push is an exchange.
+struct BodyPush {
+  Vec3 dv;
+  int body;
+};
+
 // Moves x out of every body it is inside or within `margin` of, onto its surface plus the
 // margin, and meets v with the body's surface there (wall_contact, relative to the
-// velocity of the body's point). in/out: x, v.
-TP_HD TP_INLINE void push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bodies, float margin,
-                                        float friction, float restitution) {
+// velocity of the body's point). in/out: x, v. Returns the last body that moved it, or -1.
+TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bodies, float margin,
+                                       float friction, float restitution) {
+  int pushed = -1;
   for (int k = 0; k < bodies.count; ++k) {
     const SolidBody& b = bodies.body[k];
     const Vec3 rel = x - b.pose.position;
@@ -40,8 +49,10 @@ TP_HD TP_INLINE void push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& b
       const Vec3 n = rotate(b.pose.orientation, solid_normal(b, p));
       x = x + n * (margin - dist);
       v = wall_contact(v, n, point_velocity(b.pose, b.motion, x), friction, restitution);
+      pushed = k;
     }
   }
+  return pushed;
 }
 
 // The volume a body's surface sample stands for, from the sum of W over the samples of

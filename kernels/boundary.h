@@ -16,11 +16,12 @@ namespace tp {
 // reduced by wall_friction; both 0: the part into the wall removed, the rest kept). Non-finite positions are sent to the
 // tank's centre with zero velocity, so that a NaN can never escape; the function then
 // returns true so that the caller counts it (a NaN is a bug to report, not to hide).
-// in/out: x, v.
-TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
+// in/out: x, v; out (when not null): what pushing it out of a body changed of v.
+TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c, BodyPush* push = nullptr) {
   const float margin = 0.01f * c.spacing;
   const Vec3 lo = c.tank_lo + Vec3{margin, margin, margin};
   const Vec3 hi = c.tank_hi - Vec3{margin, margin, margin};
+  if (push) *push = BodyPush{Vec3{0.0f, 0.0f, 0.0f}, -1};
   if (!is_finite(x) || !is_finite(v)) {
     x = (lo + hi) * 0.5f;
     v = Vec3{0.0f, 0.0f, 0.0f};
@@ -32,7 +33,9 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
   // the water may overlap the surface by up to a quarter spacing before this catches it.
   // (At the surface itself, water pressed against a moving body would be caught every
   // step and take the body's velocity from the clamp, momentum the body never gives.)
-  push_out_of_bodies(x, v, c.bodies, -0.25f * c.spacing, friction, restitution);
+  const Vec3 v_before = v;
+  const int body = push_out_of_bodies(x, v, c.bodies, -0.25f * c.spacing, friction, restitution);
+  if (push && body >= 0) *push = BodyPush{v - v_before, body};
   if (x.x < lo.x) { x.x = lo.x; v = wall_contact(v, Vec3{1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.x > hi.x) { x.x = hi.x; v = wall_contact(v, Vec3{-1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.y < lo.y) { x.y = lo.y; v = wall_contact(v, Vec3{0, 1, 0}, Vec3{0, 0, 0}, friction, restitution); }
@@ -51,33 +54,39 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c) {
 
 // Symplectic Euler [BT07, Sec. 4]: v += dt a; x += dt v; then the speed limit (a safety
 // net against explosions, see SimParams::speed_limit) and the tank clamp.
-// in/out: position, velocity of particle i; in: acceleration. Returns true when the
-// particle's state was not finite (and has been reset by the clamp).
+// in/out: position, velocity of particle i; in: acceleration; out (when not null): the
+// body push of the clamp (BodyPush: dv in xyz, the body in w, -1 for none). Returns true
+// when the particle's state was not finite (and has been reset by the clamp).
 TP_HD TP_INLINE bool integrate_particle(uint i, Vec4* position, Vec4* velocity,
-                                        const Vec4* acceleration, const StepConstants& c) {
+                                        const Vec4* acceleration, const StepConstants& c, Vec4* pushes = nullptr) {
   Vec3 v = xyz(velocity[i]) + xyz(acceleration[i]) * c.dt;
   const float speed2 = dot(v, v);
   if (speed2 > c.p.speed_limit * c.p.speed_limit) v = v * (c.p.speed_limit / sqrtf(speed2));
   Vec3 x = xyz(position[i]) + v * c.dt;
-  const bool reset = clamp_to_tank(x, v, c);
+  BodyPush push;
+  const bool reset = clamp_to_tank(x, v, c, &push);
   position[i] = make_vec4(x, position[i].w);
   velocity[i] = make_vec4(v, velocity[i].w);
+  if (pushes) pushes[i] = make_vec4(push.dv, float(push.body));
   return reset;
 }
 
 // The end of a position-based step (PBF): the particle moves to its corrected predicted
 // position x*, with the velocity the solver computed, then the speed limit and the tank
 // clamp as above. Returns true when the state was not finite (and has been reset).
-// in/out: position, velocity of particle i; in: the new position.
+// in/out: position, velocity of particle i; in: the new position; out: the body push, as
+// integrate_particle's.
 TP_HD TP_INLINE bool commit_particle(uint i, Vec4* position, Vec4* velocity,
-                                     const Vec4* new_position, const StepConstants& c) {
+                                     const Vec4* new_position, const StepConstants& c, Vec4* pushes = nullptr) {
   Vec3 v = xyz(velocity[i]);
   const float speed2 = dot(v, v);
   if (speed2 > c.p.speed_limit * c.p.speed_limit) v = v * (c.p.speed_limit / sqrtf(speed2));
   Vec3 x = xyz(new_position[i]);
-  const bool reset = clamp_to_tank(x, v, c);
+  BodyPush push;
+  const bool reset = clamp_to_tank(x, v, c, &push);
   position[i] = make_vec4(x, position[i].w);
   velocity[i] = make_vec4(v, velocity[i].w);
+  if (pushes) pushes[i] = make_vec4(push.dv, float(push.body));
   return reset;
 }
 

@@ -54,6 +54,7 @@ class RigidBodies {
     torque_.assign(bodies_.size(), Vec3{0, 0, 0});
     upload_fields();
     sums_.resize(2 * bodies_.size());
+    partial_.resize(2 * kPushChunks * bodies_.size());
     Vec4* sums = sums_.data();
     Backend::for_each(uint(2 * bodies_.size()), [=] TP_HD(uint k) { sums[k] = Vec4{0, 0, 0, 0}; });
     upload();
@@ -112,6 +113,45 @@ class RigidBodies {
       }
       sums[2 * k] = make_vec4(f, 0.0f);
       sums[2 * k + 1] = make_vec4(t, 0.0f);
+    });
+  }
+  // The clamp's pushes out of bodies (kernels/boundary.h), taken back: per particle i,
+  // pushes[i] holds the change dv of its velocity in xyz and the body in w (-1: none); the
+  // body receives -m dv / dt at the particle's new position, added to the latest sums. In a
+  // fixed order (64 parts of the particles per body, then the parts in turn), so that a run is
+  // repeated to the bit on either backend.
+  void take_back_pushes(const Vec4* pushes, const Vec4* position, uint n, float mass, float dt) {
+    const uint count = uint(bodies_.size());
+    if (count == 0 || n == 0 || !(dt > 0.0f)) return;
+    const uint chunks = kPushChunks, chunk_size = (n + kPushChunks - 1) / kPushChunks;
+    Vec4* part = partial_.data();
+    const SolidBody* solid = solids_.data();
+    const float scale = -mass / dt;
+    Backend::for_each(chunks * count, [=] TP_HD(uint t) {
+      const uint k = t % count, chunk = t / count;
+      const uint begin = chunk * chunk_size < n ? chunk * chunk_size : n;
+      const uint end = begin + chunk_size < n ? begin + chunk_size : n;
+      const Vec3 c = solid[k].pose.position;
+      Vec3 f{0.0f, 0.0f, 0.0f}, torque{0.0f, 0.0f, 0.0f};
+      for (uint i = begin; i < end; ++i) {
+        const Vec4 push = pushes[i];
+        if (push.w != float(k)) continue;
+        const Vec3 fi = xyz(push) * scale;
+        f += fi;
+        torque += cross(xyz(position[i]) - c, fi);
+      }
+      part[2 * t] = make_vec4(f, 0.0f);
+      part[2 * t + 1] = make_vec4(torque, 0.0f);
+    });
+    Vec4* sums = sums_.data();
+    Backend::for_each(count, [=] TP_HD(uint k) {
+      Vec3 f = xyz(sums[2 * k]), torque = xyz(sums[2 * k + 1]);
+      for (uint chunk = 0; chunk < chunks; ++chunk) {
+        f += xyz(part[2 * (chunk * count + k)]);
+        torque += xyz(part[2 * (chunk * count + k) + 1]);
+      }
+      sums[2 * k] = make_vec4(f, 0.0f);
+      sums[2 * k + 1] = make_vec4(torque, 0.0f);
     });
   }
   // At a step's start: the sums of the step before become the force the bodies move by.
@@ -261,6 +301,8 @@ class RigidBodies {
   Buffer<float> fields_;           ///< the mesh bodies' distance fields (upload_fields)
   std::vector<size_t> field_at_;  ///< per body, where its field begins in fields_
   Buffer<Vec4> sums_;  ///< per body: force, torque (the latest gather's)
+  static constexpr uint kPushChunks = 64;  ///< take_back_pushes' parts of the particles
+  Buffer<Vec4> partial_;  ///< take_back_pushes: per part of the particles and body, force and torque
   RigidWorld world_;   ///< the contacts (holds no state between steps but the grab)
 };
 

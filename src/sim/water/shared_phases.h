@@ -147,10 +147,14 @@ void SimulationImpl<B>::integrate() {
   const StepConstants c = constants_;
   inject_nan(f.acceleration);
   // scratch is free here (the density error it held has been measured): it flags the
-  // particles whose state was not finite, which the NaN guard counts.
+  // particles whose state was not finite, which the NaN guard counts. aux is free too
+  // (PCISPH's pressure accelerations are in the accelerations now): the clamp's pushes
+  // out of bodies, which the bodies take back.
+  Vec4* pushes = has_bodies() ? fluid.aux.data() : nullptr;
   B::for_each(f.n, [=] TP_HD(uint i) {
-    f.scratch[i] = integrate_particle(i, f.position, f.velocity, f.acceleration, c) ? 1.0f : 0.0f;
+    f.scratch[i] = integrate_particle(i, f.position, f.velocity, f.acceleration, c, pushes) ? 1.0f : 0.0f;
   });
+  if (pushes) objects_.bodies().take_back_pushes(pushes, f.position, f.n, c.mass, c.dt);
   count_nonfinite();
   sorted_ = density_valid_ = false;
   pending_measure_ = true;
@@ -163,9 +167,13 @@ void SimulationImpl<B>::commit_predicted() {
   const Vec4* target = fluid.predicted.data();
   const StepConstants c = constants_;
   inject_nan(fluid.predicted.data());
+  // aux is free here (the lambdas, vorticities and normals it held are used): the clamp's
+  // pushes out of bodies, as in integrate().
+  Vec4* pushes = has_bodies() ? fluid.aux.data() : nullptr;
   B::for_each(f.n, [=] TP_HD(uint i) {
-    f.scratch[i] = commit_particle(i, f.position, f.velocity, target, c) ? 1.0f : 0.0f;
+    f.scratch[i] = commit_particle(i, f.position, f.velocity, target, c, pushes) ? 1.0f : 0.0f;
   });
+  if (pushes) objects_.bodies().take_back_pushes(pushes, f.position, f.n, c.mass, c.dt);
   count_nonfinite();
   sorted_ = density_valid_ = false;
 }
