@@ -119,16 +119,18 @@ TEST(Bodies, TheFluidsMomentumChangeIsMinusTheBodysImpulseEachStep) {
   }
 }
 
-// Momentum with gravity (issue 36, section 4): a ball of 500 kg/m^3 thrown into a still
-// pool, sideways at 1 m/s and down at 0.5 m/s. Gravity and the floor act only along y, so
-// for 0.2 s after the ball meets the water the water's and the ball's momentum along x and
-// z together stay what the throw gave, within 5 % of it, but for what the walls trade
-// with the water. A pool settled for a second still rings, and its walls trade it more
-// sideways momentum than the throw holds (0.035 to 0.115 kg m/s against 0.45 measured):
-// a twin of the pool without the ball, run from the same state at the same fixed steps,
-// gives that trade, which is taken off. (What is left of the walls' share is what the
-// ball's own waves bring them: they are 0.3 m or more away.) Validation: it does not hold
-// yet (20 to 40 % off, docs/bodies.md); the zero-gravity exchange above does.
+// Momentum with gravity (issue 36, section 4): a ball of 0.15 m and 500 kg/m^3 thrown
+// into a still pool 1 x 0.5 m and 0.3 m deep, sideways at 1 m/s and down at 0.5 m/s, the
+// tank's walls free-slip (they push only along their normals). Gravity and the floor act
+// only along y, so for 0.2 s after the ball meets the water the water's and the ball's
+// momentum along x and z together stay what the throw gave, within 5 % of it, but for
+// what the side walls trade with the water. A pool settled for a second still rings and
+// trades its walls more sideways momentum than the throw holds: a twin of the pool without
+// the ball, run from the same state at the same fixed steps, gives that trade, which is
+// taken off. What the twin cannot take off is the walls' answer to the ball itself, which
+// in a closed tank of nearly incompressible water is not small (the water the ball
+// displaces is pushed against them at once). Validation: it does not hold (docs/bodies.md);
+// the zero-gravity exchange above does.
 TEST(Bodies, AThrownBallAndThePoolKeepTheirSidewaysMomentum) {
   const float s = 0.025f;
   for (const char* solver : {"wcsph", "pcisph", "pbf"}) {
