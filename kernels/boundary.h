@@ -52,17 +52,17 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c, Bod
   return false;
 }
 
-// Symplectic Euler [BT07, Sec. 4]: v += dt a; x += dt v; then the speed limit (a safety
-// net against explosions, see SimParams::speed_limit) and the tank clamp.
-// in/out: position, velocity of particle i; in: acceleration; out (when not null): the
-// body push of the clamp (BodyPush: dv in xyz, the body in w, -1 for none). Returns true
-// when the particle's state was not finite (and has been reset by the clamp).
-TP_HD TP_INLINE bool integrate_particle(uint i, Vec4* position, Vec4* velocity,
-                                        const Vec4* acceleration, const StepConstants& c, Vec4* pushes = nullptr) {
-  Vec3 v = xyz(velocity[i]) + xyz(acceleration[i]) * c.dt;
+// The speed limit (a safety net against explosions, see SimParams::speed_limit).
+TP_HD TP_INLINE Vec3 limit_speed(Vec3 v, const StepConstants& c) {
   const float speed2 = dot(v, v);
-  if (speed2 > c.p.speed_limit * c.p.speed_limit) v = v * (c.p.speed_limit / sqrtf(speed2));
-  Vec3 x = xyz(position[i]) + v * c.dt;
+  return speed2 > c.p.speed_limit * c.p.speed_limit ? v * (c.p.speed_limit / sqrtf(speed2)) : v;
+}
+
+// The tank clamp on particle i's new x and v, which are then stored; with `pushes` (not
+// null), the clamp's push out of a body too (BodyPush: dv in xyz, the body in w, -1 for
+// none). Returns true when the state was not finite (and has been reset by the clamp).
+TP_HD TP_INLINE bool clamp_and_store(uint i, Vec3 x, Vec3 v, Vec4* position, Vec4* velocity, Vec4* pushes,
+                                     const StepConstants& c) {
   BodyPush push;
   const bool reset = clamp_to_tank(x, v, c, &push);
   position[i] = make_vec4(x, position[i].w);
@@ -71,23 +71,22 @@ TP_HD TP_INLINE bool integrate_particle(uint i, Vec4* position, Vec4* velocity,
   return reset;
 }
 
+// Symplectic Euler [BT07, Sec. 4]: v += dt a; x += dt v; then the speed limit and the tank
+// clamp (clamp_and_store). in/out: position, velocity of particle i; in: acceleration;
+// out: the clamp's body push. Returns true when the particle's state was not finite.
+TP_HD TP_INLINE bool integrate_particle(uint i, Vec4* position, Vec4* velocity,
+                                        const Vec4* acceleration, const StepConstants& c, Vec4* pushes = nullptr) {
+  const Vec3 v = limit_speed(xyz(velocity[i]) + xyz(acceleration[i]) * c.dt, c);
+  return clamp_and_store(i, xyz(position[i]) + v * c.dt, v, position, velocity, pushes, c);
+}
+
 // The end of a position-based step (PBF): the particle moves to its corrected predicted
 // position x*, with the velocity the solver computed, then the speed limit and the tank
-// clamp as above. Returns true when the state was not finite (and has been reset).
-// in/out: position, velocity of particle i; in: the new position; out: the body push, as
-// integrate_particle's.
+// clamp as above. in/out: position, velocity of particle i; in: the new position; out: the
+// clamp's body push. Returns true when the state was not finite (and has been reset).
 TP_HD TP_INLINE bool commit_particle(uint i, Vec4* position, Vec4* velocity,
                                      const Vec4* new_position, const StepConstants& c, Vec4* pushes = nullptr) {
-  Vec3 v = xyz(velocity[i]);
-  const float speed2 = dot(v, v);
-  if (speed2 > c.p.speed_limit * c.p.speed_limit) v = v * (c.p.speed_limit / sqrtf(speed2));
-  Vec3 x = xyz(new_position[i]);
-  BodyPush push;
-  const bool reset = clamp_to_tank(x, v, c, &push);
-  position[i] = make_vec4(x, position[i].w);
-  velocity[i] = make_vec4(v, velocity[i].w);
-  if (pushes) pushes[i] = make_vec4(push.dv, float(push.body));
-  return reset;
+  return clamp_and_store(i, xyz(new_position[i]), limit_speed(xyz(velocity[i]), c), position, velocity, pushes, c);
 }
 
 }  // namespace tp

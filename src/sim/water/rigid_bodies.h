@@ -118,35 +118,37 @@ class RigidBodies {
   // The clamp's pushes out of bodies (kernels/boundary.h), taken back: per particle i,
   // pushes[i] holds the change dv of its velocity in xyz and the body in w (-1: none); the
   // body receives -m dv / dt at the particle's new position, added to the latest sums. In a
-  // fixed order (64 parts of the particles per body, then the parts in turn), so that a run is
-  // repeated to the bit on either backend.
+  // fixed order (64 parts of the particles, each read once with a sum per body; then per
+  // body the parts in turn), so that a run is repeated to the bit on either backend.
   void take_back_pushes(const Vec4* pushes, const Vec4* position, uint n, float mass, float dt) {
     const uint count = uint(bodies_.size());
     if (count == 0 || n == 0 || !(dt > 0.0f)) return;
-    const uint chunks = kPushChunks, chunk_size = (n + kPushChunks - 1) / kPushChunks;
+    const uint chunk_size = (n + kPushChunks - 1) / kPushChunks;
     Vec4* part = partial_.data();
     const SolidBody* solid = solids_.data();
     const float scale = -mass / dt;
-    Backend::for_each(chunks * count, [=] TP_HD(uint t) {
-      const uint k = t % count, chunk = t / count;
+    Backend::for_each(kPushChunks, [=] TP_HD(uint chunk) {
+      Vec3 f[kMaxBodies], torque[kMaxBodies];
+      for (uint k = 0; k < count; ++k) f[k] = torque[k] = Vec3{0.0f, 0.0f, 0.0f};
       const uint begin = chunk * chunk_size < n ? chunk * chunk_size : n;
       const uint end = begin + chunk_size < n ? begin + chunk_size : n;
-      const Vec3 c = solid[k].pose.position;
-      Vec3 f{0.0f, 0.0f, 0.0f}, torque{0.0f, 0.0f, 0.0f};
       for (uint i = begin; i < end; ++i) {
         const Vec4 push = pushes[i];
-        if (push.w != float(k)) continue;
+        if (!(push.w >= 0.0f)) continue;
+        const uint k = uint(push.w);
         const Vec3 fi = xyz(push) * scale;
-        f += fi;
-        torque += cross(xyz(position[i]) - c, fi);
+        f[k] += fi;
+        torque[k] += cross(xyz(position[i]) - solid[k].pose.position, fi);
       }
-      part[2 * t] = make_vec4(f, 0.0f);
-      part[2 * t + 1] = make_vec4(torque, 0.0f);
+      for (uint k = 0; k < count; ++k) {
+        part[2 * (chunk * count + k)] = make_vec4(f[k], 0.0f);
+        part[2 * (chunk * count + k) + 1] = make_vec4(torque[k], 0.0f);
+      }
     });
     Vec4* sums = sums_.data();
     Backend::for_each(count, [=] TP_HD(uint k) {
       Vec3 f = xyz(sums[2 * k]), torque = xyz(sums[2 * k + 1]);
-      for (uint chunk = 0; chunk < chunks; ++chunk) {
+      for (uint chunk = 0; chunk < kPushChunks; ++chunk) {
         f += xyz(part[2 * (chunk * count + k)]);
         torque += xyz(part[2 * (chunk * count + k) + 1]);
       }
