@@ -9,6 +9,9 @@
 
 namespace tp {
 
+// The most bodies a scene may hold (the per-body sums of a step have room for as many).
+constexpr size_t kMaxBodies = 64;
+
 // A unit quaternion w + xi + yj + zk: the rotation from the body's frame to the world's.
 struct Quat {
   float w, x, y, z;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -46,6 +47,7 @@ constexpr size_t kDefaultMemory = size_t(16) << 30;
 struct Device {
   std::recursive_mutex mutex;
   std::map<const char*, size_t> allocations;  // start -> bytes
+  std::map<const char*, size_t> pinned;       // page-locked host memory: start -> bytes
   int access_depth = 0;
   cudaError_t last_error = cudaSuccess;
   cudaError_t sticky_error = cudaSuccess;  // a fault: the context is lost
@@ -266,6 +268,50 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
   }
   emulated_cuda::DeviceAccess access;
   std::memcpy(dst, src, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
+  Device& d = device();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  const void* host = kind == cudaMemcpyHostToDevice ? src : kind == cudaMemcpyDeviceToHost ? dst : nullptr;
+  bool pinned = false;
+  if (host) {
+    auto it = d.pinned.upper_bound(static_cast<const char*>(host));
+    pinned = it != d.pinned.begin() && static_cast<const char*>(host) + bytes <= std::prev(it)->first + std::prev(it)->second;
+  }
+  if (!host || !pinned) return cudaMemcpy(dst, src, bytes, kind);  // staged: waits as cudaMemcpy does
+  if (d.sticky_error != cudaSuccess) return report(cudaSuccess);
+  const bool src_device = kind == cudaMemcpyDeviceToHost;
+  if ((src_device && !emulated_cuda::find(d, src, bytes)) || (!src_device && !emulated_cuda::find(d, dst, bytes)))
+    return report(cudaErrorInvalidValue);
+  ++d.counters.async_copies;
+  if (src_device)
+    ++d.counters.copies_to_host;
+  else
+    ++d.counters.copies_to_device;
+  emulated_cuda::DeviceAccess access;  // the emulated stream has run all before it: copy now
+  std::memcpy(dst, src, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostAlloc(void** pointer, size_t bytes, unsigned) {
+  Device& d = device();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  *pointer = bytes ? std::malloc(bytes) : nullptr;
+  if (!*pointer) return report(cudaErrorMemoryAllocation);
+  d.pinned[static_cast<const char*>(*pointer)] = bytes;
+  return report(cudaSuccess);
+}
+
+cudaError_t cudaFreeHost(void* pointer) {
+  Device& d = device();
+  std::lock_guard<std::recursive_mutex> lock(d.mutex);
+  if (!pointer) return cudaSuccess;
+  auto it = d.pinned.find(static_cast<const char*>(pointer));
+  if (it == d.pinned.end()) return report(cudaErrorInvalidValue);
+  d.pinned.erase(it);
+  std::free(pointer);
   return cudaSuccess;
 }
 

@@ -72,6 +72,14 @@ cudaError_t cudaMalloc(T** pointer, size_t bytes) {
 }
 cudaError_t cudaFree(void* pointer);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind);
+// Stream-ordered: from page-locked host memory (cudaHostAlloc) the host does not wait;
+// from pageable memory the runtime stages the copy and waits, as cudaMemcpy does.
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t stream = nullptr);
+#define cudaHostAllocDefault 0x00
+#define cudaHostAllocPortable 0x01
+cudaError_t cudaHostAlloc(void** pointer, size_t bytes, unsigned flags);
+cudaError_t cudaFreeHost(void* pointer);
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaGetDevice(int* device);
@@ -111,6 +119,7 @@ struct Counters {
                                  ///< host memory waits for the stream)
   uint64_t copies_to_host = 0;
   uint64_t copies_to_device = 0;
+  uint64_t async_copies = 0;     ///< cudaMemcpyAsync from page-locked memory: no wait
   uint64_t property_queries = 0; ///< cudaGetDeviceProperties
   size_t bytes_in_use = 0;       ///< device memory allocated now
   size_t peak_bytes = 0;

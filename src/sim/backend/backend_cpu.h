@@ -1,7 +1,7 @@
 // The CPU backend: OpenMP over all cores (or --threads N), the standard library, no CUDA
 // toolkit. Implements the backend policy that the solver drivers are templated on:
 //   Buffer<T>, for_each, exclusive_scan, reduce_max, reduce_sum, copy_to_host,
-//   copy_from_host, synchronize.
+//   copy_from_host, upload, synchronize.
 // Reductions run over fixed-size chunks combined in order, so results do not depend on
 // the thread count or the scheduling: the same inputs give bitwise-identical outputs.
 #pragma once
@@ -262,6 +262,12 @@ struct CpuBackend {
   template <class T>
   static void copy_from_host(T* buffer, const T* host, size_t n) {
     if (n) std::memcpy(buffer, host, n * sizeof(T));
+  }
+  // A copy to the backend that the host need not wait for (on a GPU: staged, stream
+  // ordered); `host` may be reused at once. Here the same as copy_from_host.
+  template <class T>
+  static void upload(T* buffer, const T* host, size_t n) {
+    copy_from_host(buffer, host, n);
   }
   static void synchronize() {}
 };

@@ -11,7 +11,9 @@
 //                 there, and undone and retaken when it failed (src/sim/water/step_guard.h).
 //   PCISPH loop   1 per iteration: mean and max predicted compression in one reduction
 //   scenes        outflows: the survivor count (1 copy, every step); emitters: 1 copy per
-//                 layer laid; obstacles moved: their samples (copies to the device);
+//                 layer laid; obstacles and bodies moved: none (their poses go up by
+//                 upload(), staged, asynchronous; the bodies' force sums come back in the
+//                 step record);
 //                 diffuse particles (every 2.5 ms simulated): 2 copies, 3 counts (and a
 //                 grid build after a PBF step)
 //   per frame     publish(): 1 (cudaDeviceSynchronize before the GL unmap, or the copy);
@@ -55,6 +57,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -486,12 +489,69 @@ struct CudaBackend {
   template <class T>
   static void copy_to_host(T* host, const T* buffer, size_t n) {
     if (n) cuda_check(cudaMemcpy(host, buffer, n * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+    staging().drained();  // the stream has run everything before the copy
   }
   template <class T>
   static void copy_from_host(T* buffer, const T* host, size_t n) {
     if (n) cuda_check(cudaMemcpy(buffer, host, n * sizeof(T), cudaMemcpyHostToDevice), "copy");
   }
-  static void synchronize() { cuda_check(cudaDeviceSynchronize(), "synchronize"); }
+  // A copy to the device that the host does not wait for: `host` goes into page-locked
+  // staging memory at once (so it may be reused), and from there to the device in stream
+  // order (cudaMemcpyAsync). A copy from pageable memory would wait for the stream. The
+  // staging is reused after the next wait (copy_to_host, synchronize), which every step
+  // has; when it is full, or cannot be had, the copy is the waiting one.
+  template <class T>
+  static void upload(T* buffer, const T* host, size_t n) {
+    if (!n) return;
+    const size_t bytes = n * sizeof(T);
+    void* staged = staging().take(bytes);
+    if (!staged) return copy_from_host(buffer, host, n);
+    std::memcpy(staged, host, bytes);
+    cuda_check(cudaMemcpyAsync(buffer, staged, bytes, cudaMemcpyHostToDevice, 0), "copy");
+  }
+  static void synchronize() {
+    cuda_check(cudaDeviceSynchronize(), "synchronize");
+    staging().drained();
+  }
+
+ private:
+  // upload()'s page-locked memory, one per host thread (a thread's waits drain its own
+  // copies whether its default stream is the legacy or a per-thread one).
+  class Staging {
+   public:
+    ~Staging() {
+      if (base_) cudaFreeHost(base_);  // (at exit the runtime may be gone: ignored)
+    }
+    // Room for `bytes` until the next wait, or nullptr.
+    void* take(size_t bytes) {
+      if (!base_ && !failed_) {
+        void* p = nullptr;
+        if (cudaHostAlloc(&p, kBytes, cudaHostAllocPortable) == cudaSuccess) {
+          base_ = static_cast<char*>(p);
+        } else {
+          failed_ = true;  // no page-locked memory: every upload waits
+          cudaGetLastError();
+        }
+      }
+      const size_t at = (used_ + 255) & ~size_t(255);
+      if (!base_ || at + bytes > kBytes) return nullptr;
+      used_ = at + bytes;
+      return base_ + at;
+    }
+    void drained() { used_ = 0; }
+
+   private:
+    static constexpr size_t kBytes = size_t(1) << 20;
+    char* base_ = nullptr;
+    size_t used_ = 0;
+    bool failed_ = false;
+  };
+  static Staging& staging() {
+    static thread_local Staging s;
+    return s;
+  }
+
+ public:
 };
 
 }  // inline namespace TP_CUDA_NAMESPACE

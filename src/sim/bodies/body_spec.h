@@ -28,9 +28,6 @@ struct BodySpec {
   RigidMotion motion{{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
 };
 
-// The most bodies a scene may hold.
-constexpr size_t kMaxBodies = 64;
-
 // What a body weighs and how it turns. In 2D (the plane z = const) per metre of depth:
 // the mass is the density times the shape's cut through its centre's plane, and only the
 // moment about z counts.

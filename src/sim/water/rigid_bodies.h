@@ -5,8 +5,9 @@
 //
 // The coupling is explicit with a lag of one step on every solver and backend: the force
 // and torque the fluid put on a body in step n (gathered from its samples, summed per body
-// on the backend) move it in step n + 1, when that step's time step is known. So the host
-// reads the sums at the start of the next step, never inside a solve.
+// on the backend) move it in step n + 1, when that step's time step is known. The sums
+// travel in the step record (publish_sums), so the host reads them at step n + 1's one
+// wait, never inside a solve, and they cost it no wait of their own.
 #pragma once
 
 #include <algorithm>
@@ -52,6 +53,8 @@ class RigidBodies {
     for (size_t k = 0; k < bodies_.size(); ++k) world_.add_body(rigid_def(bodies_[k], mass_[k]), state_of(bodies_[k]));
     force_.assign(bodies_.size(), Vec3{0, 0, 0});
     torque_.assign(bodies_.size(), Vec3{0, 0, 0});
+    read_force_ = force_;
+    read_torque_ = torque_;
     upload_fields();
     sums_.resize(2 * bodies_.size());
     partial_.resize(2 * kPushChunks * bodies_.size());
@@ -156,19 +159,39 @@ class RigidBodies {
       sums[2 * k + 1] = make_vec4(torque, 0.0f);
     });
   }
-  // At a step's start: the sums of the step before become the force the bodies move by.
-  void take_forces() {
-    if (bodies_.empty()) return;
-    std::vector<Vec4> sums(2 * bodies_.size());
-    Backend::copy_to_host(sums.data(), sums_.data(), sums.size());
+  // The latest sums into `slot` (the step record's, StepRecorder::Record::bodies) on the
+  // backend, without a wait: they come back with the record at the step's one wait.
+  void publish_sums(Vec4* slot) const {
+    const uint n = uint(2 * bodies_.size());
+    if (n == 0) return;
+    const Vec4* sums = sums_.data();
+    Backend::for_each(n, [=] TP_HD(uint k) { slot[k] = sums[k]; });
+  }
+  // The sums as the record brought them back (host memory, 2 per body).
+  void read_sums(const Vec4* seen) {
     for (size_t k = 0; k < bodies_.size(); ++k) {
-      force_[k] = xyz(sums[2 * k]);
-      torque_[k] = xyz(sums[2 * k + 1]);
+      read_force_[k] = xyz(seen[2 * k]);
+      read_torque_[k] = xyz(seen[2 * k + 1]);
+    }
+  }
+  // At a step's save point (after its one wait): the sums of the step before, as read,
+  // become the force the bodies move by.
+  void take_forces() {
+    for (size_t k = 0; k < bodies_.size(); ++k) {
+      force_[k] = read_force_[k];
+      torque_[k] = read_torque_[k];
       if (dimensions_ == 2) {
         force_[k].z = 0.0f;
         torque_[k] = Vec3{0.0f, 0.0f, torque_[k].z};
       }
     }
+  }
+  // No water, no force: the sums go (a step without fluid gathers none).
+  void forget_sums() {
+    read_force_.assign(bodies_.size(), Vec3{0, 0, 0});
+    read_torque_.assign(bodies_.size(), Vec3{0, 0, 0});
+    Vec4* sums = sums_.data();
+    if (!bodies_.empty()) Backend::for_each(uint(2 * bodies_.size()), [=] TP_HD(uint k) { sums[k] = Vec4{0, 0, 0, 0}; });
   }
 
   // The sums of the latest gather (what the next step moves the bodies by), and back (a
@@ -191,6 +214,8 @@ class RigidBodies {
       sums.push_back(make_vec4(torque[k], 0.0f));
     }
     if (!sums.empty()) Backend::copy_from_host(sums_.data(), sums.data(), sums.size());
+    read_force_ = force;
+    read_torque_ = torque;
   }
 
   // The bodies move for dt under gravity and the fluid's force of the step before, with
@@ -234,8 +259,8 @@ class RigidBodies {
   void restore(const Moment& m) {
     if (m.bodies.size() != bodies_.size()) return;
     bodies_ = m.bodies;
-    force_ = m.force;
-    torque_ = m.torque;
+    force_ = read_force_ = m.force;  // a retake's save point takes them again
+    torque_ = read_torque_ = m.torque;
     upload();
   }
 
@@ -289,7 +314,7 @@ class RigidBodies {
       if (bodies_[k].shape == int(BodyShapeKind::Mesh)) solids.back().field.value = fields_.data() + field_at_[k];
     }
     solids_.resize(solids.size());
-    if (!solids.empty()) Backend::copy_from_host(solids_.data(), solids.data(), solids.size());
+    if (!solids.empty()) Backend::upload(solids_.data(), solids.data(), solids.size());  // no wait
   }
 
   float spacing_ = 0.0f, plane_z_ = 0.0f;
@@ -297,6 +322,7 @@ class RigidBodies {
   std::vector<BodySpec> bodies_;
   std::vector<BodyMass> mass_;
   std::vector<Vec3> force_, torque_;  ///< the fluid's, from the step before
+  std::vector<Vec3> read_force_, read_torque_;  ///< the latest sums the host has read
   std::vector<uint> first_;           ///< per body, where its samples begin; then the end
   Buffer<uint> ranges_;               ///< first_ in the backend's memory
   Buffer<SolidBody> solids_;

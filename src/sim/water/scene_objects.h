@@ -295,7 +295,7 @@ void SceneObjects<B>::upload_frames() {
     frames.push_back(SampleOwnerFrame{RigidPose{o.center, quat_identity()}, RigidMotion{o.velocity, Vec3{0, 0, 0}}});
   for (const BodySpec& b : bodies_.bodies()) frames.push_back(SampleOwnerFrame{b.pose, b.motion});
   frames_.resize(frames.size());
-  if (!frames.empty()) B::copy_from_host(frames_.data(), frames.data(), frames.size());
+  if (!frames.empty()) B::upload(frames_.data(), frames.data(), frames.size());  // no wait
 }
 
 template <class B>

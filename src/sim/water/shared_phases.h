@@ -155,6 +155,7 @@ void SimulationImpl<B>::integrate() {
     f.scratch[i] = integrate_particle(i, f.position, f.velocity, f.acceleration, c, pushes) ? 1.0f : 0.0f;
   });
   if (pushes) objects_.bodies().take_back_pushes(pushes, f.position, f.n, c.mass, c.dt);
+  publish_body_sums();
   count_nonfinite();
   sorted_ = density_valid_ = false;
   pending_measure_ = true;
@@ -174,8 +175,19 @@ void SimulationImpl<B>::commit_predicted() {
     f.scratch[i] = commit_particle(i, f.position, f.velocity, target, c, pushes) ? 1.0f : 0.0f;
   });
   if (pushes) objects_.bodies().take_back_pushes(pushes, f.position, f.n, c.mass, c.dt);
+  publish_body_sums();
   count_nonfinite();
   sorted_ = density_valid_ = false;
+}
+
+// The bodies' sums, complete once the step's clamp has given its pushes back, into the
+// step record: the host reads them at the next wait (the next step's save point takes
+// them), with no wait of their own.
+template <class B>
+void SimulationImpl<B>::publish_body_sums() {
+  if (!has_bodies()) return;
+  objects_.bodies().publish_sums(record_.slots()->bodies);
+  record_.mark(StepRecorder<B>::kBodies);
 }
 
 template <class B>
@@ -344,6 +356,7 @@ bool SimulationImpl<B>::settle(bool in_solve) {
   if (!record_.any_written() && !guard_.verdict_pending()) return false;
   const unsigned w = record_.read();  // the wait
   const typename R::Record& seen = record_.seen();
+  if (w & R::kBodies) objects_.bodies().read_sums(seen.bodies);  // (a step undone restores them)
   const Max3 none{0.0f, 0.0f, 0.0f};
   const Max3 over = (w & R::kOver) ? seen.over : none;
   const Max3 over_done = (w & R::kOverDone) ? seen.over_done : none;
@@ -377,6 +390,7 @@ bool SimulationImpl<B>::settle(bool in_solve) {
     if (in_solve) throw StepRetaken{};
   }
   if (in_solve) {  // the save point: what a failed step goes back to
+    objects_.bodies().take_forces();  // the fluid's force of the step before moves them
     save_step_start();
     start_saved_ = true;
   }

@@ -216,6 +216,7 @@ class SimulationImpl final : public Simulation {
   // pressures and forces are final; PBF's in each iteration (`predicted_lambda`: the
   // predicted positions with lambda in w), added up from `first` on.
   void gather_body_forces();
+  void publish_body_sums();  ///< the bodies' sums into the step record (integrate, commit_predicted)
   void gather_body_forces_pbf(const Vec4* predicted_lambda, bool first);
   void sum_body_forces() { objects_.sum_body_forces(); }
   bool has_bodies() const { return objects_.bodies().size() > 0; }

@@ -22,7 +22,6 @@ double SimulationImpl<B>::step() {
   rest_density_ = clampf(params_.rest_density, rest_density_ / rate, rest_density_ * rate);
   refresh_constants();
   phase("emit", [&] {
-    objects_.bodies().take_forces();  // the fluid's force of the step before moves them
     if (const uint removed = objects_.remove_outflow(fluid)) {
       stats_.removed += removed;
       sorted_ = density_valid_ = false;
@@ -45,6 +44,8 @@ double SimulationImpl<B>::step() {
   if (fluid.n == 0) {  // an emitter's scene before its first layer: time passes
     dt = params_.dt_max;
     constants_.dt = float(dt);
+    objects_.bodies().take_forces();  // what the last water put on them, once
+    objects_.bodies().forget_sums();
     advance_obstacles();
     objects_.advance_emitters(stats_.simulated_time, dt);
     stats_.steps++;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "kernels/common.h"
+#include "kernels/rigid_body.h"
 #include "sim/neighbors/neighbor_list.h"
 
 namespace tp {
@@ -24,9 +25,11 @@ class StepRecorder {
     SumMax error;     ///< a measured state's compression: sum and max
     SumMax first;     ///< PBF: its first iteration's compression (sum)
     SumMax nonfinite; ///< the particles a step left non-finite (sum)
+    Vec4 bodies[2 * kMaxBodies];  ///< per body: the fluid's force and torque on it (xyz)
   };
   enum Field : unsigned {
-    kFlow = 1u, kExtra = 2u, kOver = 4u, kOverDone = 8u, kError = 16u, kFirst = 32u, kNonfinite = 64u
+    kFlow = 1u, kExtra = 2u, kOver = 4u, kOverDone = 8u, kError = 16u, kFirst = 32u, kNonfinite = 64u,
+    kBodies = 128u
   };
 
   // Ready for a new simulation: nothing written, nothing to read.
