@@ -16,8 +16,11 @@ namespace tp {
 // reduced by wall_friction; both 0: the part into the wall removed, the rest kept). Non-finite positions are sent to the
 // tank's centre with zero velocity, so that a NaN can never escape; the function then
 // returns true so that the caller counts it (a NaN is a bug to report, not to hide).
-// in/out: x, v; out (when not null): what pushing it out of a body changed of v.
-TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c, BodyPush* push = nullptr) {
+// in/out: x, v; out (when not null): what pushing it out of a body changed of v; in (when
+// not null): where the particle's move began, along which a mesh body's thin walls are
+// looked for (push_out_of_bodies).
+TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c, BodyPush* push = nullptr,
+                                   const Vec3* from = nullptr) {
   const float margin = 0.01f * c.spacing;
   const Vec3 lo = c.tank_lo + Vec3{margin, margin, margin};
   const Vec3 hi = c.tank_hi - Vec3{margin, margin, margin};
@@ -34,7 +37,8 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c, Bod
   // (At the surface itself, water pressed against a moving body would be caught every
   // step and take the body's velocity from the clamp, momentum the body never gives.)
   const Vec3 v_before = v;
-  const int body = push_out_of_bodies(x, v, c.bodies, -0.25f * c.spacing, friction, restitution);
+  const int body = push_out_of_bodies(x, v, c.bodies, -0.25f * c.spacing, friction, restitution,
+                                      from && is_finite(*from) ? from : nullptr, c.spacing);
   if (push && body >= 0) *push = BodyPush{v - v_before, body};
   if (x.x < lo.x) { x.x = lo.x; v = wall_contact(v, Vec3{1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.x > hi.x) { x.x = hi.x; v = wall_contact(v, Vec3{-1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
@@ -58,13 +62,15 @@ TP_HD TP_INLINE Vec3 limit_speed(Vec3 v, const StepConstants& c) {
   return speed2 > c.p.speed_limit * c.p.speed_limit ? v * (c.p.speed_limit / sqrtf(speed2)) : v;
 }
 
-// The tank clamp on particle i's new x and v, which are then stored; with `pushes` (not
-// null), the clamp's push out of a body too (BodyPush: dv in xyz, the body in w, -1 for
-// none). Returns true when the state was not finite (and has been reset by the clamp).
+// The tank clamp on particle i's move from its stored position to x, with v; both are then
+// stored; with `pushes` (not null), the clamp's push out of a body too (BodyPush: dv in
+// xyz, the body in w, -1 for none). Returns true when the state was not finite (and has
+// been reset by the clamp).
 TP_HD TP_INLINE bool clamp_and_store(uint i, Vec3 x, Vec3 v, Vec4* position, Vec4* velocity, Vec4* pushes,
                                      const StepConstants& c) {
   BodyPush push;
-  const bool reset = clamp_to_tank(x, v, c, &push);
+  const Vec3 from = xyz(position[i]);  // where the move began
+  const bool reset = clamp_to_tank(x, v, c, &push, &from);
   position[i] = make_vec4(x, position[i].w);
   velocity[i] = make_vec4(v, velocity[i].w);
   if (pushes) pushes[i] = make_vec4(push.dv, float(push.body));
