@@ -171,8 +171,10 @@ class NeighborLists {
   // so that the host need not wait for the count. With `over`, a list that ran out of
   // slots is reported there as build()'s are (in c; *wrote says whether it was written);
   // without, samples() waits, gives the exact count in n, and searches again with room.
+  // With `first`, only the samples from that index on are listed (PBF: the obstacles' and
+  // bodies' after the tank's, whose forces it sums; its walls need no pressure).
   SampleLists samples(const BoundaryView& b, Max3* over = nullptr, bool accumulate = false,
-                      bool* wrote = nullptr);
+                      bool* wrote = nullptr, uint first = 0);
 
   // The listed samples need a pressure this step: marks the first `listed` of a list.
   // Threads may mark the same sample: they all store 1.
@@ -311,6 +313,7 @@ class NeighborLists {
   Buffer<Max3> own_over_;  ///< the shortfall of a build() or samples() that waits for it
   uint samples_n_ = 0;
   bool samples_valid_ = false;
+  uint samples_first_ = 0;  ///< the first sample the valid lists may hold (samples())
   bool marked_ = false;  ///< whether active_ holds the last build()'s marks
   // The last build()'s search: its positions are the ones build() listed, which must not
   // have moved when samples() uses them. (PBF builds on its predicted positions and then
@@ -444,7 +447,8 @@ void NeighborLists<Backend>::grow(const Max3& over) {
 
 template <class Backend>
 SampleLists NeighborLists<Backend>::samples(const BoundaryView& b, Max3* over, bool accumulate,
-                                            bool* wrote) {
+                                            bool* wrote, uint first) {
+  if (samples_valid_ && first != samples_first_) samples_valid_ = false;  // (never within a step)
   if (samples_valid_) return SampleLists{order_.data(), samples_n_, samples_.view(), place_.data() + built_boundary_n_};
   if (b.n != built_boundary_n_ || b.n == 0) return SampleLists{nullptr, 0, NeighborList{}, nullptr};
   const uint nb = b.n;
@@ -464,7 +468,7 @@ SampleLists NeighborLists<Backend>::samples(const BoundaryView& b, Max3* over, b
   const uint* active = active_.data();
   float* pressure = b.pressure;
   Backend::for_each(nb, [=] TP_HD(uint k) {
-    place[k] = active[k];
+    place[k] = k >= first ? active[k] : 0u;
     pressure[k] = 0.0f;
   });
   Backend::exclusive_scan(place, nb);
@@ -509,6 +513,7 @@ SampleLists NeighborLists<Backend>::samples(const BoundaryView& b, Max3* over, b
     break;
   }
   samples_valid_ = true;
+  samples_first_ = first;
   samples_n_ = m;
   return SampleLists{order_.data(), m, samples_.view(), listed};
 }

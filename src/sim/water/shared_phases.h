@@ -55,12 +55,12 @@ void SimulationImpl<B>::build_lists(const Vec4* positions, bool mark) {
 }
 
 template <class B>
-SampleLists SimulationImpl<B>::sample_lists() {
-  if (!B::kIsDevice) return lists_.samples(boundary_view());
+SampleLists SimulationImpl<B>::sample_lists(uint first) {
+  if (!B::kIsDevice) return lists_.samples(boundary_view(), nullptr, false, nullptr, first);
   typename StepRecorder<B>::Field field;
   Max3* over = overflow_slot(&field);
   bool wrote = false;
-  const SampleLists s = lists_.samples(boundary_view(), over, record_.written(field), &wrote);
+  const SampleLists s = lists_.samples(boundary_view(), over, record_.written(field), &wrote, first);
   if (wrote) record_.mark(field);
   return s;
 }
@@ -332,7 +332,7 @@ template <class B>
 void SimulationImpl<B>::gather_body_forces_pbf(const Vec4* predicted_lambda, bool first) {
   if (!has_bodies()) return;
   const BoundaryView b = boundary_view();
-  const SampleLists s = sample_lists();
+  const SampleLists s = sample_lists(wall_n_);  // the bodies' (and obstacles'): PBF's walls need none
   const StepConstants c = constants_;
   const uint* order = objects_.sample_order();
   const uint* owner = objects_.sample_owner();

@@ -198,7 +198,7 @@ class SimulationImpl final : public Simulation {
   NeighborList fluid_list() const { return lists_.fluid(); }
   // The boundary samples next to fluid and the fluid around each (NeighborLists::samples),
   // for the walls' pressure; searched once per grid build, on the first call.
-  SampleLists sample_lists();
+  SampleLists sample_lists(uint first = 0);  ///< with `first`: of the samples from it on only
   BoundaryView boundary_view();
 
   FluidState<Backend> fluid;
