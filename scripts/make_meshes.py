@@ -149,7 +149,7 @@ def smooth_min(a, b, k):
     return b + (a - b) * h - k * h * (1.0 - h)
 
 
-def duck():
+def duck(rings=44, segments=56):
     # Ellipsoids (centre, semi-axes) joined by a smooth minimum of their scaled implicit
     # functions; the surface is where that is 0, found along rays from `centre`, which lies in
     # both the body and the head (so their union is star-shaped about it; the beak and tail
@@ -180,7 +180,6 @@ def duck():
             lo, hi = (mid, hi) if field(at(mid)) <= 0.0 else (lo, mid)
         return at(lo)
 
-    rings, segments = 44, 56
     mesh = Mesh()
     bottom = mesh.vertex(surface(math.pi, 0.0))
     layers = []
@@ -247,9 +246,20 @@ def main():
         mesh.orient_outward()
         mesh.check_closed(name)
         assert len(mesh.triangles) <= 5000, f'{name}: {len(mesh.triangles)} triangles'
-        write_obj(mesh, os.path.join(out, name), title)
-        print(f'{name}: {len(mesh.vertices)} vertices, {len(mesh.triangles)} triangles, '
-              f'volume {mesh.volume():.6f} m^3')
+        write(mesh, os.path.join(out, name), title)
+    # The benchmarks' collider of 10,000 triangles (docs/benchmarks.md), beside them.
+    if len(sys.argv) <= 1:
+        mesh = duck(72, 72)
+        mesh.orient_outward()
+        mesh.check_closed('duck_10k.obj')
+        write(mesh, os.path.join(os.path.dirname(__file__), '..', 'bench', 'duck_10k.obj'),
+              'The toy duck at 10,224 triangles (the benchmarks\' mesh collider)')
+
+
+def write(mesh, path, title):
+    write_obj(mesh, path, title)
+    print(f'{os.path.basename(path)}: {len(mesh.vertices)} vertices, {len(mesh.triangles)} triangles, '
+          f'volume {mesh.volume():.6f} m^3')
 
 
 if __name__ == '__main__':
