@@ -29,39 +29,50 @@ struct BodyPush {
 };
 
 // Where a particle's move from `from` to `to` first gets deeper than `margin` into a mesh
-// body's solid (b's frame: from, to), or `to` when it never does. The field alone cannot
-// tell which side of a wall thinner than a step the particle came from: one that lands past
-// a thin wall's middle is nearer its far face, and pushing it out along the field's
-// gradient puts it through. So the move is looked along at steps of a fifth of a spacing:
-// the first point found beyond the margin is at most 0.45 spacings deep (the field changes
-// by no more than the distance), short of the middle of a wall one spacing thick, and the
-// push from there goes back out of the face the particle came through. A start well
-// beyond the margin (the body moved onto the particle) is not looked along: the push alone
-// decides.
-TP_HD TP_INLINE Vec3 first_entry_on_path(const SolidBody& b, Vec3 from, Vec3 to, float margin, float spacing) {
+// body's solid (b's frame: from, to), into *entry; false when it never does. The field
+// alone cannot tell which side of a wall thinner than a step the particle came from: one
+// that lands past a thin wall's middle is nearer its far face, and pushing it out along
+// the field's gradient puts it through. So the move is looked along at steps of a fifth of
+// a spacing: the first point found beyond the margin is at most 0.45 spacings deep (the
+// field changes by no more than the distance), short of the middle of a wall one spacing
+// thick, and the push from there goes back out of the face the particle came through. A
+// start already beyond the margin (water the body moved onto) is that point itself, unless
+// it is deeper than 0.4 spacings: then the push alone decides. A move that stays further
+// from the surface than its length is not looked along.
+TP_HD TP_INLINE bool first_entry_on_path(const SolidBody& b, Vec3 from, Vec3 to, float margin, float spacing,
+                                         Vec3* entry) {
   const Vec3 d = to - from;
   const float len = length(d);
   const float step = 0.2f * spacing;
-  if (!(len > step)) return to;
-  if (solid_distance(b, from) < margin - 0.15f * spacing) return to;  // (water pressed on it sits at the margin)
+  if (!(len > step)) return false;
+  const float start = solid_distance(b, from);
+  if (start < margin) {
+    if (start < margin - 0.15f * spacing) return false;
+    *entry = from;
+    return true;
+  }
+  if (start - len >= margin) return false;  // (the field changes by no more than the distance)
   constexpr int kMostLooks = 32;  // (a move of more than 6 spacings is looked along more coarsely)
   const int looks = len / step < float(kMostLooks) ? int(ceilf(len / step)) : kMostLooks;
   for (int k = 1; k < looks; ++k) {
     const Vec3 p = from + d * (float(k) / float(looks));
-    if (solid_distance(b, p) < margin) return p;
+    if (solid_distance(b, p) < margin) {
+      *entry = p;
+      return true;
+    }
   }
-  return to;
+  return false;
 }
 
 // Moves x out of every body it is inside or within `margin` of, onto its surface plus the
 // margin, and meets v with the body's surface there (wall_contact, relative to the
-// velocity of the body's point). With `from` (where the particle started its move, not
-// null), a mesh body's wall is looked for along the move first (first_entry_on_path), so
-// that a wall thinner than the move is not passed through. in/out: x, v. Returns the last
+// velocity of the body's point). With `from` (where the particle started its move of dt,
+// not null), a mesh body's wall is looked for along the move first (first_entry_on_path),
+// so that a wall thinner than the move is not passed through. in/out: x, v. Returns the last
 // body that moved it, or -1.
 TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bodies, float margin,
                                        float friction, float restitution, const Vec3* from = nullptr,
-                                       float spacing = 0.0f) {
+                                       float spacing = 0.0f, float dt = 0.0f) {
   int pushed = -1;
   for (int k = 0; k < bodies.count; ++k) {
     const SolidBody& b = bodies.body[k];
@@ -76,9 +87,14 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
       if (dot(mid, mid) > half * half) continue;
     }
     if (from && b.shape == int(BodyShapeKind::Mesh)) {
-      const Vec3 p0 = rotate_inverse(b.pose.orientation, *from - b.pose.position);
+      // The start as the body saw it at the step's start: carried by the body's motion
+      // over the step to where that point of the body is now.
+      const Vec3 carried = *from + point_velocity(b.pose, b.motion, *from) * dt;
+      const Vec3 p0 = rotate_inverse(b.pose.orientation, carried - b.pose.position);
       const Vec3 p1 = rotate_inverse(b.pose.orientation, x - b.pose.position);
-      x = b.pose.position + rotate(b.pose.orientation, first_entry_on_path(b, p0, p1, margin, spacing));
+      Vec3 entry;
+      if (first_entry_on_path(b, p0, p1, margin, spacing, &entry))
+        x = b.pose.position + rotate(b.pose.orientation, entry);
     }
     // A primitive's distance is exact and one move reaches the margin; a mesh's field
     // gradient is not (inner corners, where it turns), so the move is taken again from

@@ -38,7 +38,7 @@ TP_HD TP_INLINE bool clamp_to_tank(Vec3& x, Vec3& v, const StepConstants& c, Bod
   // step and take the body's velocity from the clamp, momentum the body never gives.)
   const Vec3 v_before = v;
   const int body = push_out_of_bodies(x, v, c.bodies, -0.25f * c.spacing, friction, restitution,
-                                      from && is_finite(*from) ? from : nullptr, c.spacing);
+                                      from && is_finite(*from) ? from : nullptr, c.spacing, c.dt);
   if (push && body >= 0) *push = BodyPush{v - v_before, body};
   if (x.x < lo.x) { x.x = lo.x; v = wall_contact(v, Vec3{1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }
   if (x.x > hi.x) { x.x = hi.x; v = wall_contact(v, Vec3{-1, 0, 0}, Vec3{0, 0, 0}, friction, restitution); }

@@ -488,12 +488,15 @@ struct CudaBackend {
 
   template <class T>
   static void copy_to_host(T* host, const T* buffer, size_t n) {
-    if (n) cuda_check(cudaMemcpy(host, buffer, n * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+    if (!n) return;
+    cuda_check(cudaMemcpy(host, buffer, n * sizeof(T), cudaMemcpyDeviceToHost), "copy");
     staging().drained();  // the stream has run everything before the copy
   }
   template <class T>
   static void copy_from_host(T* buffer, const T* host, size_t n) {
-    if (n) cuda_check(cudaMemcpy(buffer, host, n * sizeof(T), cudaMemcpyHostToDevice), "copy");
+    if (!n) return;
+    cuda_check(cudaMemcpy(buffer, host, n * sizeof(T), cudaMemcpyHostToDevice), "copy");
+    staging().drained();  // from pageable memory the stream is synchronised before the copy
   }
   // A copy to the device that the host does not wait for: `host` goes into page-locked
   // staging memory at once (so it may be reused), and from there to the device in stream

@@ -194,17 +194,12 @@ class RigidBodies {
     if (!bodies_.empty()) Backend::for_each(uint(2 * bodies_.size()), [=] TP_HD(uint k) { sums[k] = Vec4{0, 0, 0, 0}; });
   }
 
-  // The sums of the latest gather (what the next step moves the bodies by), and back (a
-  // state file's; ignored when the counts differ from the bodies').
+  // The sums of the latest gather (what the next step moves the bodies by), as the host
+  // last read them (a state's capture reads the record first), and back (a state file's;
+  // ignored when the counts differ from the bodies').
   void latest_sums(std::vector<Vec3>* force, std::vector<Vec3>* torque) const {
-    std::vector<Vec4> sums(2 * bodies_.size());
-    if (!sums.empty()) Backend::copy_to_host(sums.data(), sums_.data(), sums.size());
-    force->clear();
-    torque->clear();
-    for (size_t k = 0; k < bodies_.size(); ++k) {
-      force->push_back(xyz(sums[2 * k]));
-      torque->push_back(xyz(sums[2 * k + 1]));
-    }
+    *force = read_force_;
+    *torque = read_torque_;
   }
   void restore_sums(const std::vector<Vec3>& force, const std::vector<Vec3>& torque) {
     if (force.size() != bodies_.size() || torque.size() != bodies_.size()) return;

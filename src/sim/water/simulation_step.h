@@ -44,8 +44,11 @@ double SimulationImpl<B>::step() {
   if (fluid.n == 0) {  // an emitter's scene before its first layer: time passes
     dt = params_.dt_max;
     constants_.dt = float(dt);
-    objects_.bodies().take_forces();  // what the last water put on them, once
+    // No water, no force: the sums of the last step with water go unused on either
+    // backend (a GPU may not have read them yet: they are dropped from the record too).
     objects_.bodies().forget_sums();
+    record_.unmark(StepRecorder<B>::kBodies);
+    objects_.bodies().take_forces();
     advance_obstacles();
     objects_.advance_emitters(stats_.simulated_time, dt);
     stats_.steps++;

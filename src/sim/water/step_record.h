@@ -44,6 +44,7 @@ class StepRecorder {
   bool written(Field field) const { return (written_ & field) != 0; }
   bool any_written() const { return written_ != 0; }
   void mark(Field field) { written_ |= field; }
+  void unmark(Field field) { written_ &= ~unsigned(field); }  ///< not to be read after all
 
   // max over i < n of f(i) into `slot`, a field of slots() (with what it held since the
   // last read).
