@@ -316,6 +316,30 @@ TEST(Bodies, NineEightyFloatsAndTenTwentySinks2D) {
   }
 }
 
+// The switch in 3D: boxes 0.2 x 0.1 x 0.2 m (four spacings tall) of 980 and 1,020 kg/m^3
+// in a pool 0.3 m deep, the first placed at its draft, after 3 s: the first floats (its top
+// above the far surface), the second lies on the floor.
+TEST(Bodies, NineEightyFloatsAndTenTwentySinks3D) {
+  const float s = 0.025f;
+  for (const char* solver : {"pbf", "pcisph", "wcsph"}) {
+    SCOPED_TRACE(solver);
+    const Scene scene = pool_with_body(
+        3, s, 0.3f,
+        "{\"shape\": \"box\", \"position\": [-0.25, 0.252, 0], \"size\": [0.2, 0.1, 0.2], \"density\": 980},"
+        "{\"shape\": \"box\", \"position\": [0.25, 0.252, 0], \"size\": [0.2, 0.1, 0.2], \"density\": 1020}",
+        Vec3{0.5f, 0.6f, 0.2f});
+    auto sim = cpu_sim(scene, s);
+    sim->params().solver = int(solver_named(solver));
+    while (sim->simulated_time() < 3.0) sim->step();
+    const std::vector<BodySpec> b = sim->bodies();
+    const float surface = far_surface(sim->snapshot(), s, -0.5f, 0.5f, 0.1f);
+    std::printf("[ switch 3D ] %s: %u particles, 980 top %.4f m (surface %.4f m), 1020 bottom %.4f m\n", solver,
+                sim->particle_count(), b[0].pose.position.y + 0.05f, surface, b[1].pose.position.y - 0.05f);
+    EXPECT_GT(b[0].pose.position.y + 0.05f, surface - 0.002f) << "980 kg/m^3 floats";
+    EXPECT_LT(b[1].pose.position.y - 0.05f, 0.01f) << "1020 kg/m^3 lies on the floor";
+  }
+}
+
 // Archimedes in 2D: a box twice as wide as tall (or more) of density rho comes to rest at
 // a draft of rho / rho_water times its height (the far-field surface minus its lowest
 // point, averaged over a second at rest), within 3 % of its height.
