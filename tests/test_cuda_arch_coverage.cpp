@@ -2,7 +2,7 @@
 // runs on every GPU architecture nvcc accepts from sm_75 up: each through device code or
 // through PTX the driver compiles (tests/cuda_arch_coverage.h states the rule). This checks
 // the DEFAULT list, passed by CMake as TP_DEFAULT_CUDA_ARCHITECTURES whatever list this build
-// was configured with (CI builds fewer, "75-real;120-virtual"); CudaBuild.* in
+// was configured with (CI builds one, "75-real"); CudaBuild.* in
 // test_cuda_build.cpp checks the configured list against the binary. Pure logic: it runs in
 // every build, CUDA or not.
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // the list promises (the rule of cuda_arch_coverage.h); and, on a machine with a GPU, the
 // binary has code for it and the CUDA backend runs the same kernels as the CPU backend to
 // the same result. The default list is checked on its own in test_cuda_arch_coverage.cpp:
-// this build may be configured with fewer (CI: "75-real;120-virtual").
+// this build may be configured with fewer (CI: "75-real").
 #include <elf.h>
 #include <gtest/gtest.h>
 
@@ -103,7 +103,7 @@ std::vector<cuda_arch::CodeEntry> this_binarys_entries() {
 }  // namespace
 
 // The configured list (cuda_architectures(): what CMake compiled, "native" resolved to the
-// GPU's own list), not the default: CI configures "75-real;120-virtual" to save time.
+// GPU's own list), not the default: CI configures "75-real" to save time.
 TEST(CudaBuild, BinaryHoldsEveryConfiguredEntryAndRunsWhereTheListSays) {
   const std::vector<cuda_arch::CodeEntry> found = this_binarys_entries();
   ASSERT_FALSE(found.empty()) << "no .nv_fatbin section: the CUDA backend was not linked in";
