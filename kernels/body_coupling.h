@@ -32,34 +32,46 @@ struct BodyPush {
 // body's solid (b's frame: from, to), into *entry; false when it never does. The field
 // alone cannot tell which side of a wall thinner than a step the particle came from: one
 // that lands past a thin wall's middle is nearer its far face, and pushing it out along
-// the field's gradient puts it through. So the move is looked along at steps of a fifth of
-// a spacing: the first point found beyond the margin is at most 0.45 spacings deep (the
-// field changes by no more than the distance), short of the middle of a wall one spacing
-// thick, and the push from there goes back out of the face the particle came through. A
-// start already beyond the margin (water the body moved onto) is that point itself, unless
-// it is deeper than 0.4 spacings: then the push alone decides. A move that stays further
-// from the surface than its length is not looked along.
+// the field's gradient puts it through. Nor is the field's gradient to be trusted deep in
+// such a wall: sampled every 0.4 spacings or so, the field rounds off the wall's middle, and
+// a point 0.3 spacings into a wall one spacing thick can find its gradient pointing out of
+// the far face (a jet into a lid one spacing thick went through it so, 2026-11-29). So the
+// move is looked along at steps of a fifth of a spacing, and the step that first goes
+// beyond the margin is halved down to where it crosses it: the entry is just past the
+// margin, where the gradient is that of the face the particle came through, and the push
+// from there goes back out of that face. From a start already beyond the margin (water the
+// body moved onto, or a rounding past it) the entry is where the move first goes deeper
+// than the start, unless the start is deeper than 0.4 spacings: then the push alone decides.
+// A move that stays further from the surface than its length is not looked along.
 TP_HD TP_INLINE bool first_entry_on_path(const SolidBody& b, Vec3 from, Vec3 to, float margin, float spacing,
                                          Vec3* entry) {
   const Vec3 d = to - from;
   const float len = length(d);
-  const float step = 0.2f * spacing;
-  if (!(len > step)) return false;
+  if (!(len > 0.0f)) return false;
   const float start = solid_distance(b, from);
-  if (start < margin) {
-    if (start < margin - 0.15f * spacing) return false;
-    *entry = from;
-    return true;
-  }
+  if (start < margin - 0.15f * spacing) return false;  // deep already: the push alone decides
   if (start - len >= margin) return false;  // (the field changes by no more than the distance)
+  // Not deeper than the margin, nor than a start beyond it: a move out of the wall or along
+  // it is the push's to finish (judged along the path: at its end, past a thin wall's
+  // middle, the field would say "out" for a move through).
+  const float limit = fminf(margin, start);
   constexpr int kMostLooks = 32;  // (a move of more than 6 spacings is looked along more coarsely)
+  const float step = 0.2f * spacing;
   const int looks = len / step < float(kMostLooks) ? int(ceilf(len / step)) : kMostLooks;
-  for (int k = 1; k < looks; ++k) {
-    const Vec3 p = from + d * (float(k) / float(looks));
-    if (solid_distance(b, p) < margin) {
-      *entry = p;
-      return true;
+  float lo = 0.0f;  // the last point looked at that is not beyond the limit
+  for (int k = 1; k <= looks; ++k) {
+    float hi = float(k) / float(looks);
+    if (solid_distance(b, from + d * hi) >= limit) {
+      lo = hi;
+      continue;
     }
+    for (int halving = 0; halving < 6; ++halving) {
+      const float mid = 0.5f * (lo + hi);
+      if (solid_distance(b, from + d * mid) < limit) hi = mid;
+      else lo = mid;
+    }
+    *entry = from + d * hi;
+    return true;
   }
   return false;
 }
@@ -93,8 +105,19 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
       const Vec3 p0 = rotate_inverse(b.pose.orientation, carried - b.pose.position);
       const Vec3 p1 = rotate_inverse(b.pose.orientation, x - b.pose.position);
       Vec3 entry;
-      if (first_entry_on_path(b, p0, p1, margin, spacing, &entry))
+      if (first_entry_on_path(b, p0, p1, margin, spacing, &entry)) {
         x = b.pose.position + rotate(b.pose.orientation, entry);
+        // Stopped where it entered: the velocity that carried it in goes too (along the
+        // move, relative to the body there). The field's normal below is one face's, and
+        // at an inner edge the move may have gone into the other: a particle held at the
+        // edge kept its speed into it, and PBF's next step added to it (to 50 m/s).
+        const Vec3 u = rotate(b.pose.orientation, (p1 - p0) * (1.0f / length(p1 - p0)));
+        const float into = dot(v - point_velocity(b.pose, b.motion, x), u);
+        if (into > 0.0f) {
+          v = v - u * into;
+          pushed = k;
+        }
+      }
     }
     // A primitive's distance is exact and one move reaches the margin; a mesh's field
     // gradient is not (inner corners, where it turns), so the move is taken again from
