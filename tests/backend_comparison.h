@@ -18,11 +18,10 @@
 
 #include "sim/gas/gas_sim.h"
 #include "sim/backend/backend_cpu.h"
+#include "scene_cases.h"
 #include "sim_helpers.h"
 
 namespace tp::test {
-
-inline const std::string kShippedSceneDir = TIDEPOOL_SOURCE_DIR "/assets/scenes";
 
 // The same settings on both backends: the accurate quality, the scene's parameters, the
 // solver, spray and foam on with a small cap.
@@ -79,34 +78,6 @@ inline float largest_gap(const Snapshot& a, const Snapshot& b) {
   for (size_t k = 0; k < a.position.size(); ++k)
     gap = std::max(gap, length(xyz(a.position[k]) - xyz(b.position[k])));
   return gap;
-}
-
-inline std::vector<std::tuple<std::string, int>> every_scene_and_solver() {
-  std::vector<std::tuple<std::string, int>> all;
-  for (const std::string& scene : list_scenes(kShippedSceneDir, SceneKind::Water))
-    for (int solver = 0; solver < int(solver_names().size()); ++solver) all.emplace_back(scene, solver);
-  return all;
-}
-
-// The default run's share of every_scene_and_solver(): each scene on one solver (taking
-// turns down the sorted list, so each solver gets a third of the scenes) and the dam break
-// on all three; `rest` gives the others (the whole matrix: ./test.sh -L validation).
-inline std::vector<std::tuple<std::string, int>> scene_solver_share(bool rest) {
-  std::vector<std::tuple<std::string, int>> share;
-  const int solvers = int(solver_names().size());
-  int turn = 0;
-  for (const std::string& scene : list_scenes(kShippedSceneDir, SceneKind::Water)) {
-    for (int solver = 0; solver < solvers; ++solver) {
-      const bool core = scene == "dam_break" || solver == turn % solvers;
-      if (core != rest) share.emplace_back(scene, solver);
-    }
-    ++turn;
-  }
-  return share;
-}
-
-inline std::string scene_solver_name(const testing::TestParamInfo<std::tuple<std::string, int>>& info) {
-  return std::get<0>(info.param) + "_" + solver_name(std::get<1>(info.param));
 }
 
 // About 2,000 particles of the scene, spray and foam on, on the device and on the

@@ -5,12 +5,13 @@
 #include <cmath>
 #include <tuple>
 
+#include "scene_cases.h"
 #include "sim_helpers.h"
 
 namespace tp {
 namespace {
 
-const std::string kSceneDir = TIDEPOOL_SOURCE_DIR "/assets/scenes";
+const std::string& kSceneDir = test::kShippedSceneDir;
 
 std::unique_ptr<Simulation> scene_sim(const Scene& scene, uint64_t particles, int solver) {
   auto sim = make_simulation(BackendKind::Cpu);
@@ -69,17 +70,13 @@ TEST_P(ShippedScene, RunsTwoSecondsOnEachSolver) {
   }
 }
 
-std::vector<std::tuple<std::string, int>> all_cases() {
-  std::vector<std::tuple<std::string, int>> cases;
-  for (const std::string& name : list_scenes(kSceneDir, SceneKind::Water))
-    for (int solver = 0; solver < int(solver_names().size()); ++solver) cases.emplace_back(name, solver);
-  return cases;
-}
-
-INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene, testing::ValuesIn(all_cases()),
-                         [](const testing::TestParamInfo<std::tuple<std::string, int>>& info) {
-                           return std::get<0>(info.param) + "_" + solver_name(std::get<1>(info.param));
-                         });
+// The default run takes each scene on one solver, turns shifted from the emulated device's
+// share (test_emulated_device.cpp) so that the two cover different pairs; the rest of the
+// matrix runs on request (./test.sh -L validation).
+INSTANTIATE_TEST_SUITE_P(Scenes, ShippedScene, testing::ValuesIn(test::scene_solver_share(false, 1)),
+                         test::scene_solver_name);
+INSTANTIATE_TEST_SUITE_P(AllScenes, ShippedScene, testing::ValuesIn(test::scene_solver_share(true, 1)),
+                         test::scene_solver_name);
 
 TEST(ShippedScenes, AllSevenAreThere) {  // (the loop above runs whatever is in the folder)
   const std::vector<std::string> names = list_scenes(kSceneDir);
