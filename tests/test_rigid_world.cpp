@@ -11,7 +11,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/bodies/rigid_shape.h"
 #include "sim/bodies/rigid_world.h"
+#include "sim/bodies/triangle_mesh.h"
 
 namespace tp {
 namespace {
@@ -341,6 +343,89 @@ TEST(RigidWorld, MeshBodyRestsOnTheTankFloorWithoutSinking) {
       (s.pose.position.y - half.y) * 1e3f, (lowest - half.y) * 1e3f,
       tilt_degrees(s.pose.orientation));
   EXPECT_GT(lowest, half.y - 0.002f);
+  EXPECT_NEAR(s.pose.position.y, half.y, 0.003f);
+  EXPECT_LT(tilt_degrees(s.pose.orientation), 1.0f);
+  EXPECT_LT(vec_length(s.motion.velocity), 1e-2f);
+}
+
+// A box whose faces are each cut into n x n squares (2 triangles each), counter-clockwise
+// seen from outside: 12 n^2 triangles of a simple solid.
+TriangleSoup fine_box(Vec3 h, int n) {
+  TriangleSoup m;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (const float side : {-1.0f, 1.0f}) {
+      const int u = (axis + 1) % 3, w = (axis + 2) % 3;
+      const uint32_t first = uint32_t(m.vertices.size());
+      for (int j = 0; j <= n; ++j) {
+        for (int i = 0; i <= n; ++i) {
+          float c[3];
+          c[axis] = side * (&h.x)[axis];
+          c[u] = (&h.x)[u] * (2.0f * i / n - 1.0f);
+          c[w] = (&h.x)[w] * (2.0f * j / n - 1.0f);
+          m.vertices.push_back(Vec3{c[0], c[1], c[2]});
+        }
+      }
+      for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < n; ++i) {
+          const uint32_t a = first + j * (n + 1) + i, b = a + 1, d = a + (n + 1), e = d + 1;
+          // (u, w, axis) is right-handed: counter-clockwise in (u, w) faces +axis.
+          if (side > 0) m.triangles.push_back({a, b, e}), m.triangles.push_back({a, e, d});
+          else m.triangles.push_back({a, e, b}), m.triangles.push_back({a, d, e});
+        }
+      }
+    }
+  }
+  weld_vertices(&m);
+  return m;
+}
+
+BodyGeometry geometry_of(const TriangleSoup& m) {
+  std::vector<uint32_t> t;
+  for (const auto& tri : m.triangles) t.insert(t.end(), tri.begin(), tri.end());
+  return mesh_geometry(m.vertices, std::move(t));
+}
+
+// Clustering keeps the surface: fewer triangles, every vertex inside the box and within a
+// cube's diagonal of its surface, the bottom face still flat.
+TEST(RigidWorld, ClusteredVerticesStayOnTheSurfaceWithFewerTriangles) {
+  const Vec3 h{0.1f, 0.05f, 0.1f};
+  const TriangleSoup fine = fine_box(h, 20);
+  ASSERT_EQ(fine.triangles.size(), 4800u);
+  ASSERT_TRUE(check_closed(fine).closed());
+  const float cell = 0.2f / 12.0f;
+  const TriangleSoup coarse = cluster_vertices(fine, cell);
+  std::printf("a box of %zu triangles clustered at %.1f mm: %zu triangles, %zu vertices\n",
+              fine.triangles.size(), cell * 1e3f, coarse.triangles.size(), coarse.vertices.size());
+  EXPECT_LT(coarse.triangles.size(), fine.triangles.size() / 4);
+  EXPECT_GT(coarse.triangles.size(), 12u);
+  for (const Vec3& v : coarse.vertices) {
+    const float outside = std::max({std::fabs(v.x) - h.x, std::fabs(v.y) - h.y, std::fabs(v.z) - h.z});
+    EXPECT_LE(outside, 1e-6f) << "inside the box";
+    EXPECT_GE(outside, -cell * std::sqrt(3.0f)) << "within a cube's diagonal of its surface";
+  }
+  for (const auto& t : coarse.triangles) EXPECT_TRUE(t[0] != t[1] && t[1] != t[2] && t[0] != t[2]);
+}
+
+// A moving mesh of many triangles meets other bodies through a few hundred (the contact
+// copy), a static one through all of its own; the clustered box still rests level on the
+// floor at its height.
+TEST(RigidWorld, ADetailedMovingMeshMeetsBodiesThroughAFewHundredTriangles) {
+  const Vec3 half{0.1f, 0.05f, 0.1f};
+  const BodyGeometry g = geometry_of(fine_box(half, 20));
+  CollisionShape moving, still;
+  moving.build(g, true);
+  still.build(g, false);
+  EXPECT_LE(moving.contact_triangles(), 600u);
+  EXPECT_GT(moving.contact_triangles(), 12u);
+  EXPECT_EQ(still.contact_triangles(), 4800u);
+  RigidWorld world;
+  world.set_tank({0, 0, 0}, {1, 1, 1}, 3);
+  world.add_body(uniform_body(g, 500.0f), at({0.5f, half.y + 0.005f, 0.5f}));
+  for (int step = 0; step < 1500; ++step) world.step(0.002f, kGravity);  // 3 s
+  const RigidBodyState& s = world.state(0);
+  std::printf("the %u-triangle box (%zu for contacts) on the floor: centre %.3f mm above its half height, "
+              "tilt %.3f deg\n", 4800u, moving.contact_triangles(), (s.pose.position.y - half.y) * 1e3f,
+              tilt_degrees(s.pose.orientation));
   EXPECT_NEAR(s.pose.position.y, half.y, 0.003f);
   EXPECT_LT(tilt_degrees(s.pose.orientation), 1.0f);
   EXPECT_LT(vec_length(s.motion.velocity), 1e-2f);

@@ -316,4 +316,44 @@ std::string closed_mesh_problem(const std::string& name, const MeshCheck& check)
   return out.str();
 }
 
+TriangleSoup cluster_vertices(const TriangleSoup& mesh, float cell) {
+  TriangleSoup out;
+  if (mesh.vertices.empty() || !(cell > 0.0f)) return out;
+  Vec3 lo, hi;
+  mesh_bounds(mesh, &lo, &hi);
+  const auto cube = [&](Vec3 v) {
+    const uint64_t i = uint64_t(std::max(0.0f, std::floor((v.x - lo.x) / cell)));
+    const uint64_t j = uint64_t(std::max(0.0f, std::floor((v.y - lo.y) / cell)));
+    const uint64_t k = uint64_t(std::max(0.0f, std::floor((v.z - lo.z) / cell)));
+    return (i << 42) | (j << 21) | k;  // (2^21 cubes a side is far beyond any use)
+  };
+  std::unordered_map<uint64_t, uint32_t> index;
+  std::vector<uint32_t> remap(mesh.vertices.size());
+  std::vector<Vec3> sum;
+  std::vector<uint32_t> count;
+  for (size_t v = 0; v < mesh.vertices.size(); ++v) {
+    const auto [it, added] = index.emplace(cube(mesh.vertices[v]), uint32_t(sum.size()));
+    if (added) {
+      sum.push_back(Vec3{0.0f, 0.0f, 0.0f});
+      count.push_back(0);
+    }
+    remap[v] = it->second;
+    sum[it->second] = sum[it->second] + mesh.vertices[v];
+    ++count[it->second];
+  }
+  out.vertices.resize(sum.size());
+  for (size_t c = 0; c < sum.size(); ++c) out.vertices[c] = sum[c] * (1.0f / float(count[c]));
+  std::unordered_map<uint64_t, char> seen;  // kept triangles, by their sorted corners
+  for (const std::array<uint32_t, 3>& t : mesh.triangles) {
+    const std::array<uint32_t, 3> w{remap[t[0]], remap[t[1]], remap[t[2]]};
+    if (w[0] == w[1] || w[1] == w[2] || w[0] == w[2]) continue;
+    std::array<uint64_t, 3> sorted{w[0], w[1], w[2]};
+    std::sort(sorted.begin(), sorted.end());
+    const bool packable = out.vertices.size() < (size_t(1) << 21);  // (else repeats stay)
+    if (packable && !seen.emplace((sorted[0] << 42) | (sorted[1] << 21) | sorted[2], 1).second) continue;
+    out.triangles.push_back(w);
+  }
+  return out;
+}
+
 }  // namespace tp

@@ -71,4 +71,11 @@ std::string describe_point(Vec3 p);
 // The box around the vertices.
 void mesh_bounds(const TriangleSoup& mesh, Vec3* lo, Vec3* hi);
 
+// A coarser copy of the surface for contacts between bodies (vertex clustering, Rossignac
+// and Borrel 1993): the vertices in each cube of side `cell` (a grid from the mesh's lower
+// corner) become one, at their mean; triangles that lose an edge, and repeats of a kept
+// one, are dropped. Every vertex moves by less than the cube's diagonal; the result need
+// not be closed or manifold (Bullet's GImpact does not ask it to be). `cell` > 0.
+TriangleSoup cluster_vertices(const TriangleSoup& mesh, float cell);
+
 }  // namespace tp
