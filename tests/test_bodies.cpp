@@ -422,6 +422,74 @@ TEST(Bodies, HeldUnderWaterTheForceIsTheDisplacedWeight3D) {
   for (const char* solver : {"pbf", "pcisph", "wcsph"}) expect_held_buoyancy(3, solver, 0.02f);
 }
 
+// Hydrostatics beside a floating body (2D): a box 0.24 x 0.08 m of 500 kg/m^3 floating in
+// the middle of a pool 1.2 m wide and 0.3 m deep (0.01 m spacing), and the same pool
+// without it. From 1.5 to 3 s: the pressure of the floor's layer of water more than 0.35 m
+// from the pool's middle against rho g (H - y), H the level of the risen water (the
+// water's area plus the area the body displaces, its mass over rho, over the pool's
+// width); and the far surface. The pressure within 5 % on PCISPH and WCSPH (what the
+// resting columns allow); PBF, which has no pressure, on the water level instead: the far
+// surface rises over the pool alone's by the body's displaced area over the width, within
+// a quarter spacing. (The far surface itself, the top particles plus half a spacing, sits
+// about half a spacing below H with or without the body: the top layers are compressed.)
+struct PoolReading {
+  double level = 0.0, ratio = 0.0, surface = 0.0;
+};
+
+PoolReading read_pool(const char* solver, const std::string& body) {
+  const float s = 0.01f, depth = 0.3f, width = 1.2f;
+  auto sim = cpu_sim(pool_with_body(2, s, depth, body), s);
+  sim->params().solver = int(solver_named(solver));
+  const double rho = sim->params().rest_density, g = 9.81;
+  PoolReading r;
+  const double displaced = sim->bodies().empty() ? 0.0 : body_mass(sim->bodies()[0], 2).mass / rho;
+  r.level = (double(sim->particle_count()) * sim->mass() / rho + displaced) / width;
+  while (sim->simulated_time() < 1.5) sim->step();
+  int samples = 0;
+  for (double t_next = 1.5; sim->simulated_time() < 3.0;) {
+    sim->step();
+    if (sim->simulated_time() < t_next) continue;
+    t_next += 0.05;
+    const Snapshot snap = sim->snapshot();
+    double p_sum = 0.0, expected = 0.0;
+    for (size_t i = 0; i < snap.position.size(); ++i) {
+      if (snap.position[i].y > s || std::fabs(snap.position[i].x) < 0.35f) continue;
+      p_sum += snap.pressure[i];
+      expected += rho * g * (r.level - snap.position[i].y);
+    }
+    r.ratio += p_sum / expected;
+    r.surface += far_surface(snap, s, -0.6f, 0.6f, 0.15f);
+    ++samples;
+  }
+  r.ratio /= samples;
+  r.surface /= samples;
+  return r;
+}
+
+class BodiesHydrostatics2D : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BodiesHydrostatics2D, TheFloorFarFromAFloatingBoxFeelsTheRisenWater) {
+  const char* solver = GetParam();
+  const float s = 0.01f;
+  const PoolReading alone = read_pool(solver, "");
+  const PoolReading with = read_pool(solver, "{\"shape\": \"box\", \"position\": [0, 0.35, 0], \"size\": "
+                                             "[0.24, 0.08, 0.08], \"density\": 500}");
+  std::printf("[ hydrostatics ] %s: the floor far from the box at %.3f x rho g H (the pool alone: %.3f); H %.4f m "
+              "(alone %.4f); far surface %.4f m (alone %.4f): risen %.4f m for %.4f (%+.2f spacings)\n",
+              solver, with.ratio, alone.ratio, with.level, alone.level, with.surface, alone.surface,
+              with.surface - alone.surface, with.level - alone.level,
+              ((with.surface - alone.surface) - (with.level - alone.level)) / s);
+  if (std::string(solver) == "pbf") {
+    EXPECT_NEAR(with.surface - alone.surface, with.level - alone.level, 0.25 * s) << "PBF: the water rose by the "
+                                                                                    "displaced area";
+  } else {
+    EXPECT_NEAR(with.ratio, 1.0, 0.05) << "the floor's pressure against rho g H of the risen water";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics2D, ::testing::Values("pbf", "pcisph", "wcsph"),
+                         [](const auto& info) { return std::string(info.param); });
+
 class BodiesDraft2D : public ::testing::TestWithParam<std::tuple<const char*, float>> {};
 
 TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {
