@@ -45,6 +45,11 @@ class EmulatedDevice : public testing::Test {
   void TearDown() override {
     emulated_cuda::reset_faults();
     set_cuda_sync_for_testing(false);
+    // Every test: no page-locked source of an asynchronous copy written before the host
+    // waited for the stream (AStagingBufferWrittenTooEarlyIsCaught shows the check bites).
+    cudaDeviceSynchronize();
+    EXPECT_EQ(emulated_cuda::counters().staging_overwritten, 0u)
+        << "page-locked memory written before the stream reached its cudaMemcpyAsync";
   }
 };
 
@@ -298,6 +303,7 @@ void expect_step_structure(const Scene& scene) {
                 double(c.host_waits) / steps, double(c.copies_to_host) / steps,
                 double(c.copies_to_device) / steps, double(c.allocations) / steps, st.mean_iterations);
     EXPECT_EQ(c.allocations, 0u) << solver_name(solver) << ": no allocation in steady state";
+    EXPECT_EQ(c.staging_overwritten, 0u) << solver_name(solver) << ": staging reused before its copy ran";
     const double waits = double(c.host_waits) / steps;
     const double bound = solver == int(SolverKind::Pcisph) ? 1.0 + st.mean_iterations : 1.0;
     EXPECT_LE(waits, bound + 0.01) << solver_name(solver);
@@ -315,6 +321,35 @@ TEST_F(EmulatedDevice, StepStructureWithBodies) {
   const Scene scene = find_scene("floating", kSceneDir);
   ASSERT_FALSE(scene.bodies.empty());
   expect_step_structure(scene);
+}
+
+// On a real device a cudaMemcpyAsync from page-locked memory may run at any time until the
+// host next waits for the stream; the emulated one copies at once. So the emulation keeps
+// the bytes each such copy was issued with and, at the next wait, counts the sources that
+// changed since (Counters::staging_overwritten): written too early on a GPU, the device
+// could have copied the new bytes. Written after a wait, nothing is counted.
+TEST_F(EmulatedDevice, AStagingBufferWrittenTooEarlyIsCaught) {
+  void* staging = nullptr;
+  void* device_copy = nullptr;
+  ASSERT_EQ(cudaHostAlloc(&staging, 64, 0), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&device_copy, 64), cudaSuccess);
+  char* bytes = static_cast<char*>(staging);
+  std::memset(bytes, 1, 64);
+  ASSERT_EQ(cudaMemcpyAsync(device_copy, staging, 64, cudaMemcpyHostToDevice, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::memset(bytes, 2, 64);  // after the wait: fine
+  ASSERT_EQ(cudaMemcpyAsync(device_copy, staging, 64, cudaMemcpyHostToDevice, nullptr), cudaSuccess);
+  char back[64];
+  ASSERT_EQ(cudaMemcpy(back, device_copy, 64, cudaMemcpyDeviceToHost), cudaSuccess);  // a wait
+  EXPECT_EQ(back[63], 2);
+  EXPECT_EQ(emulated_cuda::counters().staging_overwritten, 0u);
+  ASSERT_EQ(cudaMemcpyAsync(device_copy, staging, 64, cudaMemcpyHostToDevice, nullptr), cudaSuccess);
+  bytes[10] = 3;  // before any wait: the device may not have copied yet
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(emulated_cuda::counters().staging_overwritten, 1u);
+  cudaFree(device_copy);
+  cudaFreeHost(staging);
+  emulated_cuda::reset_counters();  // (the fixture's check is for everything else)
 }
 
 // The NaN guard on a device (src/sim/water/step_guard.h): the poisoned step is judged at the next

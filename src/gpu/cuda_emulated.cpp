@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <vector>
 
 #include "util/alloc_faults.h"
 
@@ -55,11 +57,30 @@ struct Device {
   size_t total_memory = kDefaultMemory;
   long fault_countdown = -1;
   int not_ready = 0;
+  // Copies from page-locked memory the stream may not have reached yet: the source and
+  // its bytes when the copy was issued (stream_reached checks them).
+  struct InFlight {
+    const char* source;
+    std::vector<char> bytes;
+  };
+  std::vector<InFlight> in_flight;
 };
 
 Device& device() {
   static Device d;
   return d;
+}
+
+// The host waited for the stream: every copy issued before has run. A source written to
+// since its copy was issued is a bug that the emulation's copy at issue would hide.
+void stream_reached(Device& d) {
+  for (const Device::InFlight& c : d.in_flight) {
+    if (std::memcmp(c.source, c.bytes.data(), c.bytes.size()) == 0) continue;
+    ++d.counters.staging_overwritten;
+    std::fprintf(stderr, "emulated device: %zu bytes of page-locked memory were written before the stream "
+                 "reached their cudaMemcpyAsync\n", c.bytes.size());
+  }
+  d.in_flight.clear();
 }
 
 void poison_all(Device& d) {
@@ -112,6 +133,7 @@ void host_waited() {
   Device& d = device();
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
   ++d.counters.host_waits;
+  stream_reached(d);
 }
 
 Counters counters() {
@@ -256,6 +278,7 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
       (!src_device && emulated_cuda::find(d, src, 1)) ||
       (!dst_device && emulated_cuda::find(d, dst, 1)))
     return report(cudaErrorInvalidValue);  // a pointer on the wrong side
+  stream_reached(d);  // (either way, a copy with pageable memory waits for the stream)
   if (kind == cudaMemcpyDeviceToHost) {
     ++d.counters.copies_to_host;
     ++d.counters.host_waits;
@@ -290,6 +313,10 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
     ++d.counters.copies_to_host;
   else
     ++d.counters.copies_to_device;
+  if (!src_device) {  // (a copy to the host is not checked: its reads cannot be seen)
+    const char* source = static_cast<const char*>(src);
+    d.in_flight.push_back(Device::InFlight{source, std::vector<char>(source, source + bytes)});
+  }
   emulated_cuda::DeviceAccess access;  // the emulated stream has run all before it: copy now
   std::memcpy(dst, src, bytes);
   return cudaSuccess;
@@ -310,6 +337,7 @@ cudaError_t cudaFreeHost(void* pointer) {
   if (!pointer) return cudaSuccess;
   auto it = d.pinned.find(static_cast<const char*>(pointer));
   if (it == d.pinned.end()) return report(cudaErrorInvalidValue);
+  stream_reached(d);  // (cudaFreeHost waits for the device)
   d.pinned.erase(it);
   std::free(pointer);
   return cudaSuccess;
@@ -327,6 +355,7 @@ cudaError_t cudaDeviceSynchronize() {
   Device& d = device();
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
   ++d.counters.host_waits;
+  stream_reached(d);
   return report(cudaSuccess);
 }
 
@@ -371,6 +400,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   std::lock_guard<std::recursive_mutex> lock(d.mutex);
   ++d.counters.host_waits;
   if (!event) return report(cudaErrorInvalidResourceHandle);
+  stream_reached(d);  // (the events are recorded at the stream's end: all before has run)
   return report(cudaSuccess);
 }
 
@@ -383,6 +413,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     d.last_error = cudaErrorNotReady;  // as some runtime versions leave it
     return cudaErrorNotReady;
   }
+  stream_reached(d);
   return report(cudaSuccess);
 }
 

@@ -120,6 +120,10 @@ struct Counters {
   uint64_t copies_to_host = 0;
   uint64_t copies_to_device = 0;
   uint64_t async_copies = 0;     ///< cudaMemcpyAsync from page-locked memory: no wait
+  /// Page-locked sources of cudaMemcpyAsync written to before the host next waited for
+  /// the stream: a real device may copy them at any time until then, so it could read
+  /// the new bytes (the emulated copy ran at once, with the old ones).
+  uint64_t staging_overwritten = 0;
   uint64_t property_queries = 0; ///< cudaGetDeviceProperties
   size_t bytes_in_use = 0;       ///< device memory allocated now
   size_t peak_bytes = 0;
