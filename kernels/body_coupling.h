@@ -107,16 +107,27 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
       Vec3 entry;
       if (first_entry_on_path(b, p0, p1, margin, spacing, &entry)) {
         x = b.pose.position + rotate(b.pose.orientation, entry);
-        // Stopped where it entered: the velocity that carried it in goes too (along the
-        // move, relative to the body there). The field's normal below is one face's, and
-        // at an inner edge the move may have gone into the other: a particle held at the
-        // edge kept its speed into it, and PBF's next step added to it (to 50 m/s).
-        const Vec3 u = rotate(b.pose.orientation, (p1 - p0) * (1.0f / length(p1 - p0)));
-        const float into = dot(v - point_velocity(b.pose, b.motion, x), u);
-        if (into > 0.0f) {
-          v = v - u * into;
-          pushed = k;
+        // Stopped where it entered: its velocity meets the face it came through (the
+        // field's normal there, just past the margin, is that face's). At an inner edge
+        // what is left may run into the other face: its normal where the rest of the
+        // velocity would take the particle in a step meets it too. (A particle held at an
+        // edge with its speed into the other face kept it, and PBF's next steps added to
+        // it, to 50 m/s.) What slides along the faces stays, unless it still runs in.
+        const Vec3 wall = point_velocity(b.pose, b.motion, x);
+        const Vec3 before = v;
+        v = wall_contact(v, rotate(b.pose.orientation, solid_normal(b, entry)), wall, friction, restitution);
+        const Vec3 ahead = rotate_inverse(b.pose.orientation, x + (v - wall) * dt - b.pose.position);
+        if (solid_distance(b, ahead) < margin)
+          v = wall_contact(v, rotate(b.pose.orientation, solid_normal(b, ahead)), wall, friction, restitution);
+        // Still into the body within a step (a corner, or a field that rounds the edge
+        // off): then the velocity along the move that entered goes too.
+        const Vec3 still = rotate_inverse(b.pose.orientation, x + (v - wall) * dt - b.pose.position);
+        if (solid_distance(b, still) < margin) {
+          const Vec3 u = rotate(b.pose.orientation, (p1 - p0) * (1.0f / length(p1 - p0)));
+          const float into = dot(v - wall, u);
+          if (into > 0.0f) v = v - u * into;
         }
+        if (v.x != before.x || v.y != before.y || v.z != before.z) pushed = k;
       }
     }
     // A primitive's distance is exact and one move reaches the margin; a mesh's field

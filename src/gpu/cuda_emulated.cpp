@@ -148,6 +148,7 @@ void reset_counters() {
   const size_t in_use = d.counters.bytes_in_use;
   d.counters = Counters{};
   d.counters.bytes_in_use = d.counters.peak_bytes = in_use;
+  d.in_flight.clear();  // (copies issued before are not this count's)
 }
 
 void set_device_memory(size_t total_bytes) {

@@ -321,6 +321,9 @@ TriangleSoup cluster_vertices(const TriangleSoup& mesh, float cell) {
   if (mesh.vertices.empty() || !(cell > 0.0f)) return out;
   Vec3 lo, hi;
   mesh_bounds(mesh, &lo, &hi);
+  // (Cube indices are packed 21 bits an axis: a cell that fine keeps the mesh as it is.)
+  const float extent = std::max(hi.x - lo.x, std::max(hi.y - lo.y, hi.z - lo.z));
+  if (!(extent / cell < float(1 << 20))) return mesh;
   const auto cube = [&](Vec3 v) {
     const uint64_t i = uint64_t(std::max(0.0f, std::floor((v.x - lo.x) / cell)));
     const uint64_t j = uint64_t(std::max(0.0f, std::floor((v.y - lo.y) / cell)));
@@ -347,6 +350,9 @@ TriangleSoup cluster_vertices(const TriangleSoup& mesh, float cell) {
   for (const std::array<uint32_t, 3>& t : mesh.triangles) {
     const std::array<uint32_t, 3> w{remap[t[0]], remap[t[1]], remap[t[2]]};
     if (w[0] == w[1] || w[1] == w[2] || w[0] == w[2]) continue;
+    // Corners that the means made collinear: no area, no normal (Bullet would divide by 0).
+    const Vec3 a = out.vertices[w[0]], b = out.vertices[w[1]], c = out.vertices[w[2]];
+    if (!(length(cross(b - a, c - a)) > 1e-6f * cell * cell)) continue;
     std::array<uint64_t, 3> sorted{w[0], w[1], w[2]};
     std::sort(sorted.begin(), sorted.end());
     const bool packable = out.vertices.size() < (size_t(1) << 21);  // (else repeats stay)
