@@ -108,19 +108,17 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
       if (first_entry_on_path(b, p0, p1, margin, spacing, &entry)) {
         x = b.pose.position + rotate(b.pose.orientation, entry);
         // Stopped where it entered: its velocity meets the face it came through (the
-        // field's normal there, just past the margin, is that face's). At an inner edge
-        // what is left may run into the other face: its normal where the rest of the
-        // velocity would take the particle in a step meets it too. (A particle held at an
-        // edge with its speed into the other face kept it, and PBF's next steps added to
-        // it, to 50 m/s.) What slides along the faces stays, unless it still runs in.
+        // field's normal there, just past the margin, is that face's), with the wall's
+        // friction and restitution; what slides along the face stays. (A particle held at
+        // an inner edge with its speed into the other face kept it, and PBF's next steps
+        // added to it, to 50 m/s.)
         const Vec3 wall = point_velocity(b.pose, b.motion, x);
         const Vec3 before = v;
         v = wall_contact(v, rotate(b.pose.orientation, solid_normal(b, entry)), wall, friction, restitution);
-        const Vec3 ahead = rotate_inverse(b.pose.orientation, x + (v - wall) * dt - b.pose.position);
-        if (solid_distance(b, ahead) < margin)
-          v = wall_contact(v, rotate(b.pose.orientation, solid_normal(b, ahead)), wall, friction, restitution);
-        // Still into the body within a step (a corner, or a field that rounds the edge
-        // off): then the velocity along the move that entered goes too.
+        // Still into the body within a step (an inner edge, where the rest runs into the
+        // other face): then the velocity along the move that entered goes too. (The other
+        // face's normal is not asked: where the rest would take the particle may be deep
+        // in a thin wall, where the field's gradient may point the wrong way.)
         const Vec3 still = rotate_inverse(b.pose.orientation, x + (v - wall) * dt - b.pose.position);
         if (solid_distance(b, still) < margin) {
           const Vec3 u = rotate(b.pose.orientation, (p1 - p0) * (1.0f / length(p1 - p0)));
