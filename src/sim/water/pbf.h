@@ -55,6 +55,9 @@ void pbf_solve(SimulationImpl<B>& sim) {
   // read (one load of a neighbour gives both); the last iteration's lambdas go into the
   // pressure array in pbf_update_velocity's first pass.
   Vec4* carried = sim.fluid.aux.data();
+  // Per particle, the velocity the bodies' projection gave it and the body (spare4 is free
+  // until pbf_update_velocity).
+  Vec4* projected = sim.has_bodies() ? sim.fluid.spare4.data() : nullptr;
   int it = 0;
   while (it < cap) {
     B::for_each_lanes(f.n, TP_LANES(i) {
@@ -84,10 +87,30 @@ void pbf_solve(SimulationImpl<B>& sim) {
       const auto dx = pbf_limit_correction(pbf_correction(i, carried, nl, b, k), k);
       store_xyz(predicted, i, pbf_project_to_walls(load_xyz(carried, i) + dx, load_xyz(f.position, i), k));
     });
+    // The bodies' projection (pbf_project_from_bodies), in a pass of its own: what it moves
+    // a particle, summed over the iterations, is momentum the body gives the water, taken
+    // back after the loop as the clamp's pushes are.
+    if (projected) {
+      const BodyArrayView bodies = k.bodies;
+      const float inv_dt = 1.0f / k.dt;
+      const bool first = it == 0;
+      B::for_each(f.n, [=] TP_HD(uint i) {
+        if (first) projected[i] = Vec4{0.0f, 0.0f, 0.0f, -1.0f};
+        Vec3 x = xyz(predicted[i]), dx;
+        const int body = pbf_project_from_bodies(x, xyz(f.position[i]), bodies, k.spacing, &dx);
+        if (body < 0) return;
+        predicted[i] = make_vec4(x, predicted[i].w);
+        // (a particle between two bodies is given to the last that moved it)
+        projected[i] = make_vec4(xyz(projected[i]) + dx * inv_dt, float(body));
+      });
+    }
     ++it;
     if (tolerance > 0.0 && it >= kMinIterations && error <= tolerance) break;
   }
-  if (sim.has_bodies()) sim.sum_body_forces();
+  if (sim.has_bodies()) {
+    sim.sum_body_forces();
+    if (projected && it > 0) sim.take_back_pushes(projected, predicted);
+  }
   sim.record_iterations(it, first_error);
 }
 

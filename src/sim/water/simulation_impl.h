@@ -219,6 +219,11 @@ class SimulationImpl final : public Simulation {
   void publish_body_sums();  ///< the bodies' sums into the step record (integrate, commit_predicted)
   void gather_body_forces_pbf(const Vec4* predicted_lambda, bool first);
   void sum_body_forces() { objects_.sum_body_forces(); }
+  // Per particle a change of velocity a body gave it (xyz) and the body (w, -1: none), given
+  // back to the bodies as -m dv / dt at `position`, added to their latest sums.
+  void take_back_pushes(const Vec4* pushes, const Vec4* position) {
+    objects_.bodies().take_back_pushes(pushes, position, fluid.n, constants_.mass, constants_.dt);
+  }
   bool has_bodies() const { return objects_.bodies().size() > 0; }
   void save_step_start();
   void restore_step_start();
