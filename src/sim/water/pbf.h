@@ -109,7 +109,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
   }
   if (sim.has_bodies()) {
     sim.sum_body_forces();
-    if (projected && it > 0) sim.take_back_pushes(projected, predicted);
+    if (it > 0) sim.take_back_pushes(projected, predicted);  // (projected: there are bodies)
   }
   sim.record_iterations(it, first_error);
 }

@@ -154,7 +154,7 @@ void SimulationImpl<B>::integrate() {
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.scratch[i] = integrate_particle(i, f.position, f.velocity, f.acceleration, c, pushes) ? 1.0f : 0.0f;
   });
-  if (pushes) objects_.bodies().take_back_pushes(pushes, f.position, f.n, c.mass, c.dt);
+  if (pushes) take_back_pushes(pushes, f.position);
   publish_body_sums();
   count_nonfinite();
   sorted_ = density_valid_ = false;
@@ -174,7 +174,7 @@ void SimulationImpl<B>::commit_predicted() {
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.scratch[i] = commit_particle(i, f.position, f.velocity, target, c, pushes) ? 1.0f : 0.0f;
   });
-  if (pushes) objects_.bodies().take_back_pushes(pushes, f.position, f.n, c.mass, c.dt);
+  if (pushes) take_back_pushes(pushes, f.position);
   publish_body_sums();
   count_nonfinite();
   sorted_ = density_valid_ = false;
