@@ -29,6 +29,7 @@ struct FluidState {
   Buffer<uint> spare_id;
   Buffer<float> spare_f;
   Buffer<float> best_pressure;  ///< PCISPH: the pressures of the loop's best iteration
+  Buffer<float> target_density;  ///< PCISPH: the density each particle's loop aims at
   // The step's start (the NaN guard, src/sim/water/step_guard.h): what a step that met a
   // non-finite value is repeated from.
   Buffer<Vec4> start_position;
@@ -56,6 +57,7 @@ struct FluidState {
     spare_id.resize(count);
     spare_f.resize(count);
     best_pressure.resize(count);
+    target_density.resize(count);
     start_position.resize(count);
     start_velocity.resize(count);
     start_id.resize(count);
@@ -77,7 +79,7 @@ struct FluidState {
     keep(pressure, spare_f, cap);
     for (auto* b : {&acceleration, &position_term, &velocity_inv_density, &predicted, &aux, &spare4})
       b->resize(cap);
-    for (auto* b : {&density, &scratch, &spare_f, &best_pressure})
+    for (auto* b : {&density, &scratch, &spare_f, &best_pressure, &target_density})
       b->resize(cap);
     spare_id.resize(cap);
     // The step's start (the NaN guard's) is kept too: its verdict may come after an

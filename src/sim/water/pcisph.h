@@ -96,11 +96,13 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
 
 // The predict-correct loop [SP09, Alg. 2] at the time step in sim.constants(), from zero
 // pressure. Each iteration predicts the positions under the current pressure force and
-// measures their density; once the compression is within bounds (after at least three
-// corrections) the loop ends there, so the force the integration uses is the one whose
-// outcome was checked. Otherwise the pressures rise by delta times the density error and
-// the force is recomputed. A loop that reaches the cap without converging keeps the
-// pressures of its best iteration. Leaves the pressure acceleration in fluid.aux.
+// measures their density against its target (rho0, or for a particle that starts the
+// step jammed a little under its present density: pcisph_target_density); once the excess
+// is within bounds (after at least three corrections) the loop ends there, so the force the
+// integration uses is the one whose outcome was checked. Otherwise the pressures rise by
+// delta times the excess and the force is recomputed. A loop that reaches the cap without
+// converging keeps the pressures of its best iteration. Leaves the pressure acceleration in
+// fluid.aux.
 //
 // Zero start, as in [SP09]: starting from the previous step's pressures (a warm start)
 // saves iterations in deep water but turns the loop into an integrator of the density
@@ -126,8 +128,13 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   Vec4* predicted = sim.fluid.predicted.data();
   float* best = sim.fluid.best_pressure.data();
   float* delta = sim.fluid.spare_f.data();  // delta's neighbour sums (pcisph_density)
+  float* target = sim.fluid.target_density.data();
+  const double tolerance = 0.01 * k.p.pcisph_tolerance;
+  // The mean may hide a pocket about to burst: no particle may be far beyond the bound.
+  const float worst_allowed = float(fmax(5.0 * tolerance, 0.02));
   B::for_each(f.n, [=] TP_HD(uint i) {
     delta[i] = pcisph_delta_from_sum(delta[i], k);
+    target[i] = pcisph_target_density(f.density[i], worst_allowed, k);  // (the step's start)
     f.pressure[i] = 0.0f;
     f.position_term[i] = make_vec4(xyz(f.position[i]), 0.0f);
   });
@@ -144,9 +151,6 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
     });
   };
   pressure_force(false);  // every fluid pressure is 0: only the walls' (hydrostatic) push
-  const double tolerance = 0.01 * k.p.pcisph_tolerance;
-  // The mean may hide a pocket about to burst: no particle may be far beyond the bound.
-  const float worst_allowed = float(fmax(5.0 * tolerance, 0.02));
   // [SP09] always corrects at least three times: stopping as soon as the error is within
   // the bound lets a resting column fall freely until it is compressed by the bound, and
   // the loop must then stop the whole column at once, which throws the top off.
@@ -160,7 +164,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
     B::for_each_lanes(f.n, TP_LANES(i) {
       const auto rho = sph_density(i, predicted, nl, b, k);
       store(predicted_density, i, rho);
-      store(f.scratch, i, compression(rho, k));
+      store(f.scratch, i, excess_over(rho, load(target, i)));
     });
     const auto error = B::reduce_sum_max(f.n, [=] TP_HD(uint i) { return err[i]; });
     out.error = error.sum / f.n;
@@ -183,7 +187,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
     B::for_each_lanes(f.n, TP_LANES(i) {
       const auto p = load(f.pressure, i);
       if (keep) store(best, i, p);
-      const auto corrected = pcisph_pressure(p, load(predicted_density, i), load(delta, i), k);
+      const auto corrected = pcisph_pressure(p, load(predicted_density, i), load(target, i), load(delta, i));
       store(f.pressure, i, corrected);
       store_xyzw(f.position_term, i, load_xyz(f.position, i), corrected * (inv_rho0 * inv_rho0));
     });
