@@ -426,28 +426,39 @@ TEST_P(BodiesHeld, UnderWaterTheForceIsTheDisplacedWeight3D) { expect_held_buoya
 INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHeld, ::testing::Values("pbf", "pcisph", "wcsph"),
                          [](const auto& info) { return std::string(info.param); });
 
-// Hydrostatics beside a floating body (2D): a box 0.24 x 0.08 m of 500 kg/m^3 floating in
-// the middle of a pool 1.2 m wide and 0.3 m deep (0.01 m spacing), and the same pool
-// without it. From 1.5 to 3 s: the pressure of the floor's layer of water more than 0.35 m
-// from the pool's middle against rho g (H - y), H the level of the risen water (the
-// water's area plus the area the body displaces, its mass over rho, over the pool's
-// width); and the far surface. The pressure within 5 % on PCISPH and WCSPH (what the
+// Hydrostatics beside a floating body: a box of 500 kg/m^3 (2D: 0.24 x 0.08 m, 0.01 m
+// spacing, in a pool 1.2 m wide; 3D: 0.24 x 0.1 x 0.2 m, 0.025 m spacing, in a pool 1 x
+// 0.4 m) floating in the middle of water 0.3 m deep, and the same pool without it. From
+// 1.5 to 3 s: the pressure of the floor's layer of water more than 0.35 m (3D: 0.3 m) from
+// the pool's middle along x against rho g (H - y), H the level of the risen water (the
+// water's volume plus the volume the body displaces, its mass over rho, over the pool's
+// floor); and the far surface. The pressure within 5 % on PCISPH and WCSPH (what the
 // resting columns allow); PBF, which has no pressure, on the water level instead: the far
-// surface rises over the pool alone's by the body's displaced area over the width, within
+// surface rises over the pool alone's by the body's displaced volume over the floor, within
 // a quarter spacing. (The far surface itself, the top particles plus half a spacing, sits
-// about half a spacing below H with or without the body: the top layers are compressed.)
+// 0.3 to 0.5 spacings below H with or without the body: the water is compressed.)
 struct PoolReading {
   double level = 0.0, ratio = 0.0, surface = 0.0;
 };
 
-PoolReading read_pool(const char* solver, const std::string& body) {
-  const float s = 0.01f, depth = 0.3f, width = 1.2f;
-  auto sim = cpu_sim(pool_with_body(2, s, depth, body), s);
+struct PoolShape {
+  int dimensions;
+  float spacing, half_width, far;  // far: |x| beyond which the floor is read
+  Vec3 tank_hi;
+  double floor_area() const { return dimensions == 3 ? 4.0 * double(tank_hi.x) * tank_hi.z : 2.0 * tank_hi.x; }
+};
+
+const PoolShape kPool2D{2, 0.01f, 0.6f, 0.35f, Vec3{0.6f, 0.6f, 0.3f}};
+const PoolShape kPool3D{3, 0.025f, 0.5f, 0.3f, Vec3{0.5f, 0.6f, 0.2f}};
+
+PoolReading read_pool(const PoolShape& pool, const char* solver, const std::string& body) {
+  const float s = pool.spacing, depth = 0.3f;
+  auto sim = cpu_sim(pool_with_body(pool.dimensions, s, depth, body, pool.tank_hi), s);
   sim->params().solver = int(solver_named(solver));
   const double rho = sim->params().rest_density, g = 9.81;
   PoolReading r;
-  const double displaced = sim->bodies().empty() ? 0.0 : body_mass(sim->bodies()[0], 2).mass / rho;
-  r.level = (double(sim->particle_count()) * sim->mass() / rho + displaced) / width;
+  const double displaced = sim->bodies().empty() ? 0.0 : body_mass(sim->bodies()[0], pool.dimensions).mass / rho;
+  r.level = (double(sim->particle_count()) * sim->mass() / rho + displaced) / pool.floor_area();
   while (sim->simulated_time() < 1.5) sim->step();
   int samples = 0;
   for (double t_next = 1.5; sim->simulated_time() < 3.0;) {
@@ -457,12 +468,12 @@ PoolReading read_pool(const char* solver, const std::string& body) {
     const Snapshot snap = sim->snapshot();
     double p_sum = 0.0, expected = 0.0;
     for (size_t i = 0; i < snap.position.size(); ++i) {
-      if (snap.position[i].y > s || std::fabs(snap.position[i].x) < 0.35f) continue;
+      if (snap.position[i].y > s || std::fabs(snap.position[i].x) < pool.far) continue;
       p_sum += snap.pressure[i];
       expected += rho * g * (r.level - snap.position[i].y);
     }
     r.ratio += p_sum / expected;
-    r.surface += far_surface(snap, s, -0.6f, 0.6f, 0.15f);
+    r.surface += far_surface(snap, s, -pool.half_width, pool.half_width, 0.15f);
     ++samples;
   }
   r.ratio /= samples;
@@ -470,28 +481,41 @@ PoolReading read_pool(const char* solver, const std::string& body) {
   return r;
 }
 
-class BodiesHydrostatics2D : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(BodiesHydrostatics2D, TheFloorFarFromAFloatingBoxFeelsTheRisenWater) {
-  const char* solver = GetParam();
-  const float s = 0.01f;
-  const PoolReading alone = read_pool(solver, "");
-  const PoolReading with = read_pool(solver, "{\"shape\": \"box\", \"position\": [0, 0.35, 0], \"size\": "
-                                             "[0.24, 0.08, 0.08], \"density\": 500}");
-  std::printf("[ hydrostatics ] %s: the floor far from the box at %.3f x rho g H (the pool alone: %.3f); H %.4f m "
+void expect_hydrostatics(const PoolShape& pool, const char* solver, const std::string& body) {
+  const float s = pool.spacing;
+  const PoolReading alone = read_pool(pool, solver, "");
+  const PoolReading with = read_pool(pool, solver, body);
+  std::printf("[ hydrostatics %dD ] %s: the floor far from the box at %.3f x rho g H (the pool alone: %.3f); H %.4f m "
               "(alone %.4f); far surface %.4f m (alone %.4f): risen %.4f m for %.4f (%+.2f spacings)\n",
-              solver, with.ratio, alone.ratio, with.level, alone.level, with.surface, alone.surface,
+              pool.dimensions, solver, with.ratio, alone.ratio, with.level, alone.level, with.surface, alone.surface,
               with.surface - alone.surface, with.level - alone.level,
               ((with.surface - alone.surface) - (with.level - alone.level)) / s);
   if (std::string(solver) == "pbf") {
     EXPECT_NEAR(with.surface - alone.surface, with.level - alone.level, 0.25 * s) << "PBF: the water rose by the "
-                                                                                    "displaced area";
+                                                                                    "displaced volume";
   } else {
     EXPECT_NEAR(with.ratio, 1.0, 0.05) << "the floor's pressure against rho g H of the risen water";
   }
 }
 
+class BodiesHydrostatics2D : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BodiesHydrostatics2D, TheFloorFarFromAFloatingBoxFeelsTheRisenWater) {
+  expect_hydrostatics(kPool2D, GetParam(),
+                      "{\"shape\": \"box\", \"position\": [0, 0.35, 0], \"size\": [0.24, 0.08, 0.08], \"density\": 500}");
+}
+
 INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics2D, ::testing::Values("pbf", "pcisph", "wcsph"),
+                         [](const auto& info) { return std::string(info.param); });
+
+class BodiesHydrostatics3D : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(BodiesHydrostatics3D, TheFloorFarFromAFloatingBoxFeelsTheRisenWater) {
+  expect_hydrostatics(kPool3D, GetParam(),
+                      "{\"shape\": \"box\", \"position\": [0, 0.36, 0], \"size\": [0.24, 0.1, 0.2], \"density\": 500}");
+}
+
+INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics3D, ::testing::Values("pbf", "pcisph", "wcsph"),
                          [](const auto& info) { return std::string(info.param); });
 
 class BodiesDraft2D : public ::testing::TestWithParam<std::tuple<const char*, float>> {};

@@ -282,30 +282,41 @@ TEST_F(EmulatedDevice, HostReadsOfDeviceMemoryArePoisoned) {
 }
 
 // What a step costs the host: launches, waits and allocations per step of each solver on
-// `scene` (spray off), in steady state: 20 steps after 30. Printed for docs/cuda.md; held
+// `scene` (spray off), in steady state: 20 steps after kWarmUpSteps. Printed for docs/cuda.md; held
 // to: no allocation in steady state, and the waits documented in
 // src/sim/backend/backend_cuda.cuh as an upper bound (they may only go down): one wait a
 // step (its time step), and PCISPH one more per iteration (its convergence test), at most
 // (issue 22). Copies to the device from pageable memory count as waits too.
+// Steady state: the floating scene's bodies land in the water over its first hundred steps
+// or so, and the lists grow once as they do (measured at 2,000 particles: within steps 30
+// to 50 on PCISPH, whose jammed particles are let down gradually, and 50 to 70 on PBF;
+// none from step 70 to 150 on any solver).
+constexpr int kWarmUpSteps = 100;
+
 void expect_step_structure(const Scene& scene) {
   for (int solver = 0; solver < int(solver_names().size()); ++solver) {
     auto sim = make_sim(BackendKind::Cuda, scene, 2000, solver);
     sim->params().diffuse = 0;
-    for (int k = 0; k < 30; ++k) sim->step();
+    for (int k = 0; k < kWarmUpSteps; ++k) sim->step();
+    const RunStats before = sim->stats_as_stepped();  // (stats() would search neighbours: one launch less)
     emulated_cuda::reset_counters();
     const int steps = 20;
     for (int k = 0; k < steps; ++k) sim->step();
     const emulated_cuda::Counters c = emulated_cuda::counters();
-    const RunStats st = sim->stats();
+    const RunStats after = sim->stats_as_stepped();
+    // The iterations of these 20 steps (a step of four in them raises the waits by 0.05).
+    const double iterations =
+        (after.mean_iterations * double(after.steps) - before.mean_iterations * double(before.steps)) /
+        double(after.steps - before.steps);
     std::printf("%s, %s (%zu bodies): %.1f launches, %.1f host waits (%.1f copies to the host, %.1f "
                 "to the device), %.2f allocations per step; %.1f solver iterations a step\n",
                 scene.name.c_str(), solver_name(solver), scene.bodies.size(), double(c.launches) / steps,
                 double(c.host_waits) / steps, double(c.copies_to_host) / steps,
-                double(c.copies_to_device) / steps, double(c.allocations) / steps, st.mean_iterations);
+                double(c.copies_to_device) / steps, double(c.allocations) / steps, iterations);
     EXPECT_EQ(c.allocations, 0u) << solver_name(solver) << ": no allocation in steady state";
     EXPECT_EQ(c.staging_overwritten, 0u) << solver_name(solver) << ": staging reused before its copy ran";
     const double waits = double(c.host_waits) / steps;
-    const double bound = solver == int(SolverKind::Pcisph) ? 1.0 + st.mean_iterations : 1.0;
+    const double bound = solver == int(SolverKind::Pcisph) ? 1.0 + iterations : 1.0;
     EXPECT_LE(waits, bound + 0.01) << solver_name(solver);
   }
 }
