@@ -299,6 +299,20 @@ TEST(Bodies, TheFloatingSceneFloatsThreeBlocksAndSinksTheDisc2D) {
   EXPECT_LT(top_speed, 2.0 * 2.0 * std::sqrt(2.0 * 9.81 * 0.12));
 }
 
+// The pools of the switch and the hydrostatics tests: water 0.3 m deep in a tank of
+// half-extents tank_hi (x from -tank_hi.x to tank_hi.x).
+struct PoolShape {
+  int dimensions;
+  float spacing, far;  // far: |x| beyond which the hydrostatics test reads the floor
+  Vec3 tank_hi;
+  double floor_area() const { return dimensions == 3 ? 4.0 * double(tank_hi.x) * tank_hi.z : 2.0 * tank_hi.x; }
+  // The far surface (far_surface) within `band` of the side walls.
+  float surface(const Snapshot& snap, float band) const { return far_surface(snap, spacing, -tank_hi.x, tank_hi.x, band); }
+};
+
+const PoolShape kPool2D{2, 0.01f, 0.35f, Vec3{0.6f, 0.6f, 0.3f}};
+const PoolShape kPool3D{3, 0.025f, 0.3f, Vec3{0.5f, 0.6f, 0.2f}};
+
 // The switch: in the same pool a body of 980 kg/m^3 rises and floats, one of 1,020 sinks to
 // the floor. Both start at rest wholly under water, at mid-depth: dropped onto the water
 // instead, a body a few spacings tall whose density is within 2 % of the water's hangs
@@ -307,13 +321,14 @@ TEST(Bodies, TheFloatingSceneFloatsThreeBlocksAndSinksTheDisc2D) {
 // (h + s) / h times its volume of water (docs/bodies.md, "The switch").
 void expect_switch(int dimensions, const char* solver) {
   const bool d3 = dimensions == 3;
-  const float s = d3 ? 0.025f : 0.01f, half_height = d3 ? 0.05f : 0.04f;
+  const PoolShape& pool = d3 ? kPool3D : kPool2D;
+  const float s = pool.spacing, half_height = d3 ? 0.05f : 0.04f;
   const std::string size = d3 ? "[0.2, 0.1, 0.2]" : "[0.2, 0.08, 0.08]";
   const Scene scene = pool_with_body(
       dimensions, s, 0.3f,
       "{\"shape\": \"box\", \"position\": [-0.25, 0.15, 0], \"size\": " + size + ", \"density\": 980},"
       "{\"shape\": \"box\", \"position\": [0.25, 0.15, 0], \"size\": " + size + ", \"density\": 1020}",
-      d3 ? Vec3{0.5f, 0.6f, 0.2f} : Vec3{0.6f, 0.6f, 0.3f});
+      pool.tank_hi);
   auto sim = cpu_sim(scene, s);
   sim->params().solver = int(solver_named(solver));
   for (double t = 0.5; t <= 4.0; t += 0.5) {
@@ -323,8 +338,7 @@ void expect_switch(int dimensions, const char* solver) {
                 b[0].pose.position.y + half_height, b[1].pose.position.y - half_height);
   }
   const std::vector<BodySpec> b = sim->bodies();
-  const float surface = d3 ? far_surface(sim->snapshot(), s, -0.5f, 0.5f, 0.1f)
-                           : far_surface(sim->snapshot(), s, -0.6f, 0.6f, 0.12f);
+  const float surface = pool.surface(sim->snapshot(), d3 ? 0.1f : 0.12f);
   std::printf("[ switch %dD ] %s: %u particles, surface %.4f m\n", dimensions, solver, sim->particle_count(), surface);
   EXPECT_GT(b[0].pose.position.y + half_height, surface - 0.2f * s) << "980 kg/m^3 rises and floats";
   EXPECT_LT(b[1].pose.position.y - half_height, 0.4f * s) << "1020 kg/m^3 sinks to the floor";
@@ -441,16 +455,6 @@ struct PoolReading {
   double level = 0.0, ratio = 0.0, surface = 0.0;
 };
 
-struct PoolShape {
-  int dimensions;
-  float spacing, half_width, far;  // far: |x| beyond which the floor is read
-  Vec3 tank_hi;
-  double floor_area() const { return dimensions == 3 ? 4.0 * double(tank_hi.x) * tank_hi.z : 2.0 * tank_hi.x; }
-};
-
-const PoolShape kPool2D{2, 0.01f, 0.6f, 0.35f, Vec3{0.6f, 0.6f, 0.3f}};
-const PoolShape kPool3D{3, 0.025f, 0.5f, 0.3f, Vec3{0.5f, 0.6f, 0.2f}};
-
 PoolReading read_pool(const PoolShape& pool, const char* solver, const std::string& body) {
   const float s = pool.spacing, depth = 0.3f;
   auto sim = cpu_sim(pool_with_body(pool.dimensions, s, depth, body, pool.tank_hi), s);
@@ -473,7 +477,7 @@ PoolReading read_pool(const PoolShape& pool, const char* solver, const std::stri
       expected += rho * g * (r.level - snap.position[i].y);
     }
     r.ratio += p_sum / expected;
-    r.surface += far_surface(snap, s, -pool.half_width, pool.half_width, 0.15f);
+    r.surface += pool.surface(snap, 0.15f);
     ++samples;
   }
   r.ratio /= samples;
