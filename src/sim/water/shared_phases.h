@@ -21,6 +21,19 @@ BoundaryView SimulationImpl<B>::boundary_view() {
 }
 
 template <class B>
+BoundaryView SimulationImpl<B>::boundary_view_ahead(float dt) {
+  BoundaryView b = boundary_view();
+  const Vec4* x = b.sample;
+  const Vec4* v = b.velocity;
+  Vec4* ahead = boundary_ahead_.data();
+  B::for_each(b.n, [=] TP_HD(uint k) {
+    ahead[k] = make_vec4(xyz(x[k]) + xyz(v[k]) * dt, x[k].w);  // (w: the sample's volume)
+  });
+  b.sample = ahead;
+  return b;
+}
+
+template <class B>
 void SimulationImpl<B>::sort_particles() {
   if (sorted_) return;
   grid_.build(fluid.position.data(), fluid.n);

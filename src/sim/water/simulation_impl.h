@@ -200,6 +200,10 @@ class SimulationImpl final : public Simulation {
   // for the walls' pressure; searched once per grid build, on the first call.
   SampleLists sample_lists(uint first = 0);  ///< with `first`: of the samples from it on only
   BoundaryView boundary_view();
+  // The same samples where their velocity takes them in dt (the tank's stay): what a
+  // solver's predicted positions are measured against, so that a moving body makes room
+  // in the step that moves it, not one step late (pcisph.h).
+  BoundaryView boundary_view_ahead(float dt);
 
   FluidState<Backend> fluid;
 
@@ -261,6 +265,7 @@ class SimulationImpl final : public Simulation {
   NeighborLists<Backend> lists_;  ///< rebuilt with every fluid grid build
   // Boundary samples: the tank's [0, wall_n_), then the obstacles' (see BoundaryView).
   Buffer<Vec4> boundary_, boundary_spare_, boundary_velocity_;
+  Buffer<Vec4> boundary_ahead_;  ///< boundary_view_ahead's positions
   Buffer<float> boundary_pressure_;
   Buffer<Vec4> staging_;  ///< publish() without interop (CUDA only)
   uint wall_n_ = 0;

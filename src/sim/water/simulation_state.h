@@ -287,6 +287,7 @@ void SimulationImpl<B>::place_boundary_samples(const InitialState& s, float latt
   lists_.set_walls(boundary_.data(), wall_n_);
   boundary_pressure_.resize(total);
   boundary_velocity_.resize(total);
+  boundary_ahead_.resize(total);
   Vec4* v = boundary_velocity_.data();
   float* p = boundary_pressure_.data();
   B::for_each(total, [=] TP_HD(uint k) {
