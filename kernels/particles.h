@@ -95,4 +95,16 @@ TP_HD TP_INLINE void for_each_boundary_neighbor(const BoundaryView& b, I i, cons
   for_each_listed_w(b.list, i, b.sample, xi, h, f);
 }
 
+// Whether particle i's boundary list holds a sample of an obstacle or a body (index wall_n
+// or more): i was within h of one at the last search. Reads only the indices.
+TP_HD TP_INLINE bool lists_object_sample(const BoundaryView& b, uint i) {
+  const NeighborList& l = b.list;
+  const uint* p = l.index + list_slot(i, 0, l.slots, l.shift);
+  const uint stride = 1u << l.shift;
+  const uint n = l.count[i];
+  for (uint k = 0; k < n; ++k)
+    if (p[size_t(k) * stride] >= b.wall_n) return true;
+  return false;
+}
+
 }  // namespace tp

@@ -96,6 +96,10 @@ void pbf_solve(SimulationImpl<B>& sim) {
       const bool first = it == 0;
       B::for_each(f.n, [=] TP_HD(uint i) {
         if (first) projected[i] = Vec4{0.0f, 0.0f, 0.0f, -1.0f};
+        // Only a particle that listed a body's sample can be within half a spacing of its
+        // surface (the samples lie on it, at most a spacing apart, and the list reaches
+        // 2 spacings; the iterations' corrections are limited): the rest skip the bodies.
+        if (!lists_object_sample(b, i)) return;
         Vec3 x = xyz(predicted[i]), dx;
         const int body = pbf_project_from_bodies(x, xyz(f.position[i]), bodies, k.spacing, &dx);
         if (body < 0) return;
