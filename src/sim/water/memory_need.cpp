@@ -30,11 +30,11 @@ constexpr double kPerListedSample = 1.25 * (4 + 25 * 4 + 4);
 // + 4 B, plus the lattice's candidates, 16 B), or a snapshot for a PLY frame or a state
 // file (id, position, velocity, density, pressure, order: 48 B) with the frame's 28 B rows.
 constexpr double kTransient = 80;
-// Per boundary sample: sample, spare, velocity (3 x 16 B), pressure, the grid's cell, rank
-// and order, the active flag and its scan (6 x 4 B), the initial state's copy (16 B), the
-// walls' coordinates for the vector search (3 x 4 B), and an obstacle sample's body
-// coordinates, world position and owner (2 x 16 + 4 B).
-constexpr double kPerBoundarySample = 3 * 16 + 6 * 4 + 16 + 3 * 4 + 36;
+// Per boundary sample: sample, spare, velocity, where it will be (PCISPH's loop: 4 x 16 B),
+// pressure, the grid's cell, rank and order, the active flag and its scan (6 x 4 B), the
+// initial state's copy (16 B), the walls' coordinates for the vector search (3 x 4 B), and
+// an obstacle sample's body coordinates, world position and owner (2 x 16 + 4 B).
+constexpr double kPerBoundarySample = 4 * 16 + 6 * 4 + 16 + 3 * 4 + 36;
 // Per diffuse particle: position, velocity and the compaction's two targets (4 x 16 B),
 // a flag grown by a quarter, the CUDA path's staging copy (16 B) and a snapshot's copy.
 constexpr double kPerDiffuse = 4 * 16 + 5 + 16 + 32;
