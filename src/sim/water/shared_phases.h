@@ -20,16 +20,18 @@ BoundaryView SimulationImpl<B>::boundary_view() {
                       lists_.boundary_active()};
 }
 
+// The tank's samples do not move: place_boundary_samples copied them once, and only the
+// obstacles' and bodies' are written here.
 template <class B>
 BoundaryView SimulationImpl<B>::boundary_view_ahead(float dt) {
   BoundaryView b = boundary_view();
-  const Vec4* x = b.sample;
-  const Vec4* v = b.velocity;
-  Vec4* ahead = boundary_ahead_.data();
-  B::for_each(b.n, [=] TP_HD(uint k) {
+  const Vec4* x = b.sample + wall_n_;
+  const Vec4* v = b.velocity + wall_n_;
+  Vec4* ahead = boundary_ahead_.data() + wall_n_;
+  B::for_each(b.n - wall_n_, [=] TP_HD(uint k) {
     ahead[k] = make_vec4(xyz(x[k]) + xyz(v[k]) * dt, x[k].w);  // (w: the sample's volume)
   });
-  b.sample = ahead;
+  b.sample = boundary_ahead_.data();
   return b;
 }
 

@@ -290,9 +290,13 @@ void SimulationImpl<B>::place_boundary_samples(const InitialState& s, float latt
   boundary_ahead_.resize(total);
   Vec4* v = boundary_velocity_.data();
   float* p = boundary_pressure_.data();
+  const Vec4* walls = boundary_.data();
+  Vec4* ahead = boundary_ahead_.data();  // the tank's stay where they are (boundary_view_ahead)
+  const uint wall_n = wall_n_;
   B::for_each(total, [=] TP_HD(uint k) {
     v[k] = Vec4{0, 0, 0, 0};
     p[k] = 0.0f;
+    if (k < wall_n) ahead[k] = walls[k];
   });
   place_obstacle_samples();
 }
