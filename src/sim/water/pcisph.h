@@ -101,8 +101,16 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
 // is within bounds (after at least three corrections) the loop ends there, so the force the
 // integration uses is the one whose outcome was checked. Otherwise the pressures rise by
 // delta times the excess and the force is recomputed. A loop that reaches the cap without
-// converging keeps the pressures of its best iteration. Leaves the pressure acceleration in
-// fluid.aux.
+// converging keeps the pressures of its best iteration: the one furthest within, or least
+// beyond, both bounds (the mean's and the worst particle's, each as a share of its bound).
+// Leaves the pressure acceleration in fluid.aux.
+//
+// Best by the mean alone kept, where a film of water jammed against a wall or a body could
+// not be relieved, the last iteration's: the mean falls a little every iteration while the
+// jammed particles' pressures grow by delta times their excess each time, to 0.3 to 1.2 MPa
+// after 50. What that threw: the 2D dam break's front at the far corner 33 m/s (with 2D's
+// viscosity corrected), a dam break thrown at a hollow mesh box 18.7 m/s, a box of
+// 1,200 kg/m^3 landing flat on the floor 20.9 m/s; by both bounds 9.2, 5.4 and 8.2 m/s.
 //
 // Zero start, as in [SP09]: starting from the previous step's pressures (a warm start)
 // saves iterations in deep water but turns the loop into an integrator of the density
@@ -162,7 +170,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   const float* err = f.scratch;
   float* predicted_density = f.density;
   PcisphOutcome out;
-  double best_error = 1e30;
+  double best_error = 1e30, best_score = 1e30;
   int best_iteration = 0;
   for (out.iterations = 1;; ++out.iterations) {
     B::for_each_lanes(f.n, TP_LANES(i) {
@@ -177,8 +185,10 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
       out.converged = true;
       return out;
     }
-    const bool keep = out.error < best_error;  // the best pressures so far: kept below
+    const double score = fmax(out.error / fmax(tolerance, 1e-6), double(worst) / worst_allowed);
+    const bool keep = score < best_score;  // the best pressures so far: kept below
     if (keep) {
+      best_score = score;
       best_error = out.error;
       best_iteration = out.iterations;
     }
