@@ -174,7 +174,7 @@ TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4
   const R zero(0.0f);
   const V omega_i = vorticity ? load_xyz(omega, i) : V{zero, zero, zero};
   const R omega_len = vorticity ? load_w(omega, i) : zero;
-  const float nu = c.p.viscosity, nu_wall = wall_viscosity(c), eps = 0.01f * W.h * W.h;
+  const float nu = fluid_viscosity(c), nu_wall = wall_viscosity(c), eps = 0.01f * W.h * W.h;
   R w_sum = 0.0f, boundary_volume = 0.0f;
   V eta{zero, zero, zero}, smooth{zero, zero, zero}, a_visc{zero, zero, zero};
   for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {

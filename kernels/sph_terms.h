@@ -24,10 +24,18 @@ TP_HD TP_INLINE R boundary_pressure_pair(R psi, R pi_term, R pb, float inv_rho0_
 }
 
 // Laplacian viscosity per unit grad W [Monaghan 2005; Koschier et al. 2019, Eq. 23]:
-//   2 (d + 2) nu V_j (v_ij . x_ij) / (|x_ij|^2 + 0.01 h^2), d = 3, V_j = m_j / rho_j.
+//   2 (d + 2) nu V_j (v_ij . x_ij) / (|x_ij|^2 + 0.01 h^2), V_j = m_j / rho_j,
+// with nu_lap = 2 (d + 2) nu (laplacian_viscosity: 10 nu in 3D, 8 nu in 2D).
 template <class R>
-TP_HD TP_INLINE R viscosity_pair(float nu, R volume_j, R vx, R inv_r2) {
-  return 10.0f * nu * volume_j * vx * inv_r2;
+TP_HD TP_INLINE R viscosity_pair(float nu_lap, R volume_j, R vx, R inv_r2) {
+  return nu_lap * volume_j * vx * inv_r2;
+}
+
+// The viscosity times the Laplacian's factor for the dimension, 2 (d + 2). (Until
+// 2026-11-30 the factor was 10 in 2D as well, and 2D water was 25 % more viscous than set:
+// Viscosity/ShearWave measures it.)
+TP_HD TP_INLINE float laplacian_viscosity(float nu, int dimensions) {
+  return float(2 * (dimensions + 2)) * nu;
 }
 
 // Pressure acceleration of particle i at its current position, from per-particle p/rho^2
@@ -66,10 +74,16 @@ TP_HD TP_INLINE V viscous_pair_acceleration(const CubicKernel& W, float nu, R vo
   return W.grad(xij, r) * viscosity_pair(nu, volume_j, dot(vi - vj, xij), 1.0f / (r * r + eps));
 }
 
-// The viscosity the walls and obstacles take part with: nu (1 - wall_slip), so 0 at free
-// slip (no shear from them) and nu at no slip (the water next to them held at their speed).
+// The fluid's viscosity as viscosity_pair takes it.
+TP_HD TP_INLINE float fluid_viscosity(const StepConstants& c) {
+  return laplacian_viscosity(c.p.viscosity, c.dimensions);
+}
+
+// The viscosity the walls and obstacles take part with, as viscosity_pair takes it:
+// nu (1 - wall_slip), so 0 at free slip (no shear from them) and nu at no slip (the water
+// next to them held at their speed).
 TP_HD TP_INLINE float wall_viscosity(const StepConstants& c) {
-  return c.p.viscosity * (1.0f - c.p.wall_slip);
+  return laplacian_viscosity(c.p.viscosity * (1.0f - c.p.wall_slip), c.dimensions);
 }
 
 // Viscous acceleration of particle i (walls and obstacles take part with their velocity,
@@ -80,7 +94,7 @@ TP_HD TP_INLINE Vec3Of<I> viscous_acceleration(I i, const FluidView& f, const Ne
                                                const BoundaryView& b, const StepConstants& c) {
   using R = RealOf<I>;
   using V = Vec3Of<I>;
-  const float nu = c.p.viscosity;
+  const float nu = fluid_viscosity(c);
   V a{R(0.0f), R(0.0f), R(0.0f)};
   if (nu <= 0.0f) return a;
   const CubicKernel& W = c.kernel;

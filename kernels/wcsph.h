@@ -63,7 +63,7 @@ TP_HD TP_INLINE Vec3Of<I> wcsph_acceleration(I i, const FluidView& f, const Neig
   const V vi = load_xyz(f.velocity, i);
   const R pi_term = own.w;
   const float eps = 0.01f * W.h * W.h;
-  const float nu = c.p.viscosity;
+  const float nu = fluid_viscosity(c);
   // Artificial viscosity between approaching particles [BT07, Eq. 11]:
   //   Pi_ij = -nu_a (v_ij . x_ij) / (|x_ij|^2 + eps h^2), nu_a = 2 alpha s c / (rho_i + rho_j),
   // with rho_i + rho_j taken as 2 rho0 (they differ by the compression, ~1 %), which saves

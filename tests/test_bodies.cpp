@@ -358,7 +358,9 @@ INSTANTIATE_TEST_SUITE_P(Bodies, BodiesSwitch, testing::Values("pbf", "pcisph", 
 
 // Archimedes in 2D: a box twice as wide as tall (or more) of density rho comes to rest at
 // a draft of rho / rho_water times its height (the far-field surface minus its lowest
-// point, averaged over a second at rest), within 3 % of its height.
+// point, averaged over a second at rest), within 3 % of its height. The tests average the
+// third second: over the second second PBF's 300 kg/m^3 box, still settling, read +3.2 %
+// (+0.2 % over the third, +0.4 % over the fourth).
 void expect_draft_2d(const char* solver, float density, float settle, float within) {
   const float s = 0.01f, depth = 0.3f, height = 0.08f;
   const float draft = density / 1000.0f * height;
@@ -531,7 +533,7 @@ INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics3D, ::testing::Values("pbf", 
 class BodiesDraft2D : public ::testing::TestWithParam<std::tuple<const char*, float>> {};
 
 TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {
-  expect_draft_2d(std::get<0>(GetParam()), std::get<1>(GetParam()), 1.0f, 0.03f);
+  expect_draft_2d(std::get<0>(GetParam()), std::get<1>(GetParam()), 2.0f, 0.03f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Bodies, BodiesDraft2D,

@@ -49,7 +49,7 @@ double lattice_shear_response(int dims, float s, double k) {
 class ShearWave : public testing::TestWithParam<ShearCase> {};
 INSTANTIATE_TEST_SUITE_P(Viscosity, ShearWave,
                          testing::Combine(testing::Values(SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf),
-                                          testing::Values(3)),
+                                          testing::Values(2, 3)),
                          shear_case_name);
 
 // u_x = U sin(2 pi y / H) [sin(pi z / Z) in 3D], the water at rest otherwise, in a tank
@@ -61,10 +61,9 @@ INSTANTIATE_TEST_SUITE_P(Viscosity, ShearWave,
 // while it decays by e^-0.4. Artificial viscosity, XSPH, vorticity confinement and PBF's
 // s_corr, which would damp or drive it beyond nu, are off. Expected: nu k^2 times what the viscous term
 // gives that wave on the rest lattice (lattice_shear_response).
-// In 3D only for now: in the plane the viscous term uses 3D's factor, 10, where 2 (d + 2)
-// is 8, and the 2D wave dies 25 % too fast (x 1.26 / 1.28 / 1.23 on WCSPH / PCISPH / PBF;
-// with 8: 1.03 / 1.04 / 0.99). The correction waits on PCISPH in 2D, which with the
-// weaker viscosity flings a particle from a corner impact (docs/solvers.md#viscosity).
+// In the plane the viscous term used 3D's factor, 10, where 2 (d + 2) is 8, until
+// 2026-11-30, and the 2D wave died 25 % too fast (x 1.26 / 1.28 / 1.23 on WCSPH / PCISPH /
+// PBF; with 8: 1.03 / 1.04 / 0.99).
 TEST_P(ShearWave, DecaysAtTheRateItsViscositySets) {
   const auto [solver, dims] = GetParam();
   const float H = 0.1f, s = H / 20.0f, L = 3.0f * H, Z = 0.5f * H;
