@@ -65,7 +65,9 @@ QualityPreset quality_preset(Quality quality, int solver, BackendKind backend, i
     // PBF's dam break compress 6 % on average and burst within 0.2 s, and PCISPH threw
     // spray at 26 m/s. CFL 0.5 with up to 5 iterations stopping at 1 % is the cheapest
     // stable setting measured (dam_break_2d, 7,921 particles, 1.5 s: 2.65 s of wall time,
-    // mean error 0.6 %, top speed 7.1 m/s; CFL 0.4 and 3 iterations 3.88 s).
+    // mean error 0.6 %, top speed 7.1 m/s; CFL 0.4 and 3 iterations 3.88 s). A pool
+    // deeper than the dam break's column is wide needs smaller steps still: pbf_predict
+    // holds PBF's 2D step to what its iterations hold up (pbf_holding_step).
     set_value(preset.values, "cfl", 0.5);
     if (solver == int(SolverKind::Pbf)) {
       set_value(preset.values, "pbf_iterations", 5);

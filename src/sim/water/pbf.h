@@ -23,8 +23,17 @@ void pbf_predict(SimulationImpl<B>& sim) {
     });
   }
   StepConstants& c = sim.constants();
+  // In 2D the step is also held to what the iterations can hold up (pbf_holding_step):
+  // the water's extent along gravity comes with the flow's maxima (the same wait).
+  const bool hold = c.dimensions == 2;
+  if (hold) sim.record_extent(nullptr);
   const auto most = sim.flow_maxima(false);
-  c.dt = sim.limit_dt(flow_time_step(most.speed, most.acceleration, c));
+  float dt = flow_time_step(most.speed, most.acceleration, c);
+  if (hold) {
+    const float g = length(Vec3{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z});
+    dt = fminf(dt, fmaxf(pbf_holding_step(c, sim.extent_seen(), g), c.p.dt_min));
+  }
+  c.dt = sim.limit_dt(dt);
   const StepConstants k = c;
   Vec4* predicted = sim.fluid.predicted.data();
   B::for_each(f.n, [=] TP_HD(uint i) {

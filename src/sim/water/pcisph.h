@@ -56,34 +56,18 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
   // towards the higher cap by 5 % a step at most. Nor does the cap rise more than twofold
   // (a quarter of the extent): water falling with no pressure at all still lands at a step
   // the loop can take.
-  const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
-  const float g_abs = length(gravity);
-  const Vec3 down = g_abs > 0.0f ? gravity * (1.0f / g_abs) : Vec3{0.0f, -1.0f, 0.0f};
-  // The water's extent along gravity and the previous step's highest pressure, reduced
-  // with the flow's maxima (one wait): the extent as the depths of the deepest and the
-  // highest particle below the tank's highest and above its lowest corner along gravity
-  // (both >= 0, as maxima from 0 need).
-  const Vec4* x = f.position;
-  const float* p = f.pressure;  // the previous step's (pcisph_loop), in cell order
-  Vec3 top{}, bottom{};
-  for (int a = 0; a < 3; ++a) {
-    const bool falls_along = (&down.x)[a] > 0.0f;
-    (&top.x)[a] = falls_along ? (&c.tank_lo.x)[a] : (&c.tank_hi.x)[a];
-    (&bottom.x)[a] = falls_along ? (&c.tank_hi.x)[a] : (&c.tank_lo.x)[a];
-  }
-  sim.recorder().max3(&sim.recorder().slots()->extra, StepRecorder<B>::kExtra, f.n, [=] TP_HD(uint i) {
-    const Vec3 xi = xyz(x[i]);
-    return Max3{dot(xi - top, down), dot(bottom - xi, down), p[i]};
-  });
+  const float g_abs = length(Vec3{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z});
+  // The water's extent along gravity and the previous step's highest pressure (in cell
+  // order: pcisph_loop's), reduced with the flow's maxima (one wait).
+  sim.record_extent(f.pressure);
   const auto most = sim.flow_maxima(false);
-  const Max3 depths = sim.recorder().seen().extra;
-  const float extent = depths.a + depths.b - dot(bottom - top, down) + c.spacing;
+  const float extent = sim.extent_seen();
+  const float p_max = sim.recorder().seen().extra.c;
   constexpr float kExtentShare = 0.25f;  // the pressure's depth counts as at least this much
   const float holding = pcisph_holding_step(c, extent, g_abs);
   if (sim.previous_solver() != int(SolverKind::Pcisph)) {
     sim.set_solver_dt_limit(holding);
   } else {
-    const float p_max = depths.c;
     const float pressure_depth = g_abs > 0.0f ? p_max / (c.p.rest_density * g_abs) + c.spacing : extent;
     const float depth = fminf(extent, fmaxf(pressure_depth, kExtentShare * extent));
     const float holding_up = pcisph_holding_step(c, depth, g_abs);

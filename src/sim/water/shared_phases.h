@@ -226,6 +226,43 @@ void SimulationImpl<B>::record_iterations(int iterations, double error) {
   stats_.mean_iterations = double(iteration_sum_) / double(iteration_steps_);
 }
 
+namespace detail {
+// The tank's corners along gravity: `top` the highest, `bottom` the lowest (both as
+// points), so that depths below the one and above the other are >= 0, as maxima from 0
+// need.
+struct GravityFrame {
+  Vec3 down, top, bottom;
+};
+inline GravityFrame gravity_frame(const StepConstants& c) {
+  const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
+  const float g_abs = length(gravity);
+  GravityFrame f{g_abs > 0.0f ? gravity * (1.0f / g_abs) : Vec3{0.0f, -1.0f, 0.0f}, {}, {}};
+  for (int a = 0; a < 3; ++a) {
+    const bool falls_along = (&f.down.x)[a] > 0.0f;
+    (&f.top.x)[a] = falls_along ? (&c.tank_lo.x)[a] : (&c.tank_hi.x)[a];
+    (&f.bottom.x)[a] = falls_along ? (&c.tank_hi.x)[a] : (&c.tank_lo.x)[a];
+  }
+  return f;
+}
+}  // namespace detail
+
+template <class B>
+void SimulationImpl<B>::record_extent(const float* third) {
+  const detail::GravityFrame g = detail::gravity_frame(constants_);
+  const Vec4* x = fluid.position.data();
+  record_.max3(&record_.slots()->extra, StepRecorder<B>::kExtra, fluid.n, [=] TP_HD(uint i) {
+    const Vec3 xi = xyz(x[i]);
+    return Max3{dot(xi - g.top, g.down), dot(g.bottom - xi, g.down), third ? third[i] : 0.0f};
+  });
+}
+
+template <class B>
+float SimulationImpl<B>::extent_seen() const {
+  const detail::GravityFrame g = detail::gravity_frame(constants_);
+  const Max3 depths = record_.seen().extra;
+  return depths.a + depths.b - dot(g.bottom - g.top, g.down) + constants_.spacing;
+}
+
 template <class B>
 typename SimulationImpl<B>::FlowMaxima SimulationImpl<B>::flow_maxima(bool density) {
   const Vec4* v = fluid.velocity.data();

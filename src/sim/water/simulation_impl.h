@@ -189,6 +189,13 @@ class SimulationImpl final : public Simulation {
     float speed, acceleration, density_ratio;
   };
   FlowMaxima flow_maxima(bool density);
+  // The water's extent along gravity, for a solver's cap on its step (PCISPH's and PBF's
+  // holding steps): record_extent() before flow_maxima() reduces it with the flow's maxima
+  // (no wait of its own), `third` (may be null) into the record's third slot, and
+  // extent_seen() reads it after: the depths of the deepest and the highest particle, plus
+  // a spacing.
+  void record_extent(const float* third);
+  float extent_seen() const;
   // What a solver reduces without a wait, read at the next wait (step_record.h).
   StepRecorder<Backend>& recorder() { return record_; }
   StepConstants& constants() { return constants_; }
