@@ -96,15 +96,13 @@ TP_HD TP_INLINE void for_each_boundary_neighbor(const BoundaryView& b, I i, cons
 }
 
 // Whether particle i's boundary list holds a sample of an obstacle or a body (index wall_n
-// or more): i was within h of one at the last search. Reads only the indices.
+// or more): i was within h of one at the last search. The search lists the tank's samples
+// first and the objects' after them (NeighborLists::build), so the last entry tells; a list
+// that ran out of slots is never stepped on (the step is taken again with longer lists).
 TP_HD TP_INLINE bool lists_object_sample(const BoundaryView& b, uint i) {
   const NeighborList& l = b.list;
-  const uint* p = l.index + list_slot(i, 0, l.slots, l.shift);
-  const uint stride = 1u << l.shift;
   const uint n = l.count[i];
-  for (uint k = 0; k < n; ++k)
-    if (p[size_t(k) * stride] >= b.wall_n) return true;
-  return false;
+  return n > 0 && l.index[list_slot(i, n - 1, l.slots, l.shift)] >= b.wall_n;
 }
 
 }  // namespace tp
