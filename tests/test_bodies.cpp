@@ -323,6 +323,9 @@ TEST(Bodies, TheFloatingScene2DHoldsOnPbfAtTheRealtimeQuality) {
               1e3 * st.simulated_time / double(st.steps), st.max_speed, 100.0 * st.density_error_mean);
   EXPECT_LT(st.max_speed, 2.0 * 2.0 * std::sqrt(2.0 * 9.81 * 0.12));  // as on PCISPH (above)
   EXPECT_LT(st.density_error_mean, 0.03);
+  const ParticleCheck c = check(*sim);
+  EXPECT_EQ(c.nonfinite, 0u);
+  EXPECT_EQ(c.outside, 0u);
 }
 
 // The pools of the switch and the hydrostatics tests: water 0.3 m deep in a tank of
