@@ -67,11 +67,12 @@ TP_HD TP_INLINE Vec3Of<I> pressure_acceleration(I i, const Vec4* position_term,
 }
 
 // One pair's viscous acceleration, neighbour (particle or wall sample) of volume V_j
-// moving at v_j: grad W_ij times viscosity_pair. eps = 0.01 h^2.
+// moving at v_j: grad W_ij times viscosity_pair (nu_lap: fluid_viscosity or
+// wall_viscosity). eps = 0.01 h^2.
 template <class V, class R>
-TP_HD TP_INLINE V viscous_pair_acceleration(const CubicKernel& W, float nu, R volume_j, const V& vi,
+TP_HD TP_INLINE V viscous_pair_acceleration(const CubicKernel& W, float nu_lap, R volume_j, const V& vi,
                                             const V& vj, const V& xij, R r, float eps) {
-  return W.grad(xij, r) * viscosity_pair(nu, volume_j, dot(vi - vj, xij), 1.0f / (r * r + eps));
+  return W.grad(xij, r) * viscosity_pair(nu_lap, volume_j, dot(vi - vj, xij), 1.0f / (r * r + eps));
 }
 
 // The fluid's viscosity as viscosity_pair takes it.
