@@ -37,6 +37,40 @@ TP_HD TP_INLINE RealOf<I> sph_density(I i, const Vec4* fluid_pos, const Neighbor
   return density_from_sums(fluid_sum, boundary_volume, c);
 }
 
+// sph_density's density of particle i and, in the same pass, the neighbour sum of its
+// pressure's stiffness, *grad_sum = |sum grad W|^2 + sum |grad W|^2 over the fluid and
+// boundary neighbours (the boundary samples standing in for fluid, their pressure
+// mirroring it), at least the full lattice's: PCISPH's delta (pcisph.h) and DFSPH's
+// stiffness (dfsph.h) are made of it. In a neighbourhood denser than the lattice (a
+// compressed pocket, the packing PBF's s_corr leaves) the lattice's sum keeps the
+// stiffness from over-correcting, which would make the loops diverge.
+template <class I>
+TP_HD TP_INLINE RealOf<I> density_and_gradient_sum(I i, const Vec4* x, const NeighborList& nl,
+                                                   const BoundaryView& b, const StepConstants& c,
+                                                   RealOf<I>* grad_sum) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
+  const V xi = load_xyz(x, i);
+  const CubicKernel& W = c.kernel;
+  R fluid_sum = 0.0f, boundary_volume = 0.0f, sum2 = 0.0f;
+  V sum{R(0.0f), R(0.0f), R(0.0f)};
+  auto add = [&](const V& d, R r) {
+    const V gw = W.grad(d, r);
+    sum = sum + gw;
+    sum2 += dot(gw, gw);
+  };
+  for_each_listed(nl, i, x, xi, W.h, [&](IndexOf<I>, const V& d, R r) {
+    fluid_sum += W.w(r);
+    add(d, r);  // 0 for j = i
+  });
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I>, const V& d, R r, R volume) {
+    boundary_volume += volume * W.w(r);
+    add(d, r);
+  });
+  *grad_sum = maxf(dot(sum, sum) + sum2, c.lattice_grad2);
+  return density_from_sums(fluid_sum, boundary_volume, c);
+}
+
 // The density error a step reports for one particle: max(rho / rho0 - 1, 0).
 template <class R>
 TP_HD TP_INLINE R compression(R density, const StepConstants& c) {

@@ -18,40 +18,12 @@ namespace tp {
 // [SP09, Eq. 8]: delta = -1 / (beta (-sum grad W . sum grad W - sum grad W . grad W)),
 // beta = 2 (dt m / rho0)^2, i.e. rho0^2 / (2 dt^2 m^2 (|sum grad W|^2 + sum |grad W|^2)).
 // Its neighbour sum, |sum grad W|^2 + sum |grad W|^2, does not depend on the step, so it
-// is gathered in the step's density pass (pcisph_density_and_delta_sum) and turned into
-// delta once the step is known: one pass over the lists instead of two.
+// is gathered in the step's density pass (density_and_gradient_sum, density.h; DFSPH's
+// stiffness is made of it too) and turned into delta once the step is known: one pass
+// over the lists instead of two.
 TP_HD TP_INLINE float pcisph_delta_from_sum(float delta_sum, const StepConstants& c) {
   const float m = c.mass, rho0 = c.p.rest_density;
   return rho0 * rho0 / (2.0f * c.dt * c.dt * m * m * delta_sum);
-}
-
-// sph_density's density of particle i and, in the same pass, delta's neighbour sum
-// (*delta_sum, at least the full lattice's).
-template <class I>
-TP_HD TP_INLINE RealOf<I> pcisph_density_and_delta_sum(I i, const Vec4* x, const NeighborList& nl,
-                                                       const BoundaryView& b, const StepConstants& c,
-                                                       RealOf<I>* delta_sum) {
-  using R = RealOf<I>;
-  using V = Vec3Of<I>;
-  const V xi = load_xyz(x, i);
-  const CubicKernel& W = c.kernel;
-  R fluid_sum = 0.0f, boundary_volume = 0.0f, sum2 = 0.0f;
-  V sum{R(0.0f), R(0.0f), R(0.0f)};
-  auto add = [&](const V& d, R r) {
-    const V gw = W.grad(d, r);
-    sum = sum + gw;
-    sum2 += dot(gw, gw);
-  };
-  for_each_listed(nl, i, x, xi, W.h, [&](IndexOf<I>, const V& d, R r) {
-    fluid_sum += W.w(r);
-    add(d, r);  // 0 for j = i
-  });
-  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I>, const V& d, R r, R volume) {
-    boundary_volume += volume * W.w(r);
-    add(d, r);
-  });
-  *delta_sum = maxf(dot(sum, sum) + sum2, c.lattice_grad2);
-  return density_from_sums(fluid_sum, boundary_volume, c);
 }
 
 // The time step at which the loop holds up water `depth` deep under gravity g: after N

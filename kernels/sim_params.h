@@ -30,6 +30,9 @@ struct SimParams {
   float alpha;           ///< [1] WCSPH artificial viscosity (Monaghan 1992), numerical damping
   float pcisph_tolerance;     ///< [%] PCISPH: stop when the mean predicted compression is below
   int pcisph_max_iterations;  ///< [1] PCISPH: iteration cap per step
+  float dfsph_tolerance;      ///< [%] DFSPH: stop when the mean predicted compression is below
+  float dfsph_divergence_tolerance;  ///< [%] DFSPH: the same for the density's change in a step
+  int dfsph_max_iterations;   ///< [1] DFSPH: iteration cap per solve
   int pbf_iterations;         ///< [1] PBF: constraint iterations per step (the cap, with a tolerance)
   float pbf_tolerance;        ///< [%] PBF: stop once the mean compression is below; 0: always pbf_iterations
   float pbf_relaxation;       ///< [1] PBF: constraint softening eps, relative to a full neighbourhood

@@ -7,4 +7,5 @@
 #define TP_SOLVERS(X)       \
   X(Wcsph, "wcsph", "WCSPH")   \
   X(Pcisph, "pcisph", "PCISPH") \
-  X(Pbf, "pbf", "PBF")
+  X(Pbf, "pbf", "PBF")               \
+  X(Dfsph, "dfsph", "DFSPH")

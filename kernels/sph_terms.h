@@ -66,6 +66,38 @@ TP_HD TP_INLINE Vec3Of<I> pressure_acceleration(I i, const Vec4* position_term,
   return a;
 }
 
+// Pressure of boundary sample s.sample[k], extrapolated from the fluid around it: Adami et
+// al. 2012, "A generalized wall boundary condition for smoothed particle hydrodynamics",
+// Eq. 27 for a wall at rest,
+//   p_b = (sum_f p_f W_bf + g . sum_f rho_f (x_b - x_f) W_bf) / sum_f W_bf.
+// Walls thereby carry the fluid's own pressure, including its hydrostatic gradient, so
+// that fluid rests against them at rest density and the pressure is rho g depth. Only the
+// samples some fluid particle lists need one (SampleLists); the fluid around each is its
+// list, found once per grid build. `pressure`: the fluid's pressures (f.pressure, or
+// DFSPH's divergence solve's, which is no pressure against gravity: `hydrostatic` false
+// leaves the g term out).
+// in: fluid positions, densities, pressures; returns p_b [Pa].
+TP_HD TP_INLINE float boundary_pressure(uint k, const SampleLists& s, const FluidView& f,
+                                        const BoundaryView& bv, const StepConstants& c,
+                                        const float* pressure, bool hydrostatic = true) {
+  const Vec3 xb = xyz(bv.sample[s.sample[k]]);
+  const Vec3 gravity = hydrostatic ? Vec3{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z} : Vec3{0.0f, 0.0f, 0.0f};
+  float sum_w = 0.0f, sum_p = 0.0f;
+  Vec3 sum_rho_x{0.0f, 0.0f, 0.0f};
+  for_each_listed(s.fluid, k, f.position, xb, c.kernel.h, [&](uint j, Vec3 xbj, float r) {
+    const float w = c.kernel.w(r);
+    sum_w += w;
+    sum_p += pressure[j] * w;
+    sum_rho_x += xbj * (f.density[j] * w);
+  });
+  if (sum_w <= 0.0f) return 0.0f;
+  return maxf((sum_p + dot(gravity, sum_rho_x)) / sum_w, 0.0f);
+}
+TP_HD TP_INLINE float boundary_pressure(uint k, const SampleLists& s, const FluidView& f,
+                                        const BoundaryView& bv, const StepConstants& c) {
+  return boundary_pressure(k, s, f, bv, c, f.pressure);
+}
+
 // One pair's viscous acceleration, neighbour (particle or wall sample) of volume V_j
 // moving at v_j: grad W_ij times viscosity_pair (nu_lap: fluid_viscosity or
 // wall_viscosity). eps = 0.01 h^2.

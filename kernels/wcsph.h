@@ -21,31 +21,6 @@ TP_HD TP_INLINE float tait_sound_speed(const SimParams& p) {
   return sqrtf(maxf(p.stiffness * p.exponent / p.rest_density, 0.0f));
 }
 
-// Pressure of boundary sample s.sample[k], extrapolated from the fluid around it: Adami et
-// al. 2012, "A generalized wall boundary condition for smoothed particle hydrodynamics",
-// Eq. 27 for a wall at rest,
-//   p_b = (sum_f p_f W_bf + g . sum_f rho_f (x_b - x_f) W_bf) / sum_f W_bf.
-// Walls thereby carry the fluid's own pressure, including its hydrostatic gradient, so
-// that fluid rests against them at rest density and the pressure is rho g depth. Only the
-// samples some fluid particle lists need one (SampleLists); the fluid around each is its
-// list, found once per grid build.
-// in: fluid positions, densities, pressures; returns p_b [Pa].
-TP_HD TP_INLINE float boundary_pressure(uint k, const SampleLists& s, const FluidView& f,
-                                        const BoundaryView& bv, const StepConstants& c) {
-  const Vec3 xb = xyz(bv.sample[s.sample[k]]);
-  const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
-  float sum_w = 0.0f, sum_p = 0.0f;
-  Vec3 sum_rho_x{0.0f, 0.0f, 0.0f};
-  for_each_listed(s.fluid, k, f.position, xb, c.kernel.h, [&](uint j, Vec3 xbj, float r) {
-    const float w = c.kernel.w(r);
-    sum_w += w;
-    sum_p += f.pressure[j] * w;
-    sum_rho_x += xbj * (f.density[j] * w);
-  });
-  if (sum_w <= 0.0f) return 0.0f;
-  return maxf((sum_p + dot(gravity, sum_rho_x)) / sum_w, 0.0f);
-}
-
 // Pressure and viscous acceleration of particle i in one neighbour loop: the pair terms of
 // sph_terms.h (symmetric pressure force, boundary samples with the pressure of
 // boundary_pressure(), Laplacian viscosity, the walls in it as wall_slip says) plus WCSPH's artificial

@@ -16,7 +16,7 @@ namespace {
 
 using namespace tp::test;
 
-const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf};
+const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph};
 
 std::string solver_test_name(const testing::TestParamInfo<SolverKind>& info) {
   return solver_name(int(info.param));
@@ -135,11 +135,12 @@ TEST_P(EachSolver2D, RestingColumnSettlesIncompressibleAndHydrostatic) {
               "energy %.2e -> %.2e J/m, %llu steps, mean iterations %.1f\n",
               solver_name(int(kind)), 100.0 * error, ratio, energy_early, energy_late,
               (unsigned long long)st.steps, st.mean_iterations);
-  EXPECT_LT(error, kind == SolverKind::Wcsph ? 0.02 : 0.01) << "mean density error";
+  EXPECT_LT(error, kind == SolverKind::Wcsph ? 0.02 : kind == SolverKind::Dfsph ? 0.001 : 0.01)
+      << "mean density error (DFSPH: at most 0.1 % at the accurate quality, issue 37)";
   if (kind != SolverKind::Pbf) {
     EXPECT_NEAR(ratio, 1.0, 0.05) << "bottom pressure / (rho0 g depth)";
   }
-  EXPECT_LT(energy_late, 0.2 * energy_early) << "the column comes to rest";
+  EXPECT_LT(energy_late, r.rest_bound()) << "the column comes to rest";
   const ParticleCheck c = check(*sim);
   EXPECT_EQ(c.nonfinite + st.nonfinite_resets, 0u);
   EXPECT_EQ(c.outside, 0u);

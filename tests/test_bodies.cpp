@@ -47,7 +47,10 @@ float far_surface(const Snapshot& snap, float spacing, float x_lo, float x_hi, f
 }
 
 SolverKind solver_named(const std::string& name) {
-  return name == "pbf" ? SolverKind::Pbf : name == "pcisph" ? SolverKind::Pcisph : SolverKind::Wcsph;
+  return name == "pbf"      ? SolverKind::Pbf
+         : name == "pcisph" ? SolverKind::Pcisph
+         : name == "dfsph"  ? SolverKind::Dfsph
+                            : SolverKind::Wcsph;
 }
 
 Vec3 fluid_momentum(const Snapshot& snap, float mass) {
@@ -376,7 +379,7 @@ void expect_switch(int dimensions, const char* solver) {
 class BodiesSwitch : public testing::TestWithParam<const char*> {};
 TEST_P(BodiesSwitch, NineEightyFloatsAndTenTwentySinks2D) { expect_switch(2, GetParam()); }
 TEST_P(BodiesSwitch, NineEightyFloatsAndTenTwentySinks3D) { expect_switch(3, GetParam()); }
-INSTANTIATE_TEST_SUITE_P(Bodies, BodiesSwitch, testing::Values("pbf", "pcisph", "wcsph"),
+INSTANTIATE_TEST_SUITE_P(Bodies, BodiesSwitch, testing::Values("pbf", "pcisph", "wcsph", "dfsph"),
                          [](const testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
 // Archimedes in 2D: a box twice as wide as tall (or more) of density rho comes to rest at
@@ -468,7 +471,7 @@ TEST_P(BodiesHeld, UnderWaterTheForceIsTheDisplacedWeight2D) { expect_held_buoya
 
 TEST_P(BodiesHeld, UnderWaterTheForceIsTheDisplacedWeight3D) { expect_held_buoyancy(3, GetParam(), 0.02f); }
 
-INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHeld, ::testing::Values("pbf", "pcisph", "wcsph"),
+INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHeld, ::testing::Values("pbf", "pcisph", "wcsph", "dfsph"),
                          [](const auto& info) { return std::string(info.param); });
 
 // Hydrostatics beside a floating body: a box of 500 kg/m^3 (2D: 0.24 x 0.08 m, 0.01 m
@@ -540,7 +543,7 @@ TEST_P(BodiesHydrostatics2D, TheFloorFarFromAFloatingBoxFeelsTheRisenWater) {
                       "{\"shape\": \"box\", \"position\": [0, 0.35, 0], \"size\": [0.24, 0.08, 0.08], \"density\": 500}");
 }
 
-INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics2D, ::testing::Values("pbf", "pcisph", "wcsph"),
+INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics2D, ::testing::Values("pbf", "pcisph", "wcsph", "dfsph"),
                          [](const auto& info) { return std::string(info.param); });
 
 class BodiesHydrostatics3D : public ::testing::TestWithParam<const char*> {};
@@ -550,7 +553,7 @@ TEST_P(BodiesHydrostatics3D, TheFloorFarFromAFloatingBoxFeelsTheRisenWater) {
                       "{\"shape\": \"box\", \"position\": [0, 0.36, 0], \"size\": [0.24, 0.1, 0.2], \"density\": 500}");
 }
 
-INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics3D, ::testing::Values("pbf", "pcisph", "wcsph"),
+INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics3D, ::testing::Values("pbf", "pcisph", "wcsph", "dfsph"),
                          [](const auto& info) { return std::string(info.param); });
 
 class BodiesDraft2D : public ::testing::TestWithParam<std::tuple<const char*, float>> {};
@@ -560,7 +563,7 @@ TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bodies, BodiesDraft2D,
-                         ::testing::Combine(::testing::Values("pbf", "pcisph", "wcsph"),
+                         ::testing::Combine(::testing::Values("pbf", "pcisph", "wcsph", "dfsph"),
                                             ::testing::Values(300.0f, 500.0f, 800.0f)),
                          [](const auto& info) {
                            return std::string(std::get<0>(info.param)) + "_" +

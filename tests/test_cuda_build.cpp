@@ -198,7 +198,7 @@ TEST(Gpu, PhaseTimesFromEventsMatchTheCpuPhases) {
   const float s = 0.02f;
   const Scene scene = test::box_scene(Vec3{0, 0, 0}, Vec3{0.6f, 0.5f, 0.2f}, Vec3{0, 0, 0},
                                       Vec3{0.2f, 0.3f, 0.2f}, s);
-  for (SolverKind solver : {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf}) {
+  for (SolverKind solver : {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph}) {
     auto phases = [&](BackendKind kind) {
       auto sim = make_simulation(kind);
       sim->params().solver = int(solver);

@@ -316,7 +316,7 @@ void expect_step_structure(const Scene& scene) {
     EXPECT_EQ(c.allocations, 0u) << solver_name(solver) << ": no allocation in steady state";
     EXPECT_EQ(c.staging_overwritten, 0u) << solver_name(solver) << ": staging reused before its copy ran";
     const double waits = double(c.host_waits) / steps;
-    const double bound = solver == int(SolverKind::Pcisph) ? 1.0 + iterations : 1.0;
+    const double bound = solver == int(SolverKind::Pcisph) || solver == int(SolverKind::Dfsph) ? 1.0 + iterations : 1.0;
     EXPECT_LE(waits, bound + 0.01) << solver_name(solver);
   }
 }

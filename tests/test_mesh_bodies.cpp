@@ -205,7 +205,7 @@ std::string write_hollow_box(const std::string& name, Vec3 half, float wall) {
 void expect_no_leak_through_thin_walls(const char* what, const Scene& scene, Vec3 at, float sp,
                                        double seconds, uint min_particles,
                                        const std::function<bool(Vec3)>& leaked) {
-  for (const SolverKind solver : {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf}) {
+  for (const SolverKind solver : {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph}) {
     for (const Quality quality : {Quality::Realtime, Quality::Accurate}) {
       const char* name = solver_name(int(solver));
       const char* q = quality == Quality::Realtime ? "realtime" : "accurate";

@@ -93,7 +93,7 @@ Outcome run(SolverKind solver, const ParamInfo* info, double value, double absur
   return out;
 }
 
-const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf};
+const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph};
 
 struct Case {
   SolverKind solver;

@@ -1,4 +1,4 @@
-// The three solvers (WCSPH, PCISPH, PBF) against the same checks, on the CPU backend (the
+// The four solvers (WCSPH, PCISPH, PBF, DFSPH) against the same checks, on the CPU backend (the
 // same kernel bodies the CUDA backend runs): a resting column, a dam break against
 // experiment, live switching, and the ends of every slider.
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@ using namespace tp::test;
 
 namespace {
 
-const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf};
+const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph};
 
 std::string solver_test_name(const testing::TestParamInfo<SolverKind>& info) {
   return solver_name(int(info.param));
@@ -49,11 +49,12 @@ TEST_P(EachSolver, RestingColumnSettlesIncompressibleAndHydrostatic) {
 
   // PCISPH builds each step's pressure from zero out of the predicted compression, so deep
   // water settles with its compression just under the tolerance (1 %) by construction.
-  EXPECT_LT(error, kind == SolverKind::Wcsph ? 0.02 : 0.01) << "mean density error";
+  EXPECT_LT(error, kind == SolverKind::Wcsph ? 0.02 : kind == SolverKind::Dfsph ? 0.001 : 0.01)
+      << "mean density error (DFSPH: at most 0.1 % at the accurate quality, issue 37)";
   if (kind != SolverKind::Pbf) {
     EXPECT_NEAR(ratio, 1.0, 0.05) << "bottom pressure / (rho0 g depth)";
   }
-  EXPECT_LT(energy_late, 0.2 * energy_early) << "the column comes to rest";
+  EXPECT_LT(energy_late, r.rest_bound()) << "the column comes to rest";
   const Snapshot snap = sim->snapshot();
   const double rms = std::sqrt(2.0 * kinetic_energy(snap, sim->mass()) / (sim->mass() * n));
   EXPECT_LT(rms, 0.05) << "rms speed, m/s";
@@ -90,10 +91,16 @@ TEST_P(EachSolver, DamBreakFrontFollowsKoshizukaOka1996) {
 
 namespace {
 
-// Every ordered pair of solvers once: W->P, P->B, B->W, W->B, B->P, P->W.
-const SolverKind kSwitchOrder[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf,
-                                   SolverKind::Wcsph, SolverKind::Pbf,    SolverKind::Pcisph,
-                                   SolverKind::Wcsph};
+// Every ordered pair of the first three solvers once: W->P, P->B, B->W, W->B, B->P, P->W.
+const std::vector<SolverKind> kSwitchOrder = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf,
+                                              SolverKind::Wcsph, SolverKind::Pbf,    SolverKind::Pcisph,
+                                              SolverKind::Wcsph};
+// With DFSPH (D), every ordered pair of the four: W->P, P->B, B->D, D->W, W->B, B->P, P->D,
+// D->B, B->W, W->D, D->P, P->W.
+const std::vector<SolverKind> kSwitchOrderWithDfsph = {
+    SolverKind::Wcsph,  SolverKind::Pcisph, SolverKind::Pbf,   SolverKind::Dfsph, SolverKind::Wcsph,
+    SolverKind::Pbf,    SolverKind::Pcisph, SolverKind::Dfsph, SolverKind::Pbf,   SolverKind::Wcsph,
+    SolverKind::Dfsph,  SolverKind::Pcisph, SolverKind::Wcsph};
 
 struct SwitchRecord {
   double worst_jump = 0.0;   // largest max speed in the steps after a switch / before it
@@ -101,14 +108,15 @@ struct SwitchRecord {
   double max_error = 0.0;    // largest per-step mean density error
 };
 
-// Runs `steps_per_solver` steps with each solver of kSwitchOrder in turn, the particles
+// Runs `steps_per_solver` steps with each solver of `order` in turn, the particles
 // carried over; compares the top speed of the 5 steps after each switch with that of the
 // 5 steps before it.
-SwitchRecord switch_storm(Simulation& sim, int steps_per_solver, double speed_floor) {
+SwitchRecord switch_storm(Simulation& sim, int steps_per_solver, double speed_floor,
+                          const std::vector<SolverKind>& order) {
   SwitchRecord r;
   double before = 0.0;
-  for (size_t k = 0; k < std::size(kSwitchOrder); ++k) {
-    sim.params().solver = int(kSwitchOrder[k]);
+  for (size_t k = 0; k < order.size(); ++k) {
+    sim.params().solver = int(order[k]);
     double after = 0.0, recent = 0.0;
     for (int step = 0; step < steps_per_solver; ++step) {
       sim.step();
@@ -121,7 +129,7 @@ SwitchRecord switch_storm(Simulation& sim, int steps_per_solver, double speed_fl
     if (k > 0) {
       const double jump = after / std::max(before, speed_floor);
       std::printf("  %s -> %s: top speed %.3f m/s before, %.3f after\n",
-                  solver_name(int(kSwitchOrder[k - 1])), solver_name(int(kSwitchOrder[k])),
+                  solver_name(int(order[k - 1])), solver_name(int(order[k])),
                   before, after);
       r.worst_jump = std::max(r.worst_jump, jump);
     }
@@ -137,13 +145,14 @@ SwitchRecord switch_storm(Simulation& sim, int steps_per_solver, double speed_fl
 // lost, no compression beyond the tolerances, no burst of speed. (Measured: the top speed
 // after a switch 0.19-0.53 m/s, the largest being WCSPH's own settling, 1.07 % worst mean
 // compression.)
-TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsStaysCalm) {
+namespace {
+void expect_settling_storm_calm(const std::vector<SolverKind>& order) {
   const float s = 0.02f;
   auto sim = cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{8 * s, 44 * s, 8 * s}, Vec3{0, 0, 0},
                                Vec3{8 * s, 32 * s, 8 * s}, s),
                      s);
   while (sim->stats().simulated_time < 0.3) sim->step();
-  const SwitchRecord r = switch_storm(*sim, 40, 0.1);
+  const SwitchRecord r = switch_storm(*sim, 40, 0.1, order);
   std::printf("settling: worst jump x%.2f, max speed %.3f m/s, max density error %.2f %%\n",
               r.worst_jump, r.max_speed, 100.0 * r.max_error);
   EXPECT_LT(r.max_speed, 0.8) << "m/s: a 0.64 m column settling";
@@ -156,17 +165,21 @@ TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsStaysCalm) {
   for (const Vec4& x : snap.position) top = std::max(top, x.y);
   EXPECT_LT(top, 34 * s) << "no water thrown above the column";
 }
+}  // namespace
+
+TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsStaysCalm) { expect_settling_storm_calm(kSwitchOrder); }
 
 // Switching while the water sloshes: a small dam break, switched every 30 steps through
 // all pairs twice while the surge runs up the far wall and falls back.
-TEST(SolverSwitch, SloshingDamBreakSwitchedThroughAllPairsStaysBounded) {
+namespace {
+void expect_sloshing_storm_bounded(const std::vector<SolverKind>& order) {
   const float s = 0.02f;
   auto sim = cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{0.9f, 0.6f, 0.24f}, Vec3{0, 0, 0},
                                Vec3{0.3f, 0.4f, 0.24f}, s),
                      s);
   while (sim->stats().simulated_time < 0.05) sim->step();
-  SwitchRecord r1 = switch_storm(*sim, 30, 0.5);
-  SwitchRecord r2 = switch_storm(*sim, 30, 0.5);
+  SwitchRecord r1 = switch_storm(*sim, 30, 0.5, order);
+  SwitchRecord r2 = switch_storm(*sim, 30, 0.5, order);
   const double jump = std::max(r1.worst_jump, r2.worst_jump);
   const double speed = std::max(r1.max_speed, r2.max_speed);
   const double error = std::max(r1.max_error, r2.max_error);
@@ -180,6 +193,24 @@ TEST(SolverSwitch, SloshingDamBreakSwitchedThroughAllPairsStaysBounded) {
   const ParticleCheck c = check(*sim);
   EXPECT_EQ(c.nonfinite + sim->stats().nonfinite_resets, 0u);
   EXPECT_EQ(c.outside, 0u);
+}
+}  // namespace
+
+TEST(SolverSwitch, SloshingDamBreakSwitchedThroughAllPairsStaysBounded) {
+  expect_sloshing_storm_bounded(kSwitchOrder);
+}
+
+// The same two storms through every pair of the four solvers. Label `validation`: not met
+// yet (2026-11-30). Into DFSPH is calm since it lets the compression another solver left
+// out gradually (dfsph_allowed_compression; PBF -> DFSPH 0.24 -> 0.54 m/s, from 1.2); out
+// of it, PBF after DFSPH in the settling column reaches 0.94 m/s (bound 0.8), and WCSPH
+// after DFSPH in the sloshing dam break 5.2 m/s from 3.4 (bound 5): DFSPH leaves the water
+// at rho0, and the next solver's pressure builds from the compression it must first make.
+TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsOfFourStaysCalm) {
+  expect_settling_storm_calm(kSwitchOrderWithDfsph);
+}
+TEST(SolverSwitch, SloshingDamBreakSwitchedThroughAllPairsOfFourStaysBounded) {
+  expect_sloshing_storm_bounded(kSwitchOrderWithDfsph);
 }
 
 // The panel's sliders at their ends, moved while the default dam break runs, for each

@@ -16,7 +16,7 @@ namespace {
 
 using namespace tp::test;
 
-const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf};
+const SolverKind kSolvers[] = {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph};
 
 TEST(SurfaceTension, SplinesHaveThePapersShape) {
   const float h = 0.04f;

@@ -48,7 +48,7 @@ double lattice_shear_response(int dims, float s, double k) {
 
 class ShearWave : public testing::TestWithParam<ShearCase> {};
 INSTANTIATE_TEST_SUITE_P(Viscosity, ShearWave,
-                         testing::Combine(testing::Values(SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf),
+                         testing::Combine(testing::Values(SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph),
                                           testing::Values(2, 3)),
                          shear_case_name);
 

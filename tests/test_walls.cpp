@@ -122,7 +122,7 @@ TEST(Walls, SheetSlidingDownAWallFallsAtGWithFreeSlipAndSlowerWithNoSlip) {
   const float s = 0.02f;
   const Scene scene = test::box_scene(Vec3{0, 0, 0}, Vec3{0.4f, 1.2f, 0.2f}, Vec3{0, 0.7f, 0},
                                       Vec3{3 * s, 1.1f, 0.2f}, s);
-  for (const SolverKind solver : {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf}) {
+  for (const SolverKind solver : {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph}) {
     double fall[3] = {};
     const float slips[3] = {1.0f, 0.5f, 0.0f};
     for (int k = 0; k < 3; ++k) {
@@ -161,7 +161,7 @@ TEST(Walls, FreeSlipLetsADamBreakColumnFallAtTheWall) {
   const Scene scene = test::box_scene(Vec3{0, 0, 0}, Vec3{4 * L, 3 * L, depth}, Vec3{0, 0, 0},
                                       Vec3{L, 2 * L, depth}, s);
   const double time_scale = std::sqrt(2.0 * 9.81 / L);
-  for (const SolverKind solver : {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf}) {
+  for (const SolverKind solver : {SolverKind::Wcsph, SolverKind::Pcisph, SolverKind::Pbf, SolverKind::Dfsph}) {
     SCOPED_TRACE(solver_name(int(solver)));
     double wall[2][2] = {}, inside[2][2] = {};  // [free, no slip][T = 2, 3], in spacings
     for (int k = 0; k < 2; ++k) {

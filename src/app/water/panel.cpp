@@ -33,7 +33,7 @@ const char* shared_group_of(const std::string& name) {
   return "Other";
 }
 
-// "1/2/3: WCSPH/PCISPH/PBF": the number keys pick the solvers in their list's order.
+// "1/2/3/4: WCSPH/PCISPH/PBF/DFSPH": the number keys pick the solvers in their list's order.
 std::string solver_keys_help() {
   std::string numbers, labels;
   const int count = std::min(int(solver_names().size()), 9);

@@ -101,8 +101,8 @@ void WaterMode::start() {
 }
 
 void WaterMode::key(int key) {
-  // 1, 2, 3 (or the keypad's) pick the solvers in kernels/solver_list.h order: WCSPH,
-  // PCISPH, PBF. Only the parameter changes: the solvers share the particle state, so the
+  // 1 to 4 (or the keypad's) pick the solvers in kernels/solver_list.h order: WCSPH,
+  // PCISPH, PBF, DFSPH. Only the parameter changes: the solvers share the particle state, so the
   // next step continues the same water with the other method, no reset.
   int digit = -1;
   if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) digit = key - GLFW_KEY_1;

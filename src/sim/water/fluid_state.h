@@ -15,6 +15,8 @@ struct FluidState {
   Buffer<Vec4> velocity;
   Buffer<uint> id;  ///< the particle's index at reset; export writes rows in this order
   Buffer<float> pressure;  ///< reordered too, so that a snapshot shows the last step's
+  /// DFSPH: its divergence solve's pressure times its step [Pa s], its warm start
+  Buffer<float> divergence_impulse;
   // Recomputed every step.
   Buffer<Vec4> acceleration;
   Buffer<float> density;
@@ -48,6 +50,7 @@ struct FluidState {
     acceleration.resize(count);
     density.resize(count);
     pressure.resize(count);
+    divergence_impulse.resize(count);
     position_term.resize(count);
     velocity_inv_density.resize(count);
     scratch.resize(count);
@@ -77,6 +80,7 @@ struct FluidState {
     keep(velocity, spare4, cap);
     keep(id, spare_id, cap);
     keep(pressure, spare_f, cap);
+    keep(divergence_impulse, spare_f, cap);
     for (auto* b : {&acceleration, &position_term, &velocity_inv_density, &predicted, &aux, &spare4})
       b->resize(cap);
     for (auto* b : {&density, &scratch, &spare_f, &best_pressure, &target_density})

@@ -12,9 +12,9 @@ namespace {
 // Bytes per fluid particle. The particle arrays (src/sim/water/fluid_state.h): position,
 // velocity, acceleration, position and pressure term, velocity and inverse density,
 // predicted, aux, spare, and the step start's position and velocity (10 x 16 B) and id,
-// pressure, density, scratch, spare id, spare float, best pressure, the step start's id
-// (8 x 4 B).
-constexpr double kParticleArrays = 10 * 16 + 8 * 4;
+// pressure, DFSPH's divergence impulse, density, scratch, spare id, spare float, best
+// pressure, target density, the step start's id (10 x 4 B).
+constexpr double kParticleArrays = 10 * 16 + 10 * 4;
 // Arrays sized by the live count, which grow by a quarter when they must: the grid's cell,
 // rank and order (3 x 4 B), the fluid and boundary neighbour lists at their first size
 // (48 + 1 and 40 + 1 slots of 4 B, a count each), the vector search's coordinates

@@ -23,7 +23,8 @@ std::vector<ParamInfo> make_table() {
              "explicit, small time steps. PCISPH: predictive-corrective (Solenthaler & "
              "Pajarola 2009), iterates pressure to a density tolerance. PBF: position based "
              "fluids (Macklin & Mueller 2013), a few constraint iterations, large steps. "
-             "Switching keeps the water where it is."),
+             "DFSPH: divergence-free SPH (Bender & Koschier 2015), a divergence-free and a "
+             "constant-density solve, each warm-started, large steps. Switching keeps the water where it is."),
       real("gravity_x", "Gravity x", "m/s^2", &P::gravity_x, -100, 100, 0, false,
            "Gravity along x."),
       real("gravity_y", "Gravity y", "m/s^2", &P::gravity_y, -100, 100, -9.81, false,
@@ -58,6 +59,19 @@ std::vector<ParamInfo> make_table() {
            whole("pcisph_max_iterations", "Max iterations", &P::pcisph_max_iterations, 1, 200, 50,
                  "PCISPH: the most predict-correct iterations per step. A step that does not "
                  "reach the tolerance within them is redone at half the time step.")),
+      only(SolverKind::Dfsph,
+           real("dfsph_tolerance", "Density tolerance", "%", &P::dfsph_tolerance, 0.001, 10, 0.05,
+                true,
+                "DFSPH: the constant-density solve stops when the mean compression the step "
+                "would end with is below this (Bender & Koschier use 0.01 to 0.1 %).")),
+      only(SolverKind::Dfsph,
+           real("dfsph_divergence_tolerance", "Divergence tolerance", "%",
+                &P::dfsph_divergence_tolerance, 0.001, 10, 0.1, true,
+                "DFSPH: the divergence-free solve stops when the mean growth of density that "
+                "the velocities would give within a step is below this.")),
+      only(SolverKind::Dfsph,
+           whole("dfsph_max_iterations", "Max iterations", &P::dfsph_max_iterations, 1, 200, 100,
+                 "DFSPH: the most iterations of each of its two solves per step.")),
       // At least 2: with one iteration the dam break reached the speed limit (50 m/s) within
       // a second, and so did a small pool under 3 g (tests/test_param_extremes.cpp).
       only(SolverKind::Pbf,

@@ -8,26 +8,6 @@
 
 namespace tp {
 
-// The density at the step's start (the viscosity's 1/rho, and the error statistics) and,
-// in the same pass, each particle's neighbour sum for delta, into fluid.spare_f (free
-// between grid builds) until pcisph_loop turns it into delta.
-template <class B>
-void pcisph_density(SimulationImpl<B>& sim) {
-  const FluidView f = sim.fluid.view();
-  const NeighborList nl = sim.fluid_list();
-  const BoundaryView b = sim.boundary_view();
-  const StepConstants k = sim.constants();
-  float* delta_sum = sim.fluid.spare_f.data();
-  B::for_each_lanes(f.n, TP_LANES(i) {
-    RealOf<decltype(i)> s;
-    const auto rho = pcisph_density_and_delta_sum(i, f.position, nl, b, k, &s);
-    store(f.density, i, rho);
-    store(f.scratch, i, compression(rho, k));
-    store(delta_sum, i, s);
-  });
-  sim.density_computed();
-}
-
 // Viscosity, gravity, the mouse, surface tension and adhesion (the non-pressure forces), then the time step, which
 // PCISPH needs before its pressure loop (delta depends on it): the flow's CFL step, capped
 // by the limit the loop's convergence has taught (see pcisph_pressure_solve).
@@ -123,7 +103,7 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   Vec4* a_p = sim.fluid.aux.data();
   Vec4* predicted = sim.fluid.predicted.data();
   float* best = sim.fluid.best_pressure.data();
-  float* delta = sim.fluid.spare_f.data();  // delta's neighbour sums (pcisph_density)
+  float* delta = sim.fluid.spare_f.data();  // delta's neighbour sums (density_and_gradient_sums)
   float* target = sim.fluid.target_density.data();
   const double tolerance = 0.01 * k.p.pcisph_tolerance;
   // The mean may hide a pocket about to burst: no particle may be far beyond the bound.
@@ -230,7 +210,7 @@ void pcisph_pressure_solve(SimulationImpl<B>& sim) {
 template <class B>
 double Pcisph<B>::step(SimulationImpl<B>& sim) {
   sim.phase("grid", [&] { sim.sort_particles(); });
-  sim.phase("density", [&] { pcisph_density(sim); });
+  sim.phase("density", [&] { sim.density_and_gradient_sums(); });
   sim.phase("forces", [&] { pcisph_nonpressure_forces(sim); });
   sim.phase("pressure", [&] { pcisph_pressure_solve(sim); });
   sim.phase("integrate", [&] { sim.integrate(); });

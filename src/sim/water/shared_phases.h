@@ -43,6 +43,7 @@ void SimulationImpl<B>::sort_particles() {
   grid_.reorder(fluid.velocity, fluid.spare4);
   grid_.reorder(fluid.id, fluid.spare_id);
   grid_.reorder(fluid.pressure, fluid.spare_f);
+  if (params_.solver == int(SolverKind::Dfsph)) grid_.reorder(fluid.divergence_impulse, fluid.spare_f);
   build_lists(fluid.position.data());
   sorted_ = true;
 }
@@ -93,6 +94,23 @@ void SimulationImpl<B>::compute_density() {
       store(f.scratch, i, compression(rho, c));
     });
   }
+  density_computed();
+}
+
+template <class B>
+void SimulationImpl<B>::density_and_gradient_sums() {
+  const FluidView f = fluid.view();
+  const NeighborList nl = fluid_list();
+  const BoundaryView b = boundary_view();
+  const StepConstants k = constants_;
+  float* grad_sum = fluid.spare_f.data();
+  B::for_each_lanes(f.n, TP_LANES(i) {
+    RealOf<decltype(i)> s;
+    const auto rho = density_and_gradient_sum(i, f.position, nl, b, k, &s);
+    store(f.density, i, rho);
+    store(f.scratch, i, compression(rho, k));
+    store(grad_sum, i, s);
+  });
   density_computed();
 }
 
@@ -477,6 +495,7 @@ void SimulationImpl<B>::restore_step_start() {
   f.n = f.start_n;
   copy_particles<B>(f.n, f.start_position.data(), f.start_velocity.data(), f.start_id.data(),
                     f.position.data(), f.velocity.data(), f.id.data());
+  pressures_kept_ = false;  // the failed attempt's, not its start's
   step_values() = start_.values;
   objects_.restore(start_.objects);
   if (!objects_.obstacles().empty() || objects_.bodies().size() > 0) {  // samples where they were

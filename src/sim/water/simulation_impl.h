@@ -150,6 +150,10 @@ class SimulationImpl final : public Simulation {
   void sort_particles();   ///< grid build + reorder (skipped when already sorted)
   void ensure_density();   ///< densities (and the pending error) for the current positions
   void compute_density();  ///< density at the current positions; records the error
+  // The same, and in the same pass each particle's neighbour sum for its pressure's
+  // stiffness (density_and_gradient_sum: PCISPH's delta, DFSPH's stiffness) into
+  // fluid.spare_f, free between grid builds, where the solver reads it.
+  void density_and_gradient_sums();
   // A solver's own pass has put the density at the current positions into fluid.density
   // and its compression into fluid.scratch (PCISPH's, which gathers delta's sums with it).
   void density_computed();
@@ -175,6 +179,16 @@ class SimulationImpl final : public Simulation {
   // The solver of the previous step (-1 after a reset): PCISPH warm-starts its pressure
   // only from its own.
   int previous_solver() const { return previous_solver_; }
+  // Simulated seconds since the solver in use took over from another (-1 when it has run
+  // since the reset: the water was placed, not left by another method).
+  double solver_time() const { return switched_at_ < 0.0 ? -1.0 : stats_.simulated_time - switched_at_; }
+  // The mean compression the other solver left at that switch (a share of rho0).
+  float compression_at_switch() const { return switched_compression_; }
+  // Whether the pressures the last step left (fluid.pressure, fluid.divergence_impulse)
+  // are that step's, for a solver that starts from them (DFSPH): not after a reset, a
+  // restored state (which does not carry them: a restored run then starts as a fresh
+  // one does, and a retaken step as a clean one from its start) or an undone step.
+  bool pressures_kept() const { return pressures_kept_; }
   // An iterative solver's own cap on the time step, learnt from its convergence (PCISPH).
   float solver_dt_limit() const { return solver_dt_limit_; }
   void set_solver_dt_limit(float dt) { solver_dt_limit_ = clampf(dt, params_.dt_min, params_.dt_max); }
@@ -297,6 +311,9 @@ class SimulationImpl final : public Simulation {
   uint64_t measured_ = 0;
   uint64_t iteration_sum_ = 0, iteration_steps_ = 0;
   int previous_solver_ = -1;  ///< the solver of the last step (-1 after a reset)
+  double switched_at_ = -1.0;  ///< [s] when the solver in use took over from another; -1: since the reset
+  float switched_compression_ = 0.0f;  ///< the mean compression then
+  bool pressures_kept_ = false;  ///< pressures_kept()
   float solver_dt_limit_ = 1e-3f;
   PhaseTimers<Backend> timers_;
   SceneObjects<Backend> objects_;

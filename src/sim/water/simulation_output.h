@@ -93,7 +93,8 @@ Snapshot SimulationImpl<B>::snapshot() {
   std::vector<Vec4> x(n), v(n);
   std::vector<float> rho(n), pressure(n, 0.0f);
   B::copy_to_host(id.data(), fluid.id.data(), n);
-  if (previous_solver_ == int(SolverKind::Wcsph) || previous_solver_ == int(SolverKind::Pcisph))
+  if (previous_solver_ == int(SolverKind::Wcsph) || previous_solver_ == int(SolverKind::Pcisph) ||
+      previous_solver_ == int(SolverKind::Dfsph))
     B::copy_to_host(pressure.data(), fluid.pressure.data(), n);
   B::copy_to_host(x.data(), fluid.position.data(), n);
   B::copy_to_host(v.data(), fluid.velocity.data(), n);

@@ -190,6 +190,8 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   rest_density_ = s.rest_density;
   solver_dt_limit_ = s.solver_dt_limit;
   previous_solver_ = s.previous_solver;
+  switched_at_ = -1.0;  // (a state file does not carry it: a switch just before it is not eased)
+  pressures_kept_ = false;
   time_debt_ = s.time_debt;
   stats_ = s.stats;
   stats_.halted = false;  // a restored state runs again (the NaN guard's stop is undone)
@@ -262,6 +264,8 @@ void SimulationImpl<B>::reset_state(const InitialState& s) {
   measured_ = 0;
   iteration_sum_ = iteration_steps_ = 0;
   previous_solver_ = -1;
+  switched_at_ = -1.0;
+  pressures_kept_ = false;
   solver_dt_limit_ = 1e-3f;
   timers_.clear();
   mouse_ = MouseForce{};

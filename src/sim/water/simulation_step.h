@@ -3,6 +3,7 @@
 // advance(), the steps that fill a span of simulated time.
 #pragma once
 
+#include "sim/water/dfsph.h"
 #include "sim/water/pbf.h"
 #include "sim/water/pcisph.h"
 #include "sim/water/wcsph.h"
@@ -34,6 +35,11 @@ double SimulationImpl<B>::step() {
     if (emitted.added) {
       stats_.emitted += emitted.added;
       sorted_ = density_valid_ = false;
+      // The new particles start with no pressure (DFSPH starts its solves from the last
+      // step's: a device's new slots hold whatever memory they were given).
+      float* p = fluid.pressure.data() + (fluid.n - emitted.added);
+      float* impulse = fluid.divergence_impulse.data() + (fluid.n - emitted.added);
+      B::for_each(emitted.added, [=] TP_HD(uint i) { p[i] = impulse[i] = 0.0f; });
     }
     // The obstacles' velocities for this step, from the last step's length.
     const double last = stats_.steps ? std::max(stats_.last_dt, double(params_.dt_min)) : double(params_.dt_min);
@@ -57,9 +63,14 @@ double SimulationImpl<B>::step() {
     return dt;
   }
   const int solver = params_.solver;
+  if (previous_solver_ >= 0 && solver != previous_solver_) {
+    switched_at_ = stats_.simulated_time;
+    switched_compression_ = float(stats_.last_density_error);
+  }
   dt = guarded_solve(solver);
   if (stats_.halted) return 0.0;
   previous_solver_ = solver;
+  pressures_kept_ = true;
   objects_.advance_emitters(stats_.simulated_time, dt);
   step_diffuse(dt);
   stats_.steps++;

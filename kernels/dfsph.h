@@ -1,0 +1,130 @@
+// Divergence-free SPH: Bender & Koschier 2015, "Divergence-free smoothed particle
+// hydrodynamics" (SCA 2015), and 2017, "Divergence-free SPH for incompressible and viscous
+// fluids" (IEEE TVCG 23(3)) [BK17]. Each step makes the velocity field divergence-free
+// (the density stops changing) and then, after the non-pressure forces, solves for the
+// pressure that brings the density the step will end with back to rho0. Both are the
+// same Jacobi iteration on a pressure, each warm-started from its own of the last step;
+// they differ in what they ask of the density's rate of change (dfsph_density_residual,
+// dfsph_divergence_residual).
+//
+// [BK17] writes the solve with a stiffness kappa_i and alpha_i per particle; here it is
+// written with the pressure p_i = rho0^2 kappa_i / rho_i, so that the force is the
+// symmetric pressure force every solver shares (sph_terms.h: pressure_acceleration, the
+// walls' pressure extrapolated as the other solvers' are, the bodies' reaction the same).
+#pragma once
+
+#include "density.h"
+#include "particles.h"
+#include "sph_terms.h"
+
+namespace tp {
+
+// How much pressure removes a density excess of 1 kg/m^3 within a step dt, were particle
+// i's neighbours' pressures zero [BK17, Eqs. 9-11: kappa_i = (rho*_i - rho0) alpha_i /
+// dt^2, alpha_i = rho_i / (|sum_j m grad W_ij|^2 + sum_j |m grad W_ij|^2)]:
+//   p_i = rho0^2 / (dt^2 m^2 (|sum grad W|^2 + sum |grad W|^2)) per kg/m^3,
+// from the neighbour sum PCISPH's delta also uses (density_and_gradient_sum, density.h),
+// gathered with the density once per grid build.
+template <class R>
+TP_HD TP_INLINE R dfsph_stiffness(R grad_sum, float dt, const StepConstants& c) {
+  const float m = c.mass, rho0 = c.p.rest_density;
+  return (rho0 * rho0 / (dt * dt * m * m)) / grad_sum;
+}
+
+// The rate at which particle i's density changes while the particles move at `velocity`
+// and the boundary samples at theirs [BK17, Eq. 5; the boundary: Akinci et al. 2012]:
+//   D rho_i / Dt = sum_j m (v_i - v_j) . grad W_ij + sum_b psi_b (v_i - v_b) . grad W_ib.
+// in: positions (where the lists were built), velocities (xyz); returns [kg/m^3/s].
+template <class I>
+TP_HD TP_INLINE RealOf<I> density_rate(I i, const Vec4* position, const Vec4* velocity,
+                                       const NeighborList& nl, const BoundaryView& b,
+                                       const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
+  const CubicKernel& W = c.kernel;
+  const V xi = load_xyz(position, i);
+  const V vi = load_xyz(velocity, i);
+  R fluid = 0.0f, boundary = 0.0f;
+  for_each_listed(nl, i, position, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
+    fluid += dot(vi - load_xyz(velocity, j), W.grad(xij, r));  // 0 for j = i
+  });
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](IndexOf<I> k, const V& xik, R r, R volume) {
+    boundary += volume * dot(vi - load_xyz(b.velocity, k), W.grad(xik, r));
+  });
+  return c.mass * fluid + c.p.rest_density * boundary;
+}
+
+// The constant-density solve's residual [BK17, Eq. 7]: how far above its target the
+// density would end the step, rho_i + dt D rho_i / Dt - target [kg/m^3] (negative where
+// the particle would end below it: the free surface, water drawing apart). The target is
+// rho0, but water that starts the step compressed may keep up to `allowed` (a share of
+// rho0) of it: after a switch from a solver that leaves water compressed (WCSPH 1 to 2 %,
+// PBF at few iterations), what is there is let out gradually (dfsph_allowed_compression).
+// Asked for rho0 at once, a column 32 particles deep switched from PBF threw its top at
+// 1.2 m/s, from WCSPH at 5.5: every layer expanding by its compression within one step.
+template <class R>
+TP_HD TP_INLINE R dfsph_density_residual(R density, R rate, float dt, float rest_density, float allowed) {
+  return density + rate * dt - maxf(minf(density, rest_density * (1.0f + allowed)), rest_density);
+}
+
+// How much compression the density solve lets water keep `since` seconds after DFSPH took
+// over from another solver that left it compressed by `left` on average: twice that at
+// first (at most kDfsphSwitchCompression), then less as fast as the whole depth `extent`
+// expanding at kDfsphReliefSpeed moves its top, 0 after that. The allowance falls
+// whatever the water does, and starts from what was there, so that compression cannot
+// ratchet up under it (a target that followed each particle's density let a resting column
+// creep to 8 % where the loop did not converge; a fixed 5 % at the start let it reach 2.5 %,
+// which PCISPH, switched to next, threw at 4 m/s).
+constexpr float kDfsphSwitchCompression = 0.05f;
+constexpr float kDfsphReliefSpeed = 0.05f;  // [m/s]
+TP_HD TP_INLINE float dfsph_allowed_compression(float since, float left, float extent) {
+  const float start = minf(2.0f * left, kDfsphSwitchCompression);
+  return maxf(start - kDfsphReliefSpeed * since / maxf(extent, 1e-6f), 0.0f);
+}
+
+// The divergence solve's residual [BK17, Sec. 4.1]: the density's change within the step,
+// dt D rho_i / Dt, less what the particle lacks of rho0. Water at rest density keeps it;
+// a particle short of neighbours (the free surface, a splash) may gain density until it
+// reaches rho0, as it lands: [BK17]'s own guard, leaving out particles with fewer than 20
+// neighbours, is the same in spirit but needs a count per dimension and spacing.
+template <class R>
+TP_HD TP_INLINE R dfsph_divergence_residual(R density, R rate, float dt, float rest_density) {
+  return rate * dt - maxf(rest_density - density, 0.0f);
+}
+
+// The share of the Jacobi step taken and of the last step's pressure each solve starts
+// from. [BK17] takes the whole step and starts from the whole pressure; here the whole
+// step diverged (the walls' extrapolated pressure makes a particle's own pressure push
+// harder than its stiffness sum says: 1.24 times a step in a resting column; 0.7 and 0.8
+// diverged too), and the whole pressure made the solve an undamped integrator (the column
+// rang up, 0.6 -> 0.9 J in 1.5 s; with three quarters a 2D shear wave decayed at 0.70 of
+// its viscosity's rate). SPlisHSPlasH also starts from half. docs/solvers.md has the rest.
+constexpr float kDfsphRelaxation = 0.5f;
+constexpr float kDfsphWarmStart = 0.5f;
+constexpr float kDfsphDivergenceWarmStart = 0.5f;
+
+// A solve's start: `share` of the last step's value, or 0 where that is not a pressure
+// (negative, NaN or beyond any water's: what a slot that no step wrote may hold).
+TP_HD TP_INLINE float dfsph_warm_start(float last, float share) {
+  const float p = last * share;
+  return p >= 0.0f && p < 1e12f ? p : 0.0f;
+}
+
+// One Jacobi update of a pressure, kept >= 0 (water does not pull: a projected Jacobi
+// step of the complementarity problem p >= 0, residual <= 0, p residual = 0). [BK17]
+// updates with the full stiffness and only ever raises kappa (it clamps the residual at
+// 0); letting p fall where the water draws apart is what lets the warm start's pressure
+// leave where it is no longer needed.
+template <class R>
+TP_HD TP_INLINE R dfsph_pressure(R pressure, R residual, R stiffness) {
+  return maxf(pressure + stiffness * residual, 0.0f);
+}
+
+// The residual as the loops measure it, as a share of rho0, >= 0: the density error
+// PCISPH's loop also reports (compression), here predicted by the rate.
+template <class R>
+TP_HD TP_INLINE R dfsph_error(R residual, float rest_density) {
+  return maxf(residual, 0.0f) * (1.0f / rest_density);
+}
+
+}  // namespace tp

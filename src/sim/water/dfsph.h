@@ -1,0 +1,183 @@
+// DFSPH (Bender & Koschier 2015, 2017) as a list of phases; the per-particle physics is in
+// kernels/dfsph.h and kernels/sph_terms.h. A step: the grid and the densities with each
+// particle's stiffness sum; the divergence-free solve on the velocities the last step left
+// (they stop compressing the water); the non-pressure forces and the time step; the
+// constant-density solve (the density the step ends with is rho0); the move.
+#pragma once
+
+#include "kernels/dfsph.h"
+#include "kernels/forces.h"
+#include "sim/water/shared_phases.h"
+
+namespace tp {
+
+struct DfsphOutcome {
+  int iterations = 0;
+  double error = 0.0;  // the mean predicted compression (or growth, for the divergence) reached
+  bool converged = false;
+};
+
+// Both solves' loop: Jacobi iterations on `pressure` (one per particle, its warm start on
+// entry, the solved pressure on return) until the mean residual, as a share of rho0, is
+// within `tolerance` after at least `min_iterations`, or the cap. Each iteration: the
+// walls' pressure from the fluid's (with the hydrostatic term for the density solve), the
+// pressure acceleration and the velocity it gives within dt (from fluid.velocity plus, for
+// the density solve, dt times fluid.acceleration, the non-pressure forces), the density's
+// rate of change at those velocities and its residual; then, unless done, each pressure
+// moves by its stiffness times its residual. Leaves the final pressure acceleration in
+// fluid.aux and the velocity it gives in fluid.predicted: the loop ends on the pressures
+// whose outcome it checked.
+template <class B>
+DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool density_solve,
+                        double tolerance, int min_iterations, float allowed = 0.0f) {
+  const FluidView f = sim.fluid.view();
+  const NeighborList nl = sim.fluid_list();
+  const BoundaryView b = sim.boundary_view();
+  const SampleLists s = sim.sample_lists();
+  const StepConstants k = sim.constants();
+  Vec4* a_p = sim.fluid.aux.data();
+  Vec4* v_pred = sim.fluid.predicted.data();
+  const float* grad_sum = sim.fluid.spare_f.data();  // (density_and_gradient_sums)
+  float* residual = f.scratch;  // (its density error is measured: free)
+  const float rho0 = k.p.rest_density, inv_rho0_2 = 1.0f / (rho0 * rho0);
+  // The Jacobi step on the diagonal of the pressure's system (the stiffness), halved
+  // (kDfsphRelaxation).
+  const float relaxation = kDfsphRelaxation;
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    f.position_term[i] = make_vec4(xyz(f.position[i]), pressure[i] * inv_rho0_2);
+  });
+  DfsphOutcome out;
+  for (out.iterations = 1;; ++out.iterations) {
+    B::for_each(s.n, [=] TP_HD(uint q) {
+      if (q < *s.listed) b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k, pressure, density_solve);
+    });
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      const auto ap = pressure_acceleration(i, f.position_term, nl, b, k);
+      store_xyz(a_p, i, ap);
+      // (The divergence solve's accelerations are not this step's yet: on a device after a
+      // reset, any memory, and 0 times a NaN is a NaN. They are not read.)
+      auto v = load_xyz(f.velocity, i) + ap * dt;
+      if (density_solve) v = v + load_xyz(f.acceleration, i) * dt;
+      store_xyz(v_pred, i, v);
+    });
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      const auto rate = density_rate(i, f.position, v_pred, nl, b, k);
+      const auto rho = load(f.density, i);
+      store(residual, i, density_solve ? dfsph_density_residual(rho, rate, dt, rho0, allowed)
+                                       : dfsph_divergence_residual(rho, rate, dt, rho0));
+    });
+    const float* res = residual;
+    const auto error = B::reduce_sum_max(f.n, [=] TP_HD(uint i) { return dfsph_error(res[i], rho0); });
+    out.error = error.sum / f.n;
+    if (out.iterations >= min_iterations && out.error <= tolerance) {
+      out.converged = true;
+      return out;
+    }
+    if (out.iterations >= k.p.dfsph_max_iterations) return out;
+    B::for_each_lanes(f.n, TP_LANES(i) {
+      const auto stiffness = relaxation * dfsph_stiffness(load(grad_sum, i), dt, k);
+      const auto p = dfsph_pressure(load(pressure, i), load(residual, i), stiffness);
+      store(pressure, i, p);
+      store_xyzw(f.position_term, i, load_xyz(f.position, i), p * inv_rho0_2);
+    });
+  }
+}
+
+// The divergence-free solve [BK17, Alg. 2] on the velocities the last step left, at the
+// last step's time step (the velocities it gives do not depend on it: the pressure scales
+// as 1 / dt), warm-started from the last step's (kept as pressure times step, so that a
+// change of step keeps the impulse). Writes the velocities, and the impulse for the next
+// step and for the bodies (dfsph_pressure_solve).
+template <class B>
+int dfsph_divergence_solve(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  const StepConstants& c = sim.constants();
+  const float dt = c.dt > 0.0f ? c.dt : c.p.dt_max;
+  float* impulse = sim.fluid.divergence_impulse.data();
+  float* pressure = sim.fluid.target_density.data();  // (PCISPH's: free here)
+  // Only from its own last step: otherwise the impulses are stale, or on a device, after a
+  // reset, whatever memory the buffer was given (a NaN there stopped the emulated device's
+  // dam break at its first step).
+  const bool own = sim.previous_solver() == int(SolverKind::Dfsph) && sim.pressures_kept();
+  const float warm = own ? kDfsphDivergenceWarmStart / dt : 0.0f;
+  B::for_each(f.n, [=] TP_HD(uint i) { pressure[i] = warm > 0.0f ? dfsph_warm_start(impulse[i], warm) : 0.0f; });
+  const DfsphOutcome out =
+      dfsph_loop(sim, pressure, dt, false, 0.01 * c.p.dfsph_divergence_tolerance, 1);
+  const Vec4* v = sim.fluid.predicted.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    f.velocity[i] = make_vec4(xyz(v[i]), f.velocity[i].w);
+    impulse[i] = pressure[i] * dt;
+  });
+  return out.iterations;
+}
+
+// Viscosity, gravity, the mouse, surface tension and adhesion at the divergence-free
+// velocities, then the time step: the flow's CFL step (DFSPH has no speed of sound, and
+// its warm-started pressure holds deep water up at any step).
+template <class B>
+void dfsph_nonpressure_forces(SimulationImpl<B>& sim) {
+  const FluidView f = sim.fluid.view();
+  sim.nonpressure_accelerations();
+  sim.add_surface_forces(f.position, f.acceleration, 1.0f);
+  StepConstants& c = sim.constants();
+  sim.record_extent(nullptr);  // the water's depth, for the compression allowed after a switch
+  const auto most = sim.flow_maxima(false);
+  c.dt = sim.limit_dt(flow_time_step(most.speed, most.acceleration, c));
+}
+
+// The constant-density solve [BK17, Alg. 3], warm-started from the last step's pressure
+// (WCSPH's and PCISPH's are pressures too: a switch from them starts there; PBF keeps
+// none). Adds the pressure acceleration to fluid.acceleration. The bodies take the
+// reaction to both solves' pressures: the divergence solve's impulse over this step is a
+// pressure of impulse / dt on top of this one's. The step's iterations recorded are both
+// solves' (`divergence_iterations` the first's): the work, as PCISPH's loop counts its.
+template <class B>
+void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations) {
+  const FluidView f = sim.fluid.view();
+  const StepConstants& c = sim.constants();
+  const int previous = sim.pressures_kept() ? sim.previous_solver() : -1;
+  const float warm = previous == int(SolverKind::Dfsph) ? kDfsphWarmStart
+                     : previous == int(SolverKind::Wcsph) || previous == int(SolverKind::Pcisph) ? 1.0f
+                                                                                                   : 0.0f;
+  float* pressure = f.pressure;
+  B::for_each(f.n, [=] TP_HD(uint i) { pressure[i] = warm > 0.0f ? dfsph_warm_start(pressure[i], warm) : 0.0f; });
+  const double since = sim.solver_time();
+  const float allowed =
+      since < 0.0 ? 0.0f : dfsph_allowed_compression(float(since), sim.compression_at_switch(), sim.extent_seen());
+  const DfsphOutcome out = dfsph_loop(sim, pressure, c.dt, true, 0.01 * c.p.dfsph_tolerance, 2, allowed);
+  const Vec4* a_p = sim.fluid.aux.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    f.acceleration[i] = make_vec4(xyz(f.acceleration[i]) + xyz(a_p[i]), 0.0f);
+  });
+  if (sim.has_bodies()) {
+    const float* impulse = sim.fluid.divergence_impulse.data();
+    float* total = sim.fluid.best_pressure.data();
+    const float inv_dt = 1.0f / c.dt, inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      total[i] = pressure[i] + impulse[i] * inv_dt;
+      f.position_term[i] = make_vec4(xyz(f.position[i]), total[i] * inv_rho0_2);
+    });
+    const BoundaryView b = sim.boundary_view();
+    const SampleLists s = sim.sample_lists();
+    const StepConstants k = c;
+    B::for_each(s.n, [=] TP_HD(uint q) {
+      if (q < *s.listed) b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k, total);
+    });
+    sim.gather_body_forces();  // the bodies' reaction, for their next move
+  }
+  sim.record_iterations(divergence_iterations + out.iterations, out.error);
+}
+
+template <class B>
+double Dfsph<B>::step(SimulationImpl<B>& sim) {
+  sim.phase("grid", [&] { sim.sort_particles(); });
+  sim.phase("density", [&] { sim.density_and_gradient_sums(); });
+  int divergence_iterations = 0;
+  sim.phase("divergence", [&] { divergence_iterations = dfsph_divergence_solve(sim); });
+  sim.phase("forces", [&] { dfsph_nonpressure_forces(sim); });
+  sim.phase("pressure", [&] { dfsph_pressure_solve(sim, divergence_iterations); });
+  sim.phase("integrate", [&] { sim.integrate(); });
+  return sim.constants().dt;
+}
+
+}  // namespace tp
