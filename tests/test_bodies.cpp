@@ -71,7 +71,7 @@ Vec3 fluid_momentum(const Snapshot& snap, float mass) {
 // src/sim/water/shared_phases.h; the body moves by it in the next step.)
 TEST(Bodies, TheFluidsMomentumChangeIsMinusTheBodysImpulseEachStep) {
   const float s = 0.02f;
-  for (const char* solver : {"wcsph", "pcisph", "pbf"}) {
+  for (const char* solver : {"wcsph", "pcisph", "pbf", "dfsph"}) {
     SCOPED_TRACE(solver);
     const std::string json =
         "{\"dimensions\": 3, \"tank\": {\"min\": [-1, 0, -1], \"max\": [1, 2, 1]}, \"particle_spacing\": 0.02,"
@@ -136,7 +136,7 @@ TEST(Bodies, TheFluidsMomentumChangeIsMinusTheBodysImpulseEachStep) {
 // the zero-gravity exchange above does.
 TEST(Bodies, AThrownBallAndThePoolKeepTheirSidewaysMomentum) {
   const float s = 0.025f;
-  for (const char* solver : {"wcsph", "pcisph", "pbf"}) {
+  for (const char* solver : {"wcsph", "pcisph", "pbf", "dfsph"}) {
     SCOPED_TRACE(solver);
     const std::string json =
         "{\"dimensions\": 3, \"tank\": {\"min\": [-0.5, 0, -0.25], \"max\": [0.5, 0.8, 0.25]},"

@@ -66,7 +66,7 @@ TEST(Lanes, EverySolverGivesTheResultsOfTheOneParticleLoops) {
   if (!TP_LANE_WIDTH) GTEST_SKIP() << "this build has neither AVX-512 nor AVX2 (TIDEPOOL_NATIVE=OFF or the CPU lacks them): every loop runs one particle at a time, nothing to compare";
   LaneSwitch restore;
   const Scene scene = lane_scene();
-  const std::pair<const char*, int> runs[] = {{"wcsph", 240}, {"pcisph", 48}, {"pbf", 48}};
+  const std::pair<const char*, int> runs[] = {{"wcsph", 240}, {"pcisph", 48}, {"pbf", 48}, {"dfsph", 48}};
   for (const auto& [solver, steps] : runs) {
     SCOPED_TRACE(solver);
     auto sim = cpu_sim(scene, scene.spacing);

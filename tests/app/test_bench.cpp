@@ -119,7 +119,7 @@ TEST(BenchCli, BadListsAndSpacingsAreOneLineErrors) {
       {"--spacing 0.02,0.04", "--spacing takes a comma-separated list only with --bench"},
       {"--bench --solver wcsph,,pbf", "--solver has an empty item in 'wcsph,,pbf'"},
       {"--bench --scene dam_break,", "--scene has an empty item"},
-      {"--bench --solver wcsph,sph", "--solver must be one of wcsph, pcisph, pbf, not 'sph'"},
+      {"--bench --solver wcsph,sph", "--solver must be one of wcsph, pcisph, pbf, dfsph, not 'sph'"},
       {"--bench --backend cpu,gpu", "--backend must be auto, cpu or cuda, not 'gpu'"},
       {"--bench --threads 1,0", "--threads must be a whole number from 1 to 4096, not '0'"},
       {"--bench --particles 1000,x", "--particles must be a whole number from 1 to 1000000000, "

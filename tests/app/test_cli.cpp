@@ -376,7 +376,7 @@ TEST(Cli, BadPresetExitsWithCode2NamingTheFileAndTheKey) {
       {R"({"tidepool_preset": 1, "params": {"stiffness": 1e30}})",
        "params.stiffness: 1e+30 is outside its valid range [1000, 1e+07] Pa"},
       {R"({"tidepool_preset": 1, "params": {"solver": 2.5}})",
-       "params.solver must be one of wcsph pcisph pbf (or 0 to 2), not 2.5"},
+       "params.solver must be one of wcsph pcisph pbf dfsph (or 0 to 3), not 2.5"},
       {R"({"tidepool_preset": 1, "params": {"viscosity": 0.01,}})", "JSON syntax error at line 1, column "},
       {R"({"params": {}})", "tidepool_preset is missing"},
   };

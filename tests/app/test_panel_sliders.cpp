@@ -160,10 +160,11 @@ TEST(SliderSpec, PercentUnitIsEscaped) {
 // it; the shared ones always, in their own sections.
 TEST(PanelSections, SolverParametersFollowTheActiveSolver) {
   const int solvers = int(solver_names().size());
-  ASSERT_EQ(solvers, 3);
+  ASSERT_EQ(solvers, 4);
   EXPECT_STREQ(solver_label(int(SolverKind::Wcsph)), "WCSPH");
   EXPECT_STREQ(solver_label(int(SolverKind::Pcisph)), "PCISPH");
   EXPECT_STREQ(solver_label(int(SolverKind::Pbf)), "PBF");
+  EXPECT_STREQ(solver_label(int(SolverKind::Dfsph)), "DFSPH");
   for (int active = 0; active < solvers; ++active) {
     SCOPED_TRACE(solver_label(active));
     int own = 0;

@@ -165,7 +165,7 @@ TEST(Preset, EachKindOfBadFileHasItsOwnMessage) {
       {"null", R"({"tidepool_preset": 1, "params": {"stiffness": null}})",
        "preset file 'bad.json': params.stiffness must be a number in [1000, 1e+07] Pa, not null"},
       {"choice type", R"({"tidepool_preset": 1, "params": {"solver": true}})",
-       "preset file 'bad.json': params.solver must be one of wcsph pcisph pbf (or 0 to 2), not true"},
+       "preset file 'bad.json': params.solver must be one of wcsph pcisph pbf dfsph (or 0 to 3), not true"},
       {"unknown choice", R"({"tidepool_preset": 1, "params": {"solver": "sph"}})",
        "preset file 'bad.json': params.solver: 'sph' is not valid; expected one of wcsph pcisph "
        "pbf"},

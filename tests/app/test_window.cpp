@@ -573,12 +573,13 @@ TEST(Window, SolverKeysSwitchWithoutReset) {
   const int wcsph_edge = title_right_edge(start);
   expect_water(start, "wcsph at start");
 
-  // Title lengths against "WCSPH": "PCISPH" one character more, "PBF" two fewer.
+  // Title lengths against "WCSPH": "PCISPH" one character more, "PBF" two fewer, "DFSPH"
+  // the same.
   struct Switch {
     const char* key;
     const char* solver;
     int extra_chars;
-  } switches[] = {{"2", "pcisph", 1}, {"3", "pbf", -2}, {"1", "wcsph", 0}};
+  } switches[] = {{"2", "pcisph", 1}, {"3", "pbf", -2}, {"4", "dfsph", 0}, {"1", "wcsph", 0}};
   int stage = 1;
   for (const Switch& s : switches) {
     send("windowfocus --sync " + std::to_string(w) + " key " + s.key);

@@ -47,6 +47,6 @@ std::string param_keys_list();  ///< "gravity_x, gravity_y, ..."
 const std::vector<const char*>& solver_names();
 const char* solver_name(int kind);  ///< "wcsph"; "?" when out of range
 bool parse_solver(const std::string& name, int* kind);
-std::string solver_names_list();  ///< "wcsph, pcisph, pbf"
+std::string solver_names_list();  ///< "wcsph, pcisph, pbf, dfsph"
 
 }  // namespace tp
