@@ -206,10 +206,10 @@ TEST(SolverSwitch, SloshingDamBreakSwitchedThroughAllPairsStaysBounded) {
 // of it, PBF after DFSPH in the settling column reaches 0.94 m/s (bound 0.8), and WCSPH
 // after DFSPH in the sloshing dam break 5.2 m/s from 3.4 (bound 5): DFSPH leaves the water
 // at rho0, and the next solver's pressure builds from the compression it must first make.
-TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsOfFourStaysCalm) {
+TEST(SolverSwitch, FourSolversSettlingColumnSwitchedThroughAllPairsStaysCalm) {
   expect_settling_storm_calm(kSwitchOrderWithDfsph);
 }
-TEST(SolverSwitch, SloshingDamBreakSwitchedThroughAllPairsOfFourStaysBounded) {
+TEST(SolverSwitch, FourSolversSloshingDamBreakSwitchedThroughAllPairsStaysBounded) {
   expect_sloshing_storm_bounded(kSwitchOrderWithDfsph);
 }
 

@@ -104,8 +104,10 @@ int dfsph_divergence_solve(SimulationImpl<B>& sim) {
   const DfsphOutcome out =
       dfsph_loop(sim, pressure, dt, false, 0.01 * c.p.dfsph_divergence_tolerance, 1);
   const Vec4* v = sim.fluid.predicted.data();
+  const StepConstants k = c;
   B::for_each(f.n, [=] TP_HD(uint i) {
-    f.velocity[i] = make_vec4(xyz(v[i]), f.velocity[i].w);
+    // (within the speed limit, as every velocity a step leaves: speed_limit 1 m/s saw 1.2)
+    f.velocity[i] = make_vec4(limit_speed(xyz(v[i]), k), f.velocity[i].w);
     impulse[i] = pressure[i] * dt;
   });
   return out.iterations;
