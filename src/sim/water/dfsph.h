@@ -100,6 +100,14 @@ int dfsph_divergence_solve(SimulationImpl<B>& sim) {
   // dam break at its first step).
   const bool own = sim.previous_solver() == int(SolverKind::Dfsph) && sim.pressures_kept();
   const float warm = own ? kDfsphDivergenceWarmStart / dt : 0.0f;
+  // Between steps fluid.pressure holds both solves' pressure (dfsph_pressure_solve): the
+  // density solve's own, its next start, is that less the impulse's share (at the last
+  // step's dt, which c.dt still is), taken out before the impulse is overwritten.
+  if (own) {
+    float* p = f.pressure;
+    const float inv_dt = 1.0f / dt;
+    B::for_each(f.n, [=] TP_HD(uint i) { p[i] = maxf(p[i] - impulse[i] * inv_dt, 0.0f); });
+  }
   B::for_each(f.n, [=] TP_HD(uint i) { pressure[i] = warm > 0.0f ? dfsph_warm_start(impulse[i], warm) : 0.0f; });
   const DfsphOutcome out =
       dfsph_loop(sim, pressure, dt, false, 0.01 * c.p.dfsph_divergence_tolerance, 1);
@@ -130,8 +138,7 @@ void dfsph_nonpressure_forces(SimulationImpl<B>& sim) {
 // The constant-density solve [BK17, Alg. 3], warm-started from the last step's pressure
 // (WCSPH's and PCISPH's are pressures too: a switch from them starts there; PBF keeps
 // none). Adds the pressure acceleration to fluid.acceleration. The bodies take the
-// reaction to both solves' pressures: the divergence solve's impulse over this step is a
-// pressure of impulse / dt on top of this one's. The step's iterations recorded are both
+// reaction to both solves' pressures. The step's iterations recorded are both
 // solves' (`divergence_iterations` the first's): the work, as PCISPH's loop counts its.
 template <class B>
 void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations) {
@@ -151,19 +158,22 @@ void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations) {
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.acceleration[i] = make_vec4(xyz(f.acceleration[i]) + xyz(a_p[i]), 0.0f);
   });
+  // What the step's water felt is both solves' pressure: the divergence solve's impulse
+  // over this step is a pressure of impulse / dt on top of this one's. fluid.pressure holds
+  // the sum until the next step (what a snapshot, the pressure colours and the bodies
+  // read: the density solve's alone read 0.72 of rho g H on the floor of a 2D pool).
+  const float* impulse = sim.fluid.divergence_impulse.data();
+  const float inv_dt = 1.0f / c.dt, inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    pressure[i] += impulse[i] * inv_dt;
+    f.position_term[i] = make_vec4(xyz(f.position[i]), pressure[i] * inv_rho0_2);
+  });
   if (sim.has_bodies()) {
-    const float* impulse = sim.fluid.divergence_impulse.data();
-    float* total = sim.fluid.best_pressure.data();
-    const float inv_dt = 1.0f / c.dt, inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
-    B::for_each(f.n, [=] TP_HD(uint i) {
-      total[i] = pressure[i] + impulse[i] * inv_dt;
-      f.position_term[i] = make_vec4(xyz(f.position[i]), total[i] * inv_rho0_2);
-    });
     const BoundaryView b = sim.boundary_view();
     const SampleLists s = sim.sample_lists();
     const StepConstants k = c;
     B::for_each(s.n, [=] TP_HD(uint q) {
-      if (q < *s.listed) b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k, total);
+      if (q < *s.listed) b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, k, pressure);
     });
     sim.gather_body_forces();  // the bodies' reaction, for their next move
   }
