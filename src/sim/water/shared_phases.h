@@ -4,7 +4,7 @@
 // positions, the obstacles moving with either) and the time step's maxima, the step's one
 // wait, where the verdict on the step before is given (settle: the record read, a failed
 // step's start restored, the start of this one saved). The solvers (wcsph.h, pcisph.h,
-// pbf.h) call them between their own phases.
+// pbf.h, dfsph.h) call them between their own phases.
 #pragma once
 
 #include "sim/water/simulation_impl.h"

@@ -7,7 +7,7 @@
 // (sim/mesh/surface_mesh.h). This file declares it; its members are defined in files that
 // each call only what the files below them define:
 //   shared_phases.h      the phases every solver shares and the step's verdict
-//   wcsph.h, pcisph.h, pbf.h   each method's own phases, over the shared ones
+//   wcsph.h, pcisph.h, pbf.h, dfsph.h   each method's own phases, over the shared ones
 //   simulation_step.h    the step: its phase list, the solver it runs, the guard's retakes
 //   simulation_state.h   reset, capture and restore
 //   simulation_output.h  what the host and the renderer read
