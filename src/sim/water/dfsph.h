@@ -14,7 +14,6 @@ namespace tp {
 struct DfsphOutcome {
   int iterations = 0;
   double error = 0.0;  // the mean predicted compression (or growth, for the divergence) reached
-  bool converged = false;
 };
 
 // Both solves' loop: Jacobi iterations on `pressure` (one per particle, its warm start on
@@ -40,9 +39,6 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
   const float* grad_sum = sim.fluid.spare_f.data();  // (density_and_gradient_sums)
   float* residual = f.scratch;  // (its density error is measured: free)
   const float rho0 = k.p.rest_density, inv_rho0_2 = 1.0f / (rho0 * rho0);
-  // The Jacobi step on the diagonal of the pressure's system (the stiffness), halved
-  // (kDfsphRelaxation).
-  const float relaxation = kDfsphRelaxation;
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.position_term[i] = make_vec4(xyz(f.position[i]), pressure[i] * inv_rho0_2);
   });
@@ -69,13 +65,11 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
     const float* res = residual;
     const auto error = B::reduce_sum_max(f.n, [=] TP_HD(uint i) { return dfsph_error(res[i], rho0); });
     out.error = error.sum / f.n;
-    if (out.iterations >= min_iterations && out.error <= tolerance) {
-      out.converged = true;
+    if ((out.iterations >= min_iterations && out.error <= tolerance) || out.iterations >= k.p.dfsph_max_iterations)
       return out;
-    }
-    if (out.iterations >= k.p.dfsph_max_iterations) return out;
     B::for_each_lanes(f.n, TP_LANES(i) {
-      const auto stiffness = relaxation * dfsph_stiffness(load(grad_sum, i), dt, k);
+      // The Jacobi step on the diagonal of the pressure's system (the stiffness), halved.
+      const auto stiffness = kDfsphRelaxation * dfsph_stiffness(load(grad_sum, i), dt, k);
       const auto p = dfsph_pressure(load(pressure, i), load(residual, i), stiffness);
       store(pressure, i, p);
       store_xyzw(f.position_term, i, load_xyz(f.position, i), p * inv_rho0_2);
@@ -162,13 +156,15 @@ void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations) {
   // over this step is a pressure of impulse / dt on top of this one's. fluid.pressure holds
   // the sum until the next step (what a snapshot, the pressure colours and the bodies
   // read: the density solve's alone read 0.72 of rho g H on the floor of a 2D pool).
+  // (The p/rho0^2 terms only for the bodies' reaction, which reads them.)
   const float* impulse = sim.fluid.divergence_impulse.data();
   const float inv_dt = 1.0f / c.dt, inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
+  const bool bodies = sim.has_bodies();
   B::for_each(f.n, [=] TP_HD(uint i) {
     pressure[i] += impulse[i] * inv_dt;
-    f.position_term[i] = make_vec4(xyz(f.position[i]), pressure[i] * inv_rho0_2);
+    if (bodies) f.position_term[i] = make_vec4(xyz(f.position[i]), pressure[i] * inv_rho0_2);
   });
-  if (sim.has_bodies()) {
+  if (bodies) {
     const BoundaryView b = sim.boundary_view();
     const SampleLists s = sim.sample_lists();
     const StepConstants k = c;
