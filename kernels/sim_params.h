@@ -35,6 +35,8 @@ struct SimParams {
   int dfsph_max_iterations;   ///< [1] DFSPH: iteration cap per solve
   int pbf_iterations;         ///< [1] PBF: constraint iterations per step (the cap, with a tolerance)
   float pbf_tolerance;        ///< [%] PBF: stop once the mean compression is below; 0: always pbf_iterations
+  float pbf_warm_start;       ///< [1] PBF: share of the last step's multipliers each step starts from
+  float pbf_final_weight;     ///< [1] PBF: the last iteration's corrections weighted by this (damped Jacobi)
   float pbf_relaxation;       ///< [1] PBF: constraint softening eps, relative to a full neighbourhood
   float pbf_scorr_k;          ///< [1] PBF: tensile-instability correction strength k
   float pbf_scorr_n;          ///< [1] PBF: its exponent n

@@ -40,8 +40,19 @@ TEST(Quality, RealtimeRunsPbfAsTheFlexDemoDoesAndSprayOnlyOnAGpu) {
   EXPECT_EQ(pbf.name, "realtime-pbf");
   EXPECT_EQ(value_of(pbf, "pbf_iterations"), 3);
   EXPECT_EQ(value_of(pbf, "pbf_tolerance"), 0);
-  EXPECT_NEAR(value_of(pbf, "dt_max"), 1.0 / 60.0, 1e-3);
-  EXPECT_LE(value_of(pbf, "dt_max"), 1.0 / 60.0);
+  // ... warm-started, its last iteration damped (tests/test_realtime_fidelity.cpp: the
+  // accurate water's front and height within 5 %, a resting pool that rests).
+  EXPECT_EQ(value_of(pbf, "pbf_warm_start"), 0.5);
+  EXPECT_EQ(value_of(pbf, "pbf_final_weight"), 0.5);
+  EXPECT_NEAR(value_of(pbf, "dt_max"), 1.0 / 80.0, 1e-4);
+  EXPECT_EQ(value_of(pbf, "pbf_vorticity"), 0);
+  // In 2D its own settings: steps of a frame, the table's warm start and weight.
+  const QualityPreset pbf_2d =
+      quality_preset(Quality::Realtime, int(SolverKind::Pbf), BackendKind::Cpu, 2);
+  EXPECT_NEAR(value_of(pbf_2d, "dt_max"), 1.0 / 60.0, 1e-3);
+  EXPECT_LE(value_of(pbf_2d, "dt_max"), 1.0 / 60.0);
+  EXPECT_EQ(value_of(pbf_2d, "pbf_warm_start"), 0);
+  EXPECT_EQ(value_of(pbf_2d, "pbf_final_weight"), 1);
   EXPECT_EQ(value_of(pbf, "cfl"), 1.0);
   EXPECT_EQ(value_of(pbf, "diffuse"), 0);
   EXPECT_EQ(value_of(quality_preset(Quality::Realtime, int(SolverKind::Pbf), BackendKind::Cuda),

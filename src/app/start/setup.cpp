@@ -176,7 +176,7 @@ SimParams start_params(const Scene& scene, const ParamLayers& layers, const Pres
     for (const auto& [key, value] : scene.params) chosen |= key == "solver";
     for (const auto& [key, value] : layers.sets) chosen |= key == "solver";
     const int named = named_solver(scene, layers, preset);
-    solver = quality == Quality::Realtime && !chosen ? int(SolverKind::Pbf)
+    solver = quality == Quality::Realtime && !chosen ? realtime_solver()
              : named >= 0                            ? named
                                                      : default_params().solver;
   }

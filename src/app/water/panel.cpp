@@ -119,6 +119,41 @@ void realtime_line(PanelSim& sim, const FrameStats& frame, AppControls& controls
   }
 }
 
+std::string format_percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %%", 100.0 * fraction);
+  return text;
+}
+
+// Beside the real-time ratio, always there: how far the running settings are from the
+// accurate water (docs/realtime.md, "Fidelity"; the density error is further down).
+void fidelity_line(const PanelSim& sim) {
+  const SimParams& p = sim.params;
+  if (matches_quality(p, Quality::Accurate, sim.backend, sim.dimensions)) {
+    ImGui::TextDisabled("Water: accurate");
+    tooltip("The accurate quality's settings for this solver: the ones every validation "
+            "test runs (docs/realtime.md).");
+    return;
+  }
+  const QualityFidelity f = realtime_fidelity(p.solver, sim.dimensions);
+  if (!f.measured || !matches_quality(p, Quality::Realtime, sim.backend, sim.dimensions)) {
+    ImGui::TextDisabled("Water: edited settings, not measured");
+    tooltip("These time step and iteration settings have not been measured against the "
+            "accurate water. bench/realtime_fidelity.cpp (tp_bench_fidelity) measures any "
+            "settings on the default dam break: docs/realtime.md, \"Fidelity\".");
+    return;
+  }
+  ImGui::TextDisabled("Water: the accurate water within %.1f %%",
+                      100.0 * std::max(f.front, f.height));
+  tooltip(("The realtime quality's " + std::string(solver_label(p.solver)) +
+           " against the accurate quality's, on the default dam break at 8,000 particles: "
+           "the surge front within " + format_percent(f.front) + " and the water's height at "
+           "the left wall within " + format_percent(f.height) + " (RMS over the first second), "
+           "mean density error " + format_percent(f.mean_error) + ", the worst particle " +
+           format_percent(f.max_error) + " compressed. docs/realtime.md has the table.")
+              .c_str());
+}
+
 void statistics_section(PanelSim& sim, const RunStats& stats, const FrameStats& frame,
                         AppControls& controls) {
   const SimSetup& setup = sim.setup;
@@ -130,6 +165,7 @@ void statistics_section(PanelSim& sim, const RunStats& stats, const FrameStats& 
           "drawn per second. The simulation steps on its own thread: the frame rate above "
           "is the display's.");
   realtime_line(sim, frame, controls);
+  fidelity_line(sim);
   ImGui::Text("Steps per frame: %.1f   dt: %.3g ms", frame.steps_per_frame(),
               stats.last_dt * 1000.0);
   ImGui::Text("Particles: %s fluid, %s boundary%s", with_thousands(sim.particle_count).c_str(),
@@ -234,9 +270,9 @@ void simulation_section(PanelSim& sim, AppControls& controls) {
     controls.quality = Quality(quality);
     controls.quality_chosen = true;  // applied even when it is the same one again
   }
-  tooltip("realtime: the clock first. PBF with 3 iterations and steps of a 60 Hz frame, "
-          "PCISPH with steps of a frame, spray and foam off on the CPU, and a particle count "
-          "measured to keep real time. accurate: each solver's paper-grade settings (the "
+  tooltip("realtime: the clock first. PBF with 3 iterations (warm-started, the last one "
+          "damped) and steps of a 60 Hz frame, PCISPH and DFSPH with steps of a frame, spray "
+          "and foam off on the CPU, and a particle count measured to keep real time. accurate: each solver's paper-grade settings (the "
           "ones the validation tests run); it may run slower than real time. Switching keeps "
           "the water; it sets the time step, iterations and spray for the running solver, "
           "and again when you switch solver.");

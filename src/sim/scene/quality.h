@@ -28,6 +28,10 @@ enum class Quality { Realtime = 0, Accurate = 1 };
 const char* quality_name(Quality quality);  ///< "realtime", "accurate"
 bool parse_quality(const std::string& name, Quality* quality);
 
+// The solver the realtime quality starts when none is chosen (the window's default):
+// PBF, the cheapest for the fidelity it keeps (docs/realtime.md, "Fidelity").
+int realtime_solver();
+
 struct QualityPreset {
   std::string name;  ///< "realtime-pbf", "accurate-wcsph", ...
   std::vector<std::pair<std::string, double>> values;  ///< parameter table key, value
@@ -36,6 +40,17 @@ struct QualityPreset {
 // The named preset of `quality` for `solver` (SolverKind) on `backend`.
 // In 2D (dimensions 2) real time keeps PBF and PCISPH to smaller steps (see quality.cpp).
 QualityPreset quality_preset(Quality quality, int solver, BackendKind backend, int dimensions = 3);
+
+// How far the realtime preset of `solver` is from the accurate water, as measured on the
+// default dam break at 8,000 particles (bench/realtime_fidelity.cpp; docs/realtime.md,
+// "Fidelity"): the RMS deviations of the surge front and of the water's height at the left
+// wall from the same solver's accurate run, and the density errors, all fractions.
+// measured is false where no figures were taken (2D).
+struct QualityFidelity {
+  bool measured = false;
+  double front = 0.0, height = 0.0, mean_error = 0.0, max_error = 0.0;
+};
+QualityFidelity realtime_fidelity(int solver, int dimensions = 3);
 
 // Applies quality_preset(quality, params.solver, backend) to `params`.
 void apply_quality(SimParams& params, Quality quality, BackendKind backend, int dimensions = 3);

@@ -85,6 +85,20 @@ std::vector<ParamInfo> make_table() {
                 "PBF: with a tolerance, the iterations stop once the mean compression measured "
                 "before the last one is below it (after at least two, as SPlisHSPlasH does), "
                 "and Iterations is their cap. 0 runs Iterations every step.")),
+      // Both for real time (docs/realtime.md, "Fidelity"): off in the table, on in the
+      // realtime quality's preset.
+      only(SolverKind::Pbf,
+           real("pbf_warm_start", "Warm start", "", &P::pbf_warm_start, 0, 0.75, 0, false,
+                "PBF: each step starts from this share of the last step's multipliers (scaled "
+                "to the new step's length), so that a deep pool's pressure carries over instead "
+                "of being built again by a few iterations: at 3 iterations it halves the "
+                "compression. Costs one correction pass. Above 0.5 the water grows restless.")),
+      only(SolverKind::Pbf,
+           real("pbf_final_weight", "Final iteration weight", "", &P::pbf_final_weight, 0.1, 1, 1,
+                false,
+                "PBF: the last iteration's corrections are weighted by this (damped Jacobi). "
+                "Undamped, a few iterations leave resting water trembling (a pool at 3 "
+                "iterations: 0.2 m/s RMS at the floor for as long as it runs); 0.5 calms it.")),
       only(SolverKind::Pbf,
            real("pbf_relaxation", "Relaxation", "", &P::pbf_relaxation, 1e-4, 10, 0.01, true,
                 "PBF: constraint softening (the eps of lambda = -C / (|grad C|^2 + eps)), "

@@ -43,12 +43,59 @@ void pbf_predict(SimulationImpl<B>& sim) {
   });
 }
 
+// One Jacobi correction pass: every particle moves by its correction (pbf_correction,
+// weighted by `weight`, then limited: pbf_limit_correction) from the positions in
+// `carried`, which it reads with the multipliers (as they were before this pass's moves),
+// into `predicted`, with the tank projection.
+template <class B>
+void pbf_correct(SimulationImpl<B>& sim, const Vec4* carried, float weight) {
+  const FluidView f = sim.fluid.view();
+  const NeighborList nl = sim.fluid_list();
+  const BoundaryView b = sim.boundary_view();
+  const StepConstants k = sim.constants();
+  Vec4* predicted = sim.fluid.predicted.data();
+  B::for_each_lanes(f.n, TP_LANES(i) {
+    const auto dx = pbf_limit_correction(pbf_correction(i, carried, nl, b, k) * weight, k);
+    store_xyz(predicted, i, pbf_project_to_walls(load_xyz(carried, i) + dx, load_xyz(f.position, i), k));
+  });
+}
+
+// The warm start (pbf_warm_start): the step starts with a correction pass from the last
+// step's summed multipliers (f.pressure), scaled by the share and by (dt / last dt)^2 (a
+// multiplier is a displacement, which a pressure makes in proportion to dt^2), before the
+// iterations measure what is left. Only after a step of PBF's own, kept (not after a
+// reset, a restored state, a retaken step or another solver, whose pressures are not
+// multipliers); else the sums start from zero. Returns whether it moved the water.
+template <class B>
+bool pbf_warm_start(SimulationImpl<B>& sim, Vec4* carried) {
+  const FluidView f = sim.fluid.view();
+  const StepConstants k = sim.constants();
+  const Vec4* predicted = sim.fluid.predicted.data();
+  const bool own = sim.previous_solver() == int(SolverKind::Pbf) && sim.pressures_kept();
+  const float last = float(sim.last_dt());
+  const float scale = own && last > 0.0f && k.p.pbf_warm_start > 0.0f
+                          ? k.p.pbf_warm_start * (k.dt / last) * (k.dt / last)
+                          : 0.0f;
+  float* sum = f.pressure;
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    sum[i] = scale > 0.0f ? sum[i] * scale : 0.0f;
+    carried[i] = make_vec4(xyz(predicted[i]), sum[i]);
+  });
+  if (scale == 0.0f) return false;
+  sim.gather_body_forces_pbf(carried, true);  // the bodies' share of this correction too
+  pbf_correct(sim, carried, 1.0f);
+  return true;
+}
+
 // The density constraint, Jacobi iterations [MM13, Alg. 1, lines 7-19]: lambda, then the
 // corrections and the move (each correction limited: pbf_limit_correction) with the tank
-// projection. pbf_iterations of them; with a
-// pbf_tolerance, the loop stops once the mean compression that an iteration's lambda pass
-// measured (before its correction) is below it, after at least two iterations, as the
-// reference library's loop does (one reduction per iteration: a host wait on CUDA).
+// projection, the last iteration's weighted by pbf_final_weight. pbf_iterations of them,
+// after the warm start (pbf_warm_start); with a pbf_tolerance, the loop stops once the
+// mean compression that an iteration's lambda pass measured (before its correction) is
+// below it, after at least two iterations, as the reference library's loop does (one
+// reduction per iteration: a host wait on CUDA). f.pressure ends with each particle's
+// multipliers summed over the step (the warm start's share included): the next step's
+// warm start, and what snapshots and state files show.
 template <class B>
 void pbf_solve(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
@@ -61,23 +108,25 @@ void pbf_solve(SimulationImpl<B>& sim) {
   const double tolerance = 0.01 * k.p.pbf_tolerance;
   constexpr int kMinIterations = 2;
   // Each particle's lambda goes with its position into `carried`, which the corrections
-  // read (one load of a neighbour gives both); the last iteration's lambdas go into the
-  // pressure array in pbf_update_velocity's first pass.
+  // read (one load of a neighbour gives both).
   Vec4* carried = sim.fluid.aux.data();
   // Per particle, the velocity the bodies' projection gave it and the body (spare4 is free
   // until pbf_update_velocity).
   Vec4* projected = sim.has_bodies() ? sim.fluid.spare4.data() : nullptr;
+  const bool warmed = pbf_warm_start(sim, carried);
+  float* sum = f.pressure;
   int it = 0;
   while (it < cap) {
     B::for_each_lanes(f.n, TP_LANES(i) {
       RealOf<decltype(i)> rho;
       const auto l = pbf_lambda(i, predicted, nl, b, k, &rho);
       store_xyzw(carried, i, load_xyz(predicted, i), l);
+      store(sum, i, load(sum, i) + l);
       store(f.density, i, rho);
       store(f.scratch, i, compression(rho, k));
     });
     // The bodies' share of this iteration's corrections (their samples' reaction).
-    sim.gather_body_forces_pbf(carried, it == 0);
+    sim.gather_body_forces_pbf(carried, it == 0 && !warmed);
     // The compression the prediction had: read at the next wait, unless the loop waits
     // for its errors anyway.
     double error = 0.0;
@@ -89,13 +138,9 @@ void pbf_solve(SimulationImpl<B>& sim) {
       sim.recorder().first_error(f.scratch, f.n);
       first_error = NAN;
     }
-    // The corrections and the move in one pass: every correction reads its neighbours'
-    // positions from `carried`, as they were before this iteration's moves (Jacobi), and
-    // the moved positions go back into the predicted ones.
-    B::for_each_lanes(f.n, TP_LANES(i) {
-      const auto dx = pbf_limit_correction(pbf_correction(i, carried, nl, b, k), k);
-      store_xyz(predicted, i, pbf_project_to_walls(load_xyz(carried, i) + dx, load_xyz(f.position, i), k));
-    });
+    // The corrections and the move in one pass (Jacobi). The last iteration's may be
+    // damped (pbf_final_weight; with a tolerance, the cap's).
+    pbf_correct(sim, carried, it + 1 == cap ? k.p.pbf_final_weight : 1.0f);
     // The bodies' projection (pbf_project_from_bodies), in a pass of its own: what it moves
     // a particle, summed over the iterations, is momentum the body gives the water, taken
     // back after the loop as the clamp's pushes are.
@@ -143,13 +188,8 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
   // The velocities from the displacement, with 1/rho of the last constraint pass (the
   // density it left), which the vorticity and the end-of-step pass read.
   Vec4* v_inv_rho = f.velocity_inv_density;
-  // PBF has no pressure; the last constraint pass's lambdas (pbf_solve's `carried`, in w)
-  // take its array, for snapshots and state files.
-  float* lambda = f.pressure;
-  const Vec4* carried = sim.fluid.aux.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
     v_inv_rho[i] = make_vec4((xyz(predicted[i]) - xyz(f.position[i])) * inv_dt, 1.0f / f.density[i]);
-    lambda[i] = carried[i].w;
   });
   const bool vorticity = k.p.pbf_vorticity > 0.0f;
   if (vorticity)

@@ -95,6 +95,8 @@ class SimulationImpl final : public Simulation {
   RunStats stats() override;
   RunStats stats_as_stepped() override;
   double simulated_time() const override { return stats_.simulated_time; }
+  // The previous step's length [s] (0 before the first); unlike stats(), never settles.
+  double last_dt() const { return stats_.steps ? stats_.last_dt : 0.0; }
   std::vector<ObstacleShape> obstacles() const override { return objects_.obstacles(); }
   bool move_obstacle(int index, Vec3 center) override { return objects_.move_obstacle(index, center); }
   std::vector<Emitter> emitters() const override { return objects_.emitters(); }
