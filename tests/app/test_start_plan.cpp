@@ -102,7 +102,7 @@ TEST(ParameterLayers, EachLayerNamesItsValuesOverTheOnesBelow) {
   EXPECT_EQ(start_params(scene, layers, nullptr, BackendKind::Cpu, Quality::Realtime).viscosity, 0.02f);
   const SimParams bare = start_params(Scene{}, ParamLayers{}, nullptr, BackendKind::Cpu, Quality::Realtime);
   EXPECT_EQ(bare.viscosity, defaults.viscosity);
-  EXPECT_EQ(bare.dt_max, 0.0166f) << "the quality's, over the defaults'";
+  EXPECT_EQ(bare.dt_max, 0.0125f) << "realtime PBF's, over the defaults'";
   EXPECT_EQ(bare.pbf_iterations, 3);
   EXPECT_EQ(start_params(Scene{}, ParamLayers{}, nullptr, BackendKind::Cpu, Quality::Accurate).dt_max,
             defaults.dt_max);
