@@ -42,7 +42,7 @@ struct Candidate {
   std::string label;
   int solver = 0;
   Quality quality = Quality::Realtime;
-  std::vector<std::pair<std::string, double>> keys;
+  std::vector<std::pair<std::string, std::string>> keys;  ///< as written, checked on parsing
 };
 
 bool parse_candidate(const std::string& text, Candidate* c, std::string* error) {
@@ -55,11 +55,12 @@ bool parse_candidate(const std::string& text, Candidate* c, std::string* error) 
   if (!parse_quality(quality, &c->quality)) return *error = "no quality '" + quality + "'", false;
   if (colon == std::string::npos) return true;
   std::stringstream keys(text.substr(colon + 1));
+  SimParams check = default_params();
   for (std::string item; std::getline(keys, item, ',');) {
     const size_t eq = item.find('=');
-    if (eq == std::string::npos || !find_param(item.substr(0, eq)))
-      return *error = "'" + item + "' is not KEY=VALUE with a parameter's key", false;
-    c->keys.emplace_back(item.substr(0, eq), std::atof(item.c_str() + eq + 1));
+    if (eq == std::string::npos) return *error = "'" + item + "' is not KEY=VALUE", false;
+    c->keys.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    if (!set_param_from_text(check, c->keys.back().first, c->keys.back().second, error)) return false;
   }
   return true;
 }
@@ -71,7 +72,8 @@ std::unique_ptr<Simulation> make(const Scene& scene, float spacing, const Candid
   apply_quality(p, c.quality, BackendKind::Cpu, scene.dimensions);
   apply_scene_params(scene, p);
   p.diffuse = 0;  // the water's cost alone (spray has its own table)
-  for (const auto& [key, value] : c.keys) find_param(key)->set(p, value);
+  std::string unused;
+  for (const auto& [key, value] : c.keys) set_param_from_text(p, key, value, &unused);
   sim->reset(build_initial_state(scene, spacing));
   return sim;
 }

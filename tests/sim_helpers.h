@@ -11,6 +11,7 @@
 
 #include "sim/io/particle_io.h"
 #include "sim/water/params.h"
+#include "sim/scene/fidelity.h"
 #include "sim/scene/quality.h"
 #include "sim/scene/scene.h"
 #include "sim/water/simulation.h"
@@ -54,24 +55,7 @@ class HostTarget final : public PublishTarget {
   void unmap() override {}
 };
 
-// The largest x reached by the water: the tip of the surge. A particle counts when at
-// least two others are within 1.5 spacings, so that a lone droplet thrown ahead does not
-// (the experiment's front, read off photographs, is the edge of the connected water).
-inline float surge_front(const Snapshot& s, float spacing) {
-  std::vector<uint> order(s.position.size());
-  for (uint i = 0; i < order.size(); ++i) order[i] = i;
-  const size_t candidates = std::min<size_t>(200, order.size());
-  std::partial_sort(order.begin(), order.begin() + candidates, order.end(),
-                    [&](uint a, uint b) { return s.position[a].x > s.position[b].x; });
-  const float r2 = 2.25f * spacing * spacing;
-  for (size_t k = 0; k < candidates; ++k) {
-    const Vec3 x = xyz(s.position[order[k]]);
-    int near = 0;
-    for (const Vec4& y : s.position) near += length2(xyz(y) - x) < r2;
-    if (near >= 3) return x.x + 0.5f * spacing;  // itself and two others; its own half-width
-  }
-  return s.position[order[0]].x + 0.5f * spacing;
-}
+// surge_front (the tip of the surge): sim/scene/fidelity.h.
 
 // Koshizuka & Oka's dam break: S. Koshizuka and Y. Oka, "Moving-particle semi-implicit
 // method for fragmentation of incompressible fluid", Nuclear Science and Engineering 123
