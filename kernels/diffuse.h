@@ -27,13 +27,18 @@ constexpr float kSurfaceGradient = 0.75f;
 // [IAAT12, Sec. 4.2]: the velocity must point out of the surface (v.n >= 0.6) at a crest.
 constexpr float kCrestAlignment = 0.6f;
 
-// [IAAT12, Eq. 1] the clamping function Phi(I, min, max) mapped to [0, 1].
-TP_HD TP_INLINE float diffuse_potential(float value, float lo, float hi) {
-  return clampf((value - lo) / maxf(hi - lo, 1e-6f), 0.0f, 1.0f);
+// [IAAT12, Eq. 1] the clamping function Phi(I, min, max) mapped to [0, 1]. R: float or
+// lanes (kernels/lanes.h), as below.
+template <class R>
+TP_HD TP_INLINE R diffuse_potential(R value, float lo, float hi) {
+  return minf(maxf((value - lo) * (1.0f / maxf(hi - lo, 1e-6f)), 0.0f), 1.0f);
 }
 
 // [IAAT12, Eq. 2] the radially symmetric weight W~(r) = 1 - r / h of the potentials.
-TP_HD TP_INLINE float diffuse_weight(float r, float h) { return r < h ? 1.0f - r / h : 0.0f; }
+template <class R>
+TP_HD TP_INLINE R diffuse_weight(R r, float h) {
+  return maxf(1.0f - r * (1.0f / h), 0.0f);
+}
 
 // A hash of three words to a float in [0, 1): the same on host and device, and the same
 // for a particle whatever the thread order (lowbias32 of Wellons' hash prospector).
@@ -73,48 +78,61 @@ TP_HD TP_INLINE void diffuse_normal(I i, const FluidView& f, const NeighborList&
   store_xyzw(normal, i, grad * select(len > 1e-12f, -1.0f / len, zero), len * W.h);
 }
 
-// How many diffuse particles fluid particle i spawns this step [IAAT12, Eq. 7]:
-// n_d = I_k (k_ta I_ta + k_wc I_wc) dt, rounded up or down at random so that the
-// expectation is right at any time step.
+// How many diffuse particles fluid particle i is expected to spawn over c.dt [IAAT12,
+// Eq. 7]: n_d = I_k (k_ta I_ta + k_wc I_wc) dt, with
 //   I_ta  trapped air [Eq. 2]: sum_j |v_ij| (1 - v^_ij . x^_ij) W~(x_ij)
 //   I_wc  wave crest [Eq. 4-6]: for a surface particle moving outwards (v^_i . n_i >= 0.6),
 //         sum_j (1 - n_i . n_j) W~(x_ij) over neighbours below it (x^_ji . n_i < 0)
 //   I_k   kinetic energy [Eq. 3] per unit mass, v_i^2 / 2
-// `normal` holds diffuse_normal() of every fluid particle; `seed` changes every step.
-TP_HD TP_INLINE uint diffuse_spawn_count(uint i, const FluidView& f, const NeighborList& nl,
-                                         const Vec4* normal, const uint* id, uint seed,
-                                         const StepConstants& c) {
+// `normal` holds diffuse_normal() of every fluid particle whose I_k is not 0 and of their
+// neighbours. I: a particle index or lanes (kernels/lanes.h); a block of lanes none of
+// which has I_k is skipped whole.
+template <class I>
+TP_HD TP_INLINE RealOf<I> diffuse_expected(I i, const FluidView& f, const NeighborList& nl, const Vec4* normal,
+                                           const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
   const float h = c.kernel.h;
-  const Vec3 xi = xyz(f.position[i]);
-  const Vec3 vi = xyz(f.velocity[i]);
-  const float energy = 0.5f * dot(vi, vi);
-  const float ik = diffuse_potential(energy, c.p.diffuse_energy_min, c.p.diffuse_energy_max);
-  if (ik <= 0.0f) return 0;
-  const Vec4 ni4 = normal[i];
-  const Vec3 ni = xyz(ni4);
-  const float speed = length(vi);
-  const bool crest_candidate =
-      ni4.w >= kSurfaceGradient && speed > 1e-6f && dot(vi, ni) >= kCrestAlignment * speed;
-  float trapped = 0.0f, curvature = 0.0f;
-  for_each_listed(nl, i, f.position, xi, h, [&](uint j, Vec3 xij, float r) {
-    if (j == i || r < 1e-9f) return;
-    const float w = diffuse_weight(r, h);
-    const Vec3 vij = vi - xyz(f.velocity[j]);
-    const float vlen = length(vij);
-    if (vlen > 1e-9f) trapped += vlen * (1.0f - dot(vij, xij) / (vlen * r)) * w;
+  const R zero(0.0f);
+  const V vi = load_xyz(f.velocity, i);
+  const R ik = diffuse_potential(0.5f * dot(vi, vi), c.p.diffuse_energy_min, c.p.diffuse_energy_max);
+  if (!any_lane(ik > 0.0f)) return zero;
+  const V xi = load_xyz(f.position, i);
+  const auto ni4 = load_xyzw(normal, i);
+  const V ni = ni4.xyz;
+  const R speed = length(vi);
+  const auto crest = (ni4.w >= kSurfaceGradient) & (speed > 1e-6f) & (dot(vi, ni) >= kCrestAlignment * speed);
+  R trapped = zero, curvature = zero;
+  for_each_listed(nl, i, f.position, xi, h, [&](IndexOf<I> j, const V& xij, R r) {
+    // (The particle itself, r = 0, and the lanes past a list, r = 2h, add nothing.)
+    const auto pair = r > 1e-9f;
+    const R w = diffuse_weight(r, h);
+    const V vij = vi - load_xyz(f.velocity, j);
+    const R vlen = length(vij);
+    trapped += select(pair & (vlen > 1e-9f), vlen * (1.0f - dot(vij, xij) / (vlen * r)) * w, zero);
     // x^_ji . n_i < 0 <=> x_ij . n_i > 0: the neighbour lies below i along its normal.
-    if (crest_candidate && dot(xij, ni) > 0.0f) curvature += (1.0f - dot(ni, xyz(normal[j]))) * w;
+    curvature += select(crest & pair & (dot(xij, ni) > 0.0f), (1.0f - dot(ni, load_xyz(normal, j))) * w, zero);
   });
-  const float ita = diffuse_potential(trapped, c.p.diffuse_trapped_min, c.p.diffuse_trapped_max);
-  const float iwc = diffuse_potential(curvature, c.p.diffuse_crest_min, c.p.diffuse_crest_max);
-  const float expected =
-      ik * (c.p.diffuse_trapped_rate * ita + c.p.diffuse_crest_rate * iwc) * c.dt;
+  const R ita = diffuse_potential(trapped, c.p.diffuse_trapped_min, c.p.diffuse_trapped_max);
+  const R iwc = diffuse_potential(curvature, c.p.diffuse_crest_min, c.p.diffuse_crest_max);
+  return ik * (c.p.diffuse_trapped_rate * ita + c.p.diffuse_crest_rate * iwc) * c.dt;
+}
+
+// The expected count as a whole number, rounded up or down at random so that the
+// expectation is right at any interval; `seed` changes every update.
+TP_HD TP_INLINE uint diffuse_spawn_count(float expected, uint id, uint seed) {
   if (!(expected > 0.0f)) return 0;
   const float whole = floorf(expected);
-  const uint extra = unit_random(id[i], seed, 0x5eedu) < expected - whole ? 1u : 0u;
+  const uint extra = unit_random(id, seed, 0x5eedu) < expected - whole ? 1u : 0u;
   // At most 64 per particle and update, so that the scan of the counts cannot overflow
   // (up to 2^26 fluid particles) whatever the rates.
   return uint(minf(whole, 63.0f)) + extra;
+}
+
+// Whether fluid particle i spawns at all (I_k above 0), as 1 or 0.
+TP_HD TP_INLINE float diffuse_energetic(uint i, const FluidView& f, const StepConstants& c) {
+  const Vec3 v = xyz(f.velocity[i]);
+  return 0.5f * dot(v, v) > c.p.diffuse_energy_min ? 1.0f : 0.0f;
 }
 
 // Fluid neighbours of a point and the kernel-weighted mean of their velocity (the fluid
@@ -125,6 +143,7 @@ struct FluidSample {
 };
 TP_HD TP_INLINE FluidSample sample_fluid(Vec3 x, const FluidView& f, const GridView& g,
                                          const StepConstants& c) {
+  if (!is_finite(x)) return FluidSample{0, Vec3{0.0f, 0.0f, 0.0f}};  // (diffuse_advance drops it)
   const CubicKernel& W = c.kernel;
   int count = 0;
   float weight = 0.0f;
@@ -177,7 +196,8 @@ TP_HD TP_INLINE void diffuse_spawn(uint i, uint k, const FluidView& f, const Gri
 }
 
 // One step of diffuse particle d [IAAT12, Sec. 5], after classifying it by its fluid
-// neighbours now:
+// neighbours now, `s`: sample_fluid() at its position (which the CPU's driver may search
+// for with vector instructions):
 //   spray   ballistic under gravity, with air drag: v += dt (g - k_air v)
 //   foam    carried by the fluid: v = v~_f; it ages and dissolves at the end of its life
 //   bubble  buoyancy and drag towards the fluid: v += dt (-k_b g) + k_d (v~_f - v), with
@@ -187,13 +207,12 @@ TP_HD TP_INLINE void diffuse_spawn(uint i, uint k, const FluidView& f, const Gri
 // then x += dt (v_old + v_new) / 2 (foam: dt v~_f), kept in the tank. Spray that reaches a wall or the floor has nowhere
 // to go (a droplet on a dry floor) and dies, as does anything not finite.
 // Returns false when the particle is gone.
-TP_HD TP_INLINE bool diffuse_advance(uint d, Vec4* position, Vec4* velocity, const FluidView& f,
-                                     const GridView& g, const StepConstants& c) {
+TP_HD TP_INLINE bool diffuse_advance(uint d, Vec4* position, Vec4* velocity, const FluidSample& s,
+                                     const StepConstants& c) {
   Vec3 x = xyz(position[d]);
   Vec3 v = xyz(velocity[d]);
   float life = position[d].w;
   if (!is_finite(x) || !is_finite(v) || !is_finite(life)) return false;
-  const FluidSample s = sample_fluid(x, f, g, c);
   const DiffuseKind kind = diffuse_kind(s.neighbours);
   const Vec3 gravity{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z};
   const float dt = c.dt;

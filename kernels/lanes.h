@@ -58,6 +58,8 @@ TP_HD TP_INLINE void store_xyzw(Vec4* a, uint i, Vec3 v, float w) { a[i] = make_
 TP_HD TP_INLINE void store_xyz(Vec4* a, uint i, Vec3 v) { store_xyzw(a, i, v, 0.0f); }
 
 TP_HD TP_INLINE float select(bool c, float a, float b) { return c ? a : b; }
+// Whether a condition holds for any of the lanes: for one particle, whether it holds.
+TP_HD TP_INLINE bool any_lane(bool c) { return c; }
 TP_HD TP_INLINE Vec3 select(bool c, Vec3 a, Vec3 b) { return c ? a : b; }
 TP_HD TP_INLINE float sqrt_lanes(float v) { return sqrtf(v); }
 TP_HD TP_INLINE float pow_lanes(float v, float e) { return powf(v, e); }

@@ -166,4 +166,23 @@ TP_INLINE M8 listed_within(Listed8 listed, F8 r2, F8 h2) {
   return M8{_mm256_and_ps(_mm256_castsi256_ps(listed.m), _mm256_cmp_ps(r2.v, h2.v, _CMP_LT_OQ))};
 }
 
+// Of a block of candidates (lanes of a cell row), the ones that exist and lie within h
+// (r2 < h2); whether any lane holds.
+TP_INLINE M8 lanes_within(Lanes8 i, F8 r2, F8 h2) {
+  return M8{_mm256_and_ps(_mm256_castsi256_ps(live_mask(i)), _mm256_cmp_ps(r2.v, h2.v, _CMP_LT_OQ))};
+}
+// sqrt to about 12 bits (0 at 0), for weights that need no more: a quarter of the cost.
+TP_INLINE F8 sqrt_approx_lanes(F8 a) {
+  const __m256 positive = _mm256_cmp_ps(a.v, _mm256_setzero_ps(), _CMP_GT_OQ);
+  return F8(_mm256_and_ps(positive, _mm256_mul_ps(a.v, _mm256_rsqrt_ps(a.v))));
+}
+TP_INLINE M8 operator&(M8 a, M8 b) { return M8{_mm256_and_ps(a.m, b.m)}; }
+TP_INLINE bool any_lane(M8 m) { return _mm256_movemask_ps(m.m) != 0; }
+// The sum of the 8 lanes.
+TP_INLINE float sum_lanes(F8 a) {
+  const __m128 q = _mm_add_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
+  const __m128 d = _mm_add_ps(q, _mm_movehl_ps(q, q));
+  return _mm_cvtss_f32(_mm_add_ss(d, _mm_movehdup_ps(d)));
+}
+
 }  // namespace tp

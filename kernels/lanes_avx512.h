@@ -156,4 +156,18 @@ TP_INLINE M16 listed_within(Listed16 listed, F16 r2, F16 h2) {
   return M16{_mm512_mask_cmp_ps_mask(listed.m, r2.v, h2.v, _CMP_LT_OQ)};
 }
 
+// Of a block of candidates (lanes of a cell row), the ones that exist and lie within h
+// (r2 < h2); whether any lane holds.
+TP_INLINE M16 lanes_within(Lanes16 i, F16 r2, F16 h2) {
+  return M16{_mm512_mask_cmp_ps_mask(i.live, r2.v, h2.v, _CMP_LT_OQ)};
+}
+// sqrt to about 14 bits (0 at 0), for weights that need no more: a quarter of the cost.
+TP_INLINE F16 sqrt_approx_lanes(F16 a) {
+  return F16(_mm512_maskz_mul_ps(_mm512_cmp_ps_mask(a.v, _mm512_setzero_ps(), _CMP_GT_OQ), a.v, _mm512_rsqrt14_ps(a.v)));
+}
+TP_INLINE M16 operator&(M16 a, M16 b) { return M16{_kand_mask16(a.m, b.m)}; }
+TP_INLINE bool any_lane(M16 m) { return _cvtmask16_u32(m.m) != 0; }
+// The sum of the 16 lanes.
+TP_INLINE float sum_lanes(F16 a) { return _mm512_reduce_add_ps(a.v); }
+
 }  // namespace tp

@@ -153,4 +153,22 @@ TP_INLINE void for_each_listed(const NeighborList& l, L i, const Vec4* positions
                     [&](IndexOf<L> j, const Vec3Of<L>& xij, R r, R) { f(j, xij, r); });
 }
 
+// listed_max (kernels/neighbor_list.h) for a block of lanes; value must not be negative.
+template <class L, class = LaneRealOnly<RealOf<L>>>
+TP_INLINE RealOf<L> listed_max(const NeighborList& l, L i, const float* value) {
+  using R = RealOf<L>;
+  const auto count = listed_counts(l.count, i);
+  const uint longest = longest_count(count);
+  const uint* p = l.index + list_slot(i.base, 0, l.slots, l.shift);
+  const size_t stride = size_t(1) << l.shift;
+  const R zero(0.0f), one(1.0f);
+  R most = zero;
+  for (uint k = 0; k < longest; ++k) {
+    const auto listed = lanes_listed(k, count);
+    // (listed_within of 0 < 1: the lanes whose list is that long.)
+    most = maxf(most, select(listed_within(listed, zero, one), load(value, load_listed(p + k * stride, listed)), zero));
+  }
+  return most;
+}
+
 }  // namespace tp

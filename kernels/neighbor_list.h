@@ -58,6 +58,17 @@ TP_HD TP_INLINE void for_each_listed(const NeighborList& l, uint i, const Vec4* 
   for_each_listed_w(l, i, positions, xi, h, [&](uint j, const Vec3& xij, float r, float) { f(j, xij, r); });
 }
 
+// The largest of value[j] over particle i's listed neighbours j (0 with none), wherever
+// they have moved since the search: for a flag per particle, whether a neighbour has it.
+TP_HD TP_INLINE float listed_max(const NeighborList& l, uint i, const float* value) {
+  const uint* p = l.index + list_slot(i, 0, l.slots, l.shift);
+  const uint stride = 1u << l.shift;
+  const uint n = l.count[i];
+  float most = 0.0f;
+  for (uint k = 0; k < n; ++k) most = maxf(most, value[p[size_t(k) * stride]]);
+  return most;
+}
+
 // Writes the indices (plus `base`) of the particles of `positions` (sorted by `g`) within h
 // of x into out[c * stride], from c = *count on, and advances *count by their number. `out`
 // has capacity + 1 slots: at most `capacity` neighbours are stored, the last slot takes

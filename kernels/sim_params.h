@@ -58,6 +58,7 @@ struct SimParams {
   // Diffuse particles (spray, foam, bubbles; Ihmsen et al. 2012, see kernels/diffuse.h).
   int diffuse;                  ///< [enum] 0 off, 1 on
   int diffuse_cap;              ///< [1] most diffuse particles alive; 0 = sized for the backend
+  float diffuse_interval;       ///< [s] simulated time between two updates of them
   float diffuse_trapped_min;    ///< [m/s] trapped-air potential: below this, none
   float diffuse_trapped_max;    ///< [m/s] at and above this, full
   float diffuse_crest_min;      ///< [1] wave-crest potential (curvature): below this, none

@@ -113,5 +113,53 @@ TEST(Lanes, EverySolverGivesTheResultsOfTheOneParticleLoops) {
   }
 }
 
+// Spray, foam and bubbles: their spawning (the normals and potentials, in lanes where the
+// build has them) and the search of the fluid at each of them (the CPU's vector search,
+// src/sim/water/diffuse_sample.h), against the one-particle loops CUDA runs. From the same
+// state, each of 24 steps of a splash both ways (an update every step, spawning once a
+// 60 Hz frame): the same particles are born and they move the same but for rounding.
+TEST(Lanes, SprayFoamAndBubblesSpawnAndMoveAsInTheOneParticleLoops) {
+  if (!TP_LANE_WIDTH) GTEST_SKIP() << "this build has neither AVX-512 nor AVX2: every loop runs one particle at a time, nothing to compare";
+  LaneSwitch restore;
+  const Scene scene = lane_scene();
+  auto sim = cpu_sim(scene, scene.spacing);
+  std::string error;
+  ASSERT_TRUE(set_param_from_text(sim->params(), "solver", "pbf", &error)) << error;
+  sim->params().diffuse = 1;
+  sim->params().diffuse_interval = 0.001f;  // (at most one update a step: every step)
+  sim->params().diffuse_trapped_rate = sim->params().diffuse_crest_rate = 1500.0f;
+  CpuBackend::set_lanes(true);
+  for (double t = 0.0; t < 0.25;) t += sim->step();  // into the splash on the sphere
+  ASSERT_GT(sim->diffuse_count(), 50u) << "a splash to compare";
+  uint64_t born = 0;
+  size_t compared = 0;
+  double worst = 0.0;
+  for (int step = 0; step < 24; ++step) {
+    const SimState before = sim->capture();
+    sim->restore(before);
+    CpuBackend::set_lanes(false);
+    const uint64_t spawned = sim->stats_as_stepped().diffuse.spawned;
+    sim->step();
+    const std::vector<DiffuseParticle> scalar = sim->diffuse_snapshot();
+    const uint64_t scalar_born = sim->stats_as_stepped().diffuse.spawned - spawned;
+    sim->restore(before);
+    CpuBackend::set_lanes(true);
+    sim->step();
+    const std::vector<DiffuseParticle> lanes = sim->diffuse_snapshot();
+    EXPECT_EQ(sim->stats_as_stepped().diffuse.spawned - spawned, scalar_born) << "step " << step;
+    born += scalar_born;
+    ASSERT_EQ(lanes.size(), scalar.size()) << "step " << step;
+    for (size_t k = 0; k < lanes.size(); ++k) {
+      EXPECT_EQ(lanes[k].kind, scalar[k].kind);
+      worst = std::max(worst, double(length(lanes[k].position - scalar[k].position)));
+      ++compared;
+    }
+  }
+  std::printf("24 steps: %llu born, %zu diffuse particles compared; positions differ by at most %.2e m\n",
+              (unsigned long long)born, compared, worst);
+  EXPECT_GT(born, 100u) << "spawning should have run for the comparison to mean anything";
+  EXPECT_LT(worst, 1e-3 * scene.spacing);
+}
+
 }  // namespace
 }  // namespace tp

@@ -35,7 +35,7 @@ TEST(Quality, AccurateIsTheTableDefaultsThatTheValidationTestsRun) {
   EXPECT_TRUE(matches_quality(sim->params(), Quality::Accurate, BackendKind::Cpu));
 }
 
-TEST(Quality, RealtimeRunsPbfAsTheFlexDemoDoesAndSprayOnlyOnAGpu) {
+TEST(Quality, RealtimeRunsPbfAsTheFlexDemoDoesWithSprayOnEitherBackend) {
   const QualityPreset pbf = quality_preset(Quality::Realtime, int(SolverKind::Pbf), BackendKind::Cpu);
   EXPECT_EQ(pbf.name, "realtime-pbf");
   EXPECT_EQ(value_of(pbf, "pbf_iterations"), 3);
@@ -54,10 +54,14 @@ TEST(Quality, RealtimeRunsPbfAsTheFlexDemoDoesAndSprayOnlyOnAGpu) {
   EXPECT_EQ(value_of(pbf_2d, "pbf_warm_start"), 0);
   EXPECT_EQ(value_of(pbf_2d, "pbf_final_weight"), 1);
   EXPECT_EQ(value_of(pbf, "cfl"), 1.0);
-  EXPECT_EQ(value_of(pbf, "diffuse"), 0);
-  EXPECT_EQ(value_of(quality_preset(Quality::Realtime, int(SolverKind::Pbf), BackendKind::Cuda),
-                     "diffuse"),
-            1);
+  // Spray and foam on, on either backend; the CPU updates them once a 60 Hz frame.
+  const QualityPreset pbf_cuda = quality_preset(Quality::Realtime, int(SolverKind::Pbf), BackendKind::Cuda);
+  EXPECT_EQ(value_of(pbf, "diffuse"), 1);
+  EXPECT_EQ(value_of(pbf_cuda, "diffuse"), 1);
+  EXPECT_NEAR(value_of(pbf, "diffuse_interval"), 1.0 / 60.0, 1e-6);
+  EXPECT_EQ(value_of(pbf_cuda, "diffuse_interval"), find_param("diffuse_interval")->fallback);
+  EXPECT_EQ(value_of(quality_preset(Quality::Accurate, int(SolverKind::Pbf), BackendKind::Cpu), "diffuse_interval"),
+            find_param("diffuse_interval")->fallback);
   // WCSPH's step is its speed of sound's: it keeps its accurate step settings.
   const QualityPreset wcsph =
       quality_preset(Quality::Realtime, int(SolverKind::Wcsph), BackendKind::Cpu);

@@ -242,10 +242,10 @@ TEST(DiffuseParticles, AddsUpToItsCapDroppingTheOldestFirst) {
   EXPECT_EQ(DiffuseParticles<CpuBackend>::capacity(params), 50000u) << "the CPU's own cap";
   params.diffuse_cap = 123;
   EXPECT_EQ(DiffuseParticles<CpuBackend>::capacity(params), 123u);
-  // Updated every 2.5 ms of simulated time, whatever the steps.
-  EXPECT_FALSE(diffuse.due(0.001));
-  EXPECT_FALSE(diffuse.due(0.001));
-  EXPECT_TRUE(diffuse.due(0.001));
+  // Updated every diffuse_interval of simulated time, whatever the steps.
+  EXPECT_FALSE(diffuse.due(0.001, 0.0025));
+  EXPECT_FALSE(diffuse.due(0.001, 0.0025));
+  EXPECT_TRUE(diffuse.due(0.001, 0.0025));
   EXPECT_DOUBLE_EQ(diffuse.elapsed(), 0.003);
   diffuse.clear();
   EXPECT_EQ(diffuse.size(), 0u);

@@ -110,6 +110,7 @@ std::string encode_state(const SimState& s, const std::string& scene) {
   for (const Vec3& t : s.obstacle_target) h["obstacle_target"].push_back(vec(t));
   h["emitter_travel"] = s.emitter_travel;
   h["diffuse_time"] = s.diffuse_time;
+  h["diffuse_spawn_time"] = s.diffuse_spawn_time;
   h["mass"] = s.mass;
   h["rest_density"] = s.rest_density;
   h["solver_dt_limit"] = s.solver_dt_limit;
@@ -295,6 +296,8 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
       s.emitter_travel.push_back(travel[k].get<double>());
     }
     s.diffuse_time = r.finite_number(h, "", "diffuse_time");
+    // (Files from before spawning ran once a frame spawned at every update.)
+    if (h.contains("diffuse_spawn_time")) s.diffuse_spawn_time = r.finite_number(h, "", "diffuse_spawn_time");
     s.mass = float(r.finite_number(h, "", "mass"));
     s.rest_density = float(r.finite_number(h, "", "rest_density"));
     s.solver_dt_limit = float(r.finite_number(h, "", "solver_dt_limit"));

@@ -15,8 +15,9 @@
 #include <algorithm>
 
 #include "kernels/diffuse.h"
-#include "sim/backend/publish_values.h"
 #include "kernels/neighbor_list.h"
+#include "sim/backend/publish_values.h"
+#include "sim/water/diffuse_sample.h"
 #include "sim/water/fluid_state.h"
 #include "sim/water/simulation.h"
 
@@ -35,14 +36,14 @@ class DiffuseParticles {
     if (params.diffuse_cap > 0) return uint(params.diffuse_cap);
     return Backend::kIsDevice ? 2000000u : 50000u;
   }
-  // After a step of dt: whether an update is due. Every kInterval of simulated time rather
+  // After a step of dt: whether an update is due. Every `interval` of simulated time
+  // (diffuse_interval: 2.5 ms, or a 60 Hz frame in the realtime quality on the CPU) rather
   // than every step: WCSPH's steps are a fraction of a millisecond, and spray, foam and
-  // bubbles look the same updated at 400 Hz, at a fraction of the cost (two neighbour loops
-  // over the fluid and one over the diffuse particles). The update then covers the time
-  // since the last one (elapsed()).
-  bool due(double dt) {
+  // bubbles look the same updated at 400 Hz, at a fraction of the cost (a grid search for
+  // each diffuse particle). The update then covers the time since the last one (elapsed()).
+  bool due(double dt, double interval) {
     time_ += dt;
-    return time_ >= kInterval;
+    return time_ >= interval;
   }
   double elapsed() const { return time_; }
   // One update over c.dt = elapsed() on the fluid's end state (its grid, lists and
@@ -51,7 +52,7 @@ class DiffuseParticles {
               const StepConstants& c, const uint* id, uint seed, uint cap, DiffuseCounts& counts);
   void clear() {
     state_.clear();
-    time_ = 0.0;
+    time_ = spawn_time_ = 0.0;
   }
 
   uint size() const { return state_.n; }
@@ -62,9 +63,15 @@ class DiffuseParticles {
   void add(const std::vector<DiffuseParticle>& particles, uint cap, DiffuseCounts& counts);
   // A state file's: the time since the last update.
   void set_elapsed(double t) { time_ = t; }
+  // And the time since the last spawning, which an update adds its time to.
+  double spawn_time() const { return spawn_time_; }
+  void set_spawn_time(double t) { spawn_time_ = t; }
 
   // Public only because nvcc requires that functions enclosing device lambdas are.
   uint count_kind(DiffuseKind kind);
+  void advance(const FluidView& f, const GridView& g, const StepConstants& c);
+  uint spawn_counts(const FluidView& f, const NeighborList& nl, const BoundaryView& b, const StepConstants& c,
+                    const uint* id, uint seed);
   void count(uint cap, DiffuseCounts& counts) {
     counts.spray = count_kind(DiffuseKind::Spray);
     counts.foam = count_kind(DiffuseKind::Foam);
@@ -74,8 +81,17 @@ class DiffuseParticles {
 
  private:
   DiffuseState<Backend> state_;
-  double time_ = 0.0;  ///< [s] simulated since the last update
-  static constexpr double kInterval = 0.0025;  ///< [s]
+#if TP_LANE_WIDTH
+  DiffuseSampler sampler_;  ///< the CPU's vector search of the fluid at the diffuse particles
+#endif
+  double time_ = 0.0;        ///< [s] simulated since the last update
+  double spawn_time_ = 0.0;  ///< [s] simulated up to the last update since the last spawning
+  // Spawning takes two neighbour loops over the whole fluid (normals, potentials), as
+  // much as advancing the diffuse particles themselves, so it runs once a frame at 60
+  // frames/s (every other step of the realtime PBF), over the time since it last ran: the
+  // new particles are strewn along each fluid particle's path over that time, so that
+  // they come as a stream, not in bursts.
+  static constexpr double kSpawnInterval = 1.0 / 60.0;  ///< [s]
 };
 
 template <class B>
@@ -87,30 +103,23 @@ void DiffuseParticles<B>::update(const FluidView& f, const GridView& g, const Ne
 
   // Advance the living; flags[k] = 1 for a survivor.
   d.flags.grow(m + 1);
-  {
-    Vec4* x = d.position.data();
-    Vec4* v = d.velocity.data();
-    uint* alive = d.flags.data();
-    B::for_each(m, [=] TP_HD(uint k) { alive[k] = diffuse_advance(k, x, v, f, g, c) ? 1u : 0u; });
-  }
+  advance(f, g, c);
   B::exclusive_scan(d.flags.data(), m);
   uint survivors = 0;
   B::copy_to_host(&survivors, d.flags.data() + m, 1);
 
-  // How many each fluid particle spawns, and where its first goes.
+  // How many each fluid particle spawns, and where its first goes: once every
+  // kSpawnInterval, over the time since the last (spawn_time_).
   const uint n = f.n;
-  d.normal.grow(n);
-  d.spawn.grow(n + 1);
-  {
-    Vec4* normal = d.normal.data();
-    B::for_each_lanes(n, TP_LANES(i) { diffuse_normal(i, f, nl, b, c, normal); });
-    uint* spawn_count = d.spawn.data();
-    B::for_each(n, [=] TP_HD(uint i) { spawn_count[i] = diffuse_spawn_count(i, f, nl, normal, id, seed, c); });
-  }
-  B::exclusive_scan(d.spawn.data(), n);
+  spawn_time_ += c.dt;
   uint born = 0;
-  B::copy_to_host(&born, d.spawn.data() + n, 1);
-  counts.spawned += born;
+  StepConstants cs = c;
+  if (spawn_time_ >= kSpawnInterval) {
+    cs.dt = float(spawn_time_);
+    spawn_time_ = 0.0;
+    born = spawn_counts(f, nl, b, cs, id, seed);
+    counts.spawned += born;
+  }
 
   // The oldest go first: survivors are in birth order, so drop from their front, then
   // (when more are born than the cap holds) from the front of the newborn.
@@ -134,12 +143,12 @@ void DiffuseParticles<B>::update(const FluidView& f, const GridView& g, const Ne
       nv[place[k] - drop_old] = v[k];
     });
     const uint* first = d.spawn.data();
-    B::for_each(n, [=] TP_HD(uint i) {
+    if (born) B::for_each(n, [=] TP_HD(uint i) {
       for (uint k = 0; first[i] + k < first[i + 1]; ++k) {
         const uint j = first[i] + k;  // the j-th newborn of this step
         if (j < drop_new) continue;
         const uint slot = kept_old + (j - drop_new);
-        diffuse_spawn(i, k, f, g, id, seed, c, &nx[slot], &nv[slot]);
+        diffuse_spawn(i, k, f, g, id, seed, cs, &nx[slot], &nv[slot]);
       }
     });
   }
@@ -147,6 +156,80 @@ void DiffuseParticles<B>::update(const FluidView& f, const GridView& g, const Ne
   d.velocity.swap(d.next_velocity);
   d.n = total - drop;
   count(cap, counts);
+}
+
+// How many each fluid particle spawns over c.dt, scanned into d.spawn (where each one's
+// first goes), and their sum. Only the particles fast enough to spawn (I_k above 0) and
+// their neighbours need a normal; a block of lanes with none of them skips the normals'
+// pass, which in calm water is most of the fluid.
+template <class B>
+uint DiffuseParticles<B>::spawn_counts(const FluidView& f, const NeighborList& nl, const BoundaryView& b,
+                                       const StepConstants& c, const uint* id, uint seed) {
+  DiffuseState<B>& d = state_;
+  const uint n = f.n;
+  d.normal.grow(n);
+  d.expected.grow(n);
+  d.spawn.grow(n + 1);
+  Vec4* normal = d.normal.data();
+  float* expected = d.expected.data();
+  B::for_each(n, [=] TP_HD(uint i) { expected[i] = diffuse_energetic(i, f, c); });
+  B::for_each_lanes(n, TP_LANES(i) {
+    if (any_lane(maxf(load(expected, i), listed_max(nl, i, expected)) > 0.0f)) {
+      diffuse_normal(i, f, nl, b, c, normal);
+    } else {
+      using V = Vec3Of<decltype(i)>;
+      const RealOf<decltype(i)> zero(0.0f);
+      store_xyzw(normal, i, V{zero, zero, zero}, zero);
+    }
+  });
+  // (expected holds the flags until each particle's own block overwrites them; only the
+  // normals' pass above reads another particle's.)
+  B::for_each_lanes(n, TP_LANES(i) { store(expected, i, diffuse_expected(i, f, nl, normal, c)); });
+  uint* spawn_count = d.spawn.data();
+  B::for_each(n, [=] TP_HD(uint i) { spawn_count[i] = diffuse_spawn_count(expected[i], id[i], seed); });
+  B::exclusive_scan(d.spawn.data(), n);
+  uint born = 0;
+  B::copy_to_host(&born, d.spawn.data() + n, 1);
+  return born;
+}
+
+// Every living diffuse particle: the fluid sampled where it is, then its step; flags[k]
+// = 1 for a survivor.
+template <class B>
+void DiffuseParticles<B>::advance(const FluidView& f, const GridView& g, const StepConstants& c) {
+  DiffuseState<B>& d = state_;
+  Vec4* x = d.position.data();
+  Vec4* v = d.velocity.data();
+  uint* alive = d.flags.data();
+#if TP_LANE_WIDTH
+  if constexpr (!B::kIsDevice) {
+    if (B::lanes_enabled()) {
+      // The fluid's coordinates and velocities in columns, then each particle's search
+      // (src/sim/water/diffuse_sample.h).
+      const uint n = f.n;
+      d.columns.grow(6 * size_t(n));
+      float* col = d.columns.data();
+      B::for_each(n, [=](uint i) {
+        const Vec4 p = f.position[i], u = f.velocity[i];
+        col[i] = p.x, col[n + i] = p.y, col[2 * size_t(n) + i] = p.z;
+        col[3 * size_t(n) + i] = u.x, col[4 * size_t(n) + i] = u.y, col[5 * size_t(n) + i] = u.z;
+      });
+      const FluidColumns columns{col, col + n, col + 2 * size_t(n), col + 3 * size_t(n), col + 4 * size_t(n),
+                                 col + 5 * size_t(n)};
+      d.sample.grow(d.n);
+      Vec4* sample = d.sample.data();
+      sampler_.template sample<B>(x, d.n, columns, g, c.kernel, sample);
+      B::for_each(d.n, [=](uint k) {
+        const Vec4 s = sample[k];
+        alive[k] = diffuse_advance(k, x, v, FluidSample{int(s.w), xyz(s)}, c) ? 1u : 0u;
+      });
+      return;
+    }
+  }
+#endif
+  B::for_each(d.n, [=] TP_HD(uint k) {
+    alive[k] = diffuse_advance(k, x, v, sample_fluid(xyz(x[k]), f, g, c), c) ? 1u : 0u;
+  });
 }
 
 template <class B>

@@ -131,6 +131,9 @@ struct DiffuseState {
   Buffer<uint> flags;          ///< survivors, then their places (scan); n + 1
   Buffer<Vec4> normal;         ///< per fluid particle: surface normal, w = |grad c| h
   Buffer<uint> spawn;          ///< per fluid particle: how many it spawns, then where (scan)
+  Buffer<float> expected;      ///< per fluid particle: 1 if fast enough to spawn, then how many
+  Buffer<float> columns;       ///< the CPU's vector search: fluid x, y, z, vx, vy, vz arrays
+  Buffer<Vec4> sample;         ///< and its result per diffuse particle: velocity, w = count
   Buffer<Vec4> staging;        ///< publish_diffuse() without interop (CUDA only)
   uint n = 0;
 

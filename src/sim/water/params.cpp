@@ -173,6 +173,12 @@ std::vector<ParamInfo> make_table() {
       whole("diffuse_cap", "Diffuse particle cap", &P::diffuse_cap, 0, 4000000, 0,
             "Most diffuse particles alive at once; when more are spawned the oldest go first. "
             "0: sized for the backend (50,000 on the CPU, 2,000,000 on CUDA)."),
+      real("diffuse_interval", "Spray update interval", "s", &P::diffuse_interval, 0.001, 0.05, 0.0025,
+           true,
+           "Simulated time between two updates of the spray, foam and bubbles (at most one "
+           "a step). The realtime quality on the CPU updates them once a 60 Hz frame (every "
+           "other step of its PBF), which halves their cost; new ones are spawned once a "
+           "60 Hz frame whatever this is."),
       real("diffuse_trapped_min", "Trapped air from", "m/s", &P::diffuse_trapped_min, 0, 100, 4,
            false,
            "Trapped-air potential (neighbours approaching each other: colliding water "

@@ -45,7 +45,7 @@ void SimulationImpl<B>::sort_particles() {
   grid_.reorder(fluid.pressure, fluid.spare_f);
   if (params_.solver == int(SolverKind::Dfsph)) grid_.reorder(fluid.divergence_impulse, fluid.spare_f);
   build_lists(fluid.position.data());
-  sorted_ = true;
+  sorted_ = listed_ = true;
 }
 
 // On a device, a list that runs out of slots is reported through the record (settle()
@@ -233,6 +233,7 @@ void SimulationImpl<B>::sort_by_predicted() {
   grid_.reorder(fluid.pressure, fluid.spare_f);
   build_lists(fluid.predicted.data(), false);  // PBF has no use for the samples' marks
   sorted_ = density_valid_ = false;  // sorted for the predicted positions, not the current
+  listed_ = true;
 }
 
 template <class B>
@@ -456,7 +457,7 @@ bool SimulationImpl<B>::settle(bool in_solve) {
   if (judged) guard_.accept(stats_);
   lists_.grow(most);
   if (lists_overflowed(over)) {  // lists of this solve (or of a state between steps)
-    sorted_ = density_valid_ = false;
+    sorted_ = density_valid_ = listed_ = false;
     if (in_solve) throw StepRetaken{};
   }
   if (in_solve) {  // the save point: what a failed step goes back to
@@ -504,7 +505,7 @@ void SimulationImpl<B>::restore_step_start() {
   }
   // Every derived array (grid order, neighbour lists, densities) belongs to the failed
   // attempt: the next one rebuilds them.
-  sorted_ = density_valid_ = false;
+  sorted_ = density_valid_ = listed_ = false;
 }
 
 // The test hook (inject_nan_for_test): NaN into values[index].

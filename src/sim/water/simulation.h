@@ -186,6 +186,7 @@ struct SimState {
   std::vector<Vec3> body_force, body_torque;
   std::vector<DiffuseParticle> diffuse;  ///< in birth order
   double diffuse_time = 0.0;
+  double diffuse_spawn_time = 0.0;  ///< [s] up to the last update, since the last spawning
   float mass = 0.0f;             ///< [kg] fixed at the first reset, whatever rho0 is now
   float rest_density = 0.0f;     ///< the ramp's current value (see SimulationImpl)
   float solver_dt_limit = 0.0f;

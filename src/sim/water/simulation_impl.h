@@ -304,6 +304,11 @@ class SimulationImpl final : public Simulation {
   Vec3 wall_clear_lo_{0, 0, 0}, wall_clear_hi_{0, 0, 0};  ///< no tank sample within h inside
   // Positions sorted for the current grid / density valid for the current positions.
   bool sorted_ = false, density_valid_ = false;
+  // The grid and the neighbour lists index the particle arrays as they stand (their
+  // order and count), built at positions at most one step old (a step moves the particles
+  // but neither reorders nor adds them): good enough for the spray, foam and bubbles,
+  // which then need no sort of their own (step_diffuse).
+  bool listed_ = false;
   // The end state of the latest step has not had its density error recorded yet.
   bool pending_measure_ = false;
   double time_debt_ = 0.0;

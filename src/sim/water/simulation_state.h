@@ -139,6 +139,7 @@ SimState SimulationImpl<B>::capture() {
   s.emitter_travel = objects_.emitter_travel();
   s.diffuse = diffuse_.snapshot();
   s.diffuse_time = diffuse_.elapsed();
+  s.diffuse_spawn_time = diffuse_.spawn_time();
   s.mass = mass_;
   s.pending_measure = pending_measure_;
   s.rest_density = rest_density_;
@@ -203,6 +204,7 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   diffuse_.clear();
   add_diffuse(s.diffuse);
   diffuse_.set_elapsed(s.diffuse_time);
+  diffuse_.set_spawn_time(s.diffuse_spawn_time);
   stats_.diffuse.spawned = s.stats.diffuse.spawned;
   pending_measure_ = s.pending_measure;
   refresh_constants();
@@ -254,7 +256,7 @@ void SimulationImpl<B>::reset_state(const InitialState& s) {
     });
   }
 
-  sorted_ = density_valid_ = pending_measure_ = false;
+  sorted_ = density_valid_ = listed_ = pending_measure_ = false;
   record_.reset();
   guard_.reset();
   start_saved_ = false;

@@ -25,7 +25,7 @@ double SimulationImpl<B>::step() {
   phase("emit", [&] {
     if (const uint removed = objects_.remove_outflow(fluid)) {
       stats_.removed += removed;
-      sorted_ = density_valid_ = false;
+      sorted_ = density_valid_ = listed_ = false;
     }
     const auto emitted = objects_.emit(fluid, stats_.simulated_time, [&] {
       sort_particles();
@@ -34,7 +34,7 @@ double SimulationImpl<B>::step() {
     stats_.emitters_paused = emitted.paused;
     if (emitted.added) {
       stats_.emitted += emitted.added;
-      sorted_ = density_valid_ = false;
+      sorted_ = density_valid_ = listed_ = false;
       // The new particles start with no pressure (DFSPH starts its solves from the last
       // step's: a device's new slots hold whatever memory they were given).
       float* p = fluid.pressure.data() + (fluid.n - emitted.added);
@@ -108,8 +108,11 @@ void SimulationImpl<B>::step_diffuse(double dt) {
     stats_.diffuse = DiffuseCounts{0, 0, 0, diffuse_.capacity(params_), stats_.diffuse.spawned};
     return;
   }
-  if (!diffuse_.due(dt)) return;
-  ensure_density();
+  if (!diffuse_.due(dt, params_.diffuse_interval)) return;
+  // The step's own grid, lists and densities where it has them (every solver leaves the
+  // densities it last measured, all finite): a sort and a density pass here would cost
+  // PBF, whose next step sorts its predicted positions afresh, a fifth of its step.
+  if (!listed_) ensure_density();
   StepConstants c = constants_;  // over the time since the last update
   c.dt = float(diffuse_.elapsed());
   phase("diffuse", [&] {
