@@ -43,6 +43,8 @@ void WindowBench::frame(double now, const RunStats& stats, uint64_t state_serial
   // A reset restarts the counters; keep what was measured up to it.
   if (stats.steps >= last_stats_.steps) last_stats_ = stats;
   last_particles_ = particles;
+  diffuse_sum_ += double(stats.diffuse.total());
+  diffuse_max_ = std::max(diffuse_max_, uint(stats.diffuse.total()));
 }
 
 namespace {
@@ -63,6 +65,8 @@ WindowBenchResult WindowBench::result() const {
   r.wall_seconds = started_ ? last_time_ - start_time_ : 0.0;
   r.frames = frames_;
   r.particles = last_particles_;
+  r.diffuse_mean = frames_ ? diffuse_sum_ / double(frames_) : 0.0;
+  r.diffuse_max = diffuse_max_;
   if (r.wall_seconds <= 0.0) return r;
   r.fps_mean = double(frames_) / r.wall_seconds;
   r.frame_ms_p50 = percentile(frame_ms_, 0.5);
@@ -104,6 +108,11 @@ std::string window_bench_text(const WindowBenchResult& r) {
                 static_cast<unsigned long long>(r.steps), r.states_per_second, r.realtime_ratio,
                 r.drag_latency_ms >= 0.0 ? "" : " (no drag measured)");
   text += line;
+  if (r.diffuse_max > 0) {
+    std::snprintf(line, sizeof(line), "  spray, foam and bubbles: %.0f particles on average, %u at most\n",
+                  r.diffuse_mean, r.diffuse_max);
+    text += line;
+  }
   if (r.drag_latency_ms >= 0.0) {
     std::snprintf(line, sizeof(line), "  mouse press to the first state with its force: %.0f ms\n",
                   r.drag_latency_ms);
@@ -146,6 +155,8 @@ std::string window_bench_json(const WindowBenchResult& r) {
   j["states_per_second"] = r.states_per_second;
   j["simulated_seconds"] = r.simulated_seconds;
   j["realtime_ratio"] = r.realtime_ratio;
+  j["diffuse_mean"] = r.diffuse_mean;
+  j["diffuse_max"] = r.diffuse_max;
   if (r.drag_latency_ms >= 0.0) j["drag_latency_ms"] = r.drag_latency_ms;
   nlohmann::ordered_json phases = nlohmann::ordered_json::object();
   for (const auto& [name, ms] : r.phase_ms) phases[name] = ms;

@@ -46,6 +46,8 @@ struct WindowBenchResult {
   double simulated_seconds = 0.0;
   double realtime_ratio = 0.0;    ///< simulated seconds per wall second
   uint particles = 0;
+  double diffuse_mean = 0.0;      ///< spray, foam and bubble particles, mean over the frames
+  uint diffuse_max = 0;           ///< and the most at one frame (0: spray off)
   double drag_latency_ms = -1.0;  ///< press to the first drawn state with its force; -1 none
   std::vector<std::pair<std::string, double>> phase_ms;  ///< per step, over the run
   struct Pass {
@@ -84,6 +86,8 @@ class WindowBench {
   RunStats start_stats_, last_stats_;
   uint64_t last_serial_ = 0, states_ = 0, frames_ = 0;
   uint last_particles_ = 0;
+  double diffuse_sum_ = 0.0;
+  uint diffuse_max_ = 0;
   std::vector<double> frame_ms_;
 };
 
