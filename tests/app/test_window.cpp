@@ -675,6 +675,10 @@ TEST(Window, BenchWindowReportsTheFiguresAndTheDragReachesTheWater) {
   EXPECT_LT(j["drag_latency_ms"].get<double>(), 1500.0);
   EXPECT_TRUE(j["phase_ms_per_step"].contains("constraints")) << j.dump();
   EXPECT_TRUE(j["pass_ms_per_frame"].contains("spheres")) << j.dump();
+  // Spray and foam are on at the realtime quality, on the CPU as on CUDA.
+  EXPECT_TRUE(j["phase_ms_per_step"].contains("diffuse")) << j.dump();
+  EXPECT_TRUE(j["pass_ms_per_frame"].contains("diffuse")) << j.dump();
+  EXPECT_GE(j["diffuse_max"].get<double>(), j["diffuse_mean"].get<double>());
   EXPECT_GE(j["particles"].get<int>(), 2500);
   // The pool was calm: only the drag can have made the water this fast.
   EXPECT_GT(run.exit.max_speed, 0.3) << out;
