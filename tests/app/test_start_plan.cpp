@@ -93,7 +93,7 @@ TEST(ParameterLayers, EachLayerNamesItsValuesOverTheOnesBelow) {
   EXPECT_EQ(p.dt_max, 0.004f) << "the scene over the quality's step of a frame";
   EXPECT_EQ(p.pbf_iterations, 4) << "the scene over realtime PBF's 3";
   EXPECT_EQ(p.cfl, 1.0f) << "realtime PBF's, which no layer names, over the defaults'";
-  EXPECT_EQ(p.diffuse, 0) << "realtime on the CPU: no spray, which no layer names";
+  EXPECT_FLOAT_EQ(p.diffuse_interval, 0.016f) << "realtime on the CPU: spray once a frame, which no layer names";
   EXPECT_EQ(p.rest_density, defaults.rest_density) << "named by nothing: the default";
 
   // Taken away from the top, each layer below shows through.

@@ -255,7 +255,9 @@ TEST(Window, CtrlLeftDragLiftsABody) {
   std::printf("at exit: pine box at (%.3f, %.3f, %.3f) m, oak box at (%.3f, %.3f, %.3f) m\n", pine.x, pine.y, pine.z,
               oak.x, oak.y, oak.z);
   EXPECT_LT(pine.y, 0.6f) << "the released box is back in the water (0.4 m deep)";
-  EXPECT_NEAR(pine.x, -0.55f, 0.15f);
+  // Near where it was lifted; it floats on water still sloshing from its fall and drifts
+  // with it until the app quits (measured -0.74 to -0.45 m over runs).
+  EXPECT_NEAR(pine.x, -0.55f, 0.25f);
   EXPECT_LT(oak.y, 0.55f) << "the oak box, not held, floats in the water";
 }
 

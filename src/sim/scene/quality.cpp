@@ -9,6 +9,9 @@ namespace {
 
 // A 60 Hz frame, rounded down so that a step never overshoots one.
 constexpr double kFrameStep = 0.0166;
+// The CPU's update interval of the spray, foam and bubbles: a 60 Hz frame, a little less,
+// so that steps of a frame (kFrameStep, as float) update at every step.
+constexpr double kDiffuseFrame = 0.016;
 // Realtime PBF's longest step: an 80 Hz one (docs/realtime.md, "Fidelity").
 constexpr double kPbfStep = 0.0125;
 
@@ -54,7 +57,7 @@ QualityPreset quality_preset(Quality quality, int solver, BackendKind backend, i
   // each diffuse particle and spawning once a frame, that keeps them within a quarter of
   // the step in the window (docs/realtime.md, "Spray"); a GPU affords the accurate rate.
   set_value(preset.values, "diffuse", 1);
-  if (backend != BackendKind::Cuda) set_value(preset.values, "diffuse_interval", 1.0 / 60.0);
+  if (backend != BackendKind::Cuda) set_value(preset.values, "diffuse_interval", kDiffuseFrame);
   if (solver == int(SolverKind::Pbf)) {
     // Macklin & Mueller's real-time setting, as the FleX demo runs it: three iterations,
     // CFL 1 (no particle moves more than a spacing in a step). With the warm start and the

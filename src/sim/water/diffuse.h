@@ -1,10 +1,14 @@
 // The diffuse particle system's driver (spray, foam, bubbles; physics in
-// kernels/diffuse.h). Runs after each solver step on the fluid's end state, whatever the
-// solver, so it carries on through a solver switch:
-//   grid + density   the end state's (the next step's own grid and density then reuse them)
-//   normals          colour-field normal of every fluid particle (wave crests need them)
-//   advance          every diffuse particle: classify, move, age; dead ones flagged
-//   spawn counts     per fluid particle, then a scan gives each its place
+// kernels/diffuse.h). Runs every diffuse_interval of simulated time after a solver step,
+// on the fluid's end state with the grid, lists and densities the step left (positions at
+// most a step newer than the search), whatever the solver, so it carries on through a
+// solver switch:
+//   advance          every diffuse particle: the fluid sampled where it is (on the CPU a
+//                    vector search, diffuse_sample.h), then classify, move, age; dead ones
+//                    flagged
+//   spawn counts     once a 60 Hz frame: the colour-field normals of the fluid particles
+//                    that need them (wave crests), each one's expected count, rounded at
+//                    random, then a scan gives each its place
 //   compact + spawn  survivors in birth order, then the new ones; past the cap the oldest
 //                    are dropped first, so the count never exceeds it and nothing
 //                    allocates while running
@@ -90,8 +94,9 @@ class DiffuseParticles {
   // much as advancing the diffuse particles themselves, so it runs once a frame at 60
   // frames/s (every other step of the realtime PBF), over the time since it last ran: the
   // new particles are strewn along each fluid particle's path over that time, so that
-  // they come as a stream, not in bursts.
-  static constexpr double kSpawnInterval = 1.0 / 60.0;  ///< [s]
+  // they come as a stream, not in bursts. (16 ms, a little under 1/60 s, so that steps of
+  // a frame spawn at every step.)
+  static constexpr double kSpawnInterval = 0.016;  ///< [s]
 };
 
 template <class B>

@@ -176,9 +176,9 @@ std::vector<ParamInfo> make_table() {
       real("diffuse_interval", "Spray update interval", "s", &P::diffuse_interval, 0.001, 0.05, 0.0025,
            true,
            "Simulated time between two updates of the spray, foam and bubbles (at most one "
-           "a step). The realtime quality on the CPU updates them once a 60 Hz frame (every "
-           "other step of its PBF), which halves their cost; new ones are spawned once a "
-           "60 Hz frame whatever this is."),
+           "a step). The realtime quality on the CPU updates them once a 60 Hz frame, 0.016 s "
+           "(every other step of its PBF), which halves their cost; new ones are spawned "
+           "every 0.016 s whatever this is."),
       real("diffuse_trapped_min", "Trapped air from", "m/s", &P::diffuse_trapped_min, 0, 100, 4,
            false,
            "Trapped-air potential (neighbours approaching each other: colliding water "
