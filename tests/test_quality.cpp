@@ -63,6 +63,16 @@ TEST(Quality, RealtimeRunsPbfAsTheFlexDemoDoesWithSprayOnEitherBackend) {
   EXPECT_EQ(value_of(pbf_cuda, "diffuse_interval"), find_param("diffuse_interval")->fallback);
   EXPECT_EQ(value_of(quality_preset(Quality::Accurate, int(SolverKind::Pbf), BackendKind::Cpu), "diffuse_interval"),
             find_param("diffuse_interval")->fallback);
+  // Spray switched off is an edit of the preset, but not of the water (the panel's
+  // fidelity line asks with water_only).
+  SimParams sprayless = default_params();
+  sprayless.solver = int(SolverKind::Pbf);
+  apply_quality(sprayless, Quality::Realtime, BackendKind::Cpu);
+  sprayless.diffuse = 0;
+  EXPECT_FALSE(matches_quality(sprayless, Quality::Realtime, BackendKind::Cpu));
+  EXPECT_TRUE(matches_quality(sprayless, Quality::Realtime, BackendKind::Cpu, 3, true));
+  sprayless.pbf_iterations = 4;
+  EXPECT_FALSE(matches_quality(sprayless, Quality::Realtime, BackendKind::Cpu, 3, true)) << "the water edited";
   // WCSPH's step is its speed of sound's: it keeps its accurate step settings.
   const QualityPreset wcsph =
       quality_preset(Quality::Realtime, int(SolverKind::Wcsph), BackendKind::Cpu);

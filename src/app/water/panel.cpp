@@ -129,14 +129,15 @@ std::string format_percent(double fraction) {
 // accurate water (docs/realtime.md, "Fidelity"; the density error is further down).
 void fidelity_line(const PanelSim& sim) {
   const SimParams& p = sim.params;
-  if (matches_quality(p, Quality::Accurate, sim.backend, sim.dimensions)) {
+  // (Spray on or off changes nothing of the water: its keys are left out.)
+  if (matches_quality(p, Quality::Accurate, sim.backend, sim.dimensions, true)) {
     ImGui::TextDisabled("Water: accurate");
     tooltip("The accurate quality's settings for this solver: the ones every validation "
             "test runs (docs/realtime.md).");
     return;
   }
   const QualityFidelity f = realtime_fidelity(p.solver, sim.dimensions);
-  if (!f.measured || !matches_quality(p, Quality::Realtime, sim.backend, sim.dimensions)) {
+  if (!f.measured || !matches_quality(p, Quality::Realtime, sim.backend, sim.dimensions, true)) {
     ImGui::TextDisabled("Water: edited settings, not measured");
     tooltip("These time step and iteration settings have not been measured against the "
             "accurate water. bench/realtime_fidelity.cpp (tp_bench_fidelity) measures any "

@@ -131,8 +131,10 @@ void apply_quality(SimParams& params, Quality quality, BackendKind backend, int 
     find_param(key)->set(params, value);
 }
 
-bool matches_quality(const SimParams& params, Quality quality, BackendKind backend, int dimensions) {
+bool matches_quality(const SimParams& params, Quality quality, BackendKind backend, int dimensions,
+                     bool water_only) {
   for (const auto& [key, value] : quality_preset(quality, params.solver, backend, dimensions).values) {
+    if (water_only && key.rfind("diffuse", 0) == 0) continue;
     const ParamInfo* info = find_param(key);
     const double have = info->get(params);
     if (info->real ? float(have) != float(value) : have != value) return false;

@@ -56,7 +56,10 @@ QualityFidelity realtime_fidelity(int solver, int dimensions = 3);
 void apply_quality(SimParams& params, Quality quality, BackendKind backend, int dimensions = 3);
 
 // Whether `params` hold every value of that preset (the panel marks a quality whose
-// settings the user has since edited).
-bool matches_quality(const SimParams& params, Quality quality, BackendKind backend, int dimensions = 3);
+// settings the user has since edited). With `water_only`, the spray's keys (diffuse,
+// diffuse_interval) are left out: they change what rides on the water, not the water
+// (the panel's fidelity line).
+bool matches_quality(const SimParams& params, Quality quality, BackendKind backend, int dimensions = 3,
+                     bool water_only = false);
 
 }  // namespace tp
