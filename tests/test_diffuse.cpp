@@ -232,7 +232,7 @@ TEST(Diffuse, LongRunThroughEverySolverStaysFiniteInsideAndUnderTheCap) {
 // The CPU's vector search of the fluid at the diffuse particles (src/sim/water/diffuse_sample.h:
 // the particles of a cell together, a cell row's candidates in lanes) finds what the
 // one-particle loop CUDA runs finds: the same neighbour count, and the same W-weighted mean
-// velocity but for rounding (its square root is good to 12 to 14 bits). Random water with
+// velocity but for rounding (its square root is a refined reciprocal one). Random water with
 // random velocities, and points inside it, beyond the grid, piled 40 into one cell (groups
 // of 16 and a ragged one), and one that is not finite.
 TEST(Diffuse, TheVectorSearchOfTheFluidMatchesTheOneParticleLoop) {
@@ -289,7 +289,7 @@ TEST(Diffuse, TheVectorSearchOfTheFluidMatchesTheOneParticleLoop) {
   std::printf("%zu points, %d with fluid neighbours; the mean velocities differ by at most %.2g m/s\n",
               points.size(), with_neighbours, worst);
   EXPECT_GT(with_neighbours, 500);
-  EXPECT_LT(worst, 1e-3);
+  EXPECT_LT(worst, 1e-4) << "an unrefined rsqrt gave 6.5e-4 m/s (AVX-512) to 3e-3 (AVX2)";
   EXPECT_EQ(out.back().w, 0.0f) << "a point that is not finite has no neighbours";
 #endif
 }

@@ -11,8 +11,9 @@
 // particles to a cell and more, so most groups are full.
 //
 // The same neighbours as sample_fluid and the same count; the sums are added in another
-// order, so the velocity may differ from the scalar loop's in its last bits. The result
-// does not depend on the threads or on which particles share a group.
+// order and the weights' square roots come from a refined reciprocal square root, so the
+// velocity differs from the scalar loop's by about 1e-6 of it. The result does not depend
+// on the threads or on which particles share a group.
 #pragma once
 
 #include <vector>

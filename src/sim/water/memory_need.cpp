@@ -18,8 +18,9 @@ constexpr double kParticleArrays = 10 * 16 + 10 * 4;
 // Arrays sized by the live count, which grow by a quarter when they must: the grid's cell,
 // rank and order (3 x 4 B), the fluid and boundary neighbour lists at their first size
 // (48 + 1 and 40 + 1 slots of 4 B, a count each), the vector search's coordinates
-// (3 x 4 B), the diffuse spawner's normal and count (16 + 4 B).
-constexpr double kPerLiveParticle = 1.25 * (3 * 4 + (49 * 4 + 4) + (41 * 4 + 4) + 3 * 4 + 20);
+// (3 x 4 B), the diffuse spawner's normal, count and expected count (16 + 4 + 4 B), and
+// the diffuse particles' vector search's columns of the fluid (6 x 4 B, CPU).
+constexpr double kPerLiveParticle = 1.25 * (3 * 4 + (49 * 4 + 4) + (41 * 4 + 4) + 3 * 4 + 24 + 24);
 // Per boundary sample (NeighborLists::samples): its place in the order and its list of
 // fluid particles at the first size (24 + 1 slots, a count), grown by a quarter. Only the
 // samples next to fluid are listed, but on a GPU how many there are stays on the device
@@ -36,8 +37,9 @@ constexpr double kTransient = 80;
 // an obstacle sample's body coordinates, world position and owner (2 x 16 + 4 B).
 constexpr double kPerBoundarySample = 4 * 16 + 6 * 4 + 16 + 3 * 4 + 36;
 // Per diffuse particle: position, velocity and the compaction's two targets (4 x 16 B),
-// a flag grown by a quarter, the CUDA path's staging copy (16 B) and a snapshot's copy.
-constexpr double kPerDiffuse = 4 * 16 + 5 + 16 + 32;
+// a flag grown by a quarter, the CUDA path's staging copy (16 B) and a snapshot's copy,
+// the CPU's vector search's result and its sort (16 + 8 B).
+constexpr double kPerDiffuse = 4 * 16 + 5 + 16 + 32 + 24;
 
 
 }  // namespace
