@@ -40,6 +40,13 @@ TP_HD TP_INLINE R diffuse_weight(R r, float h) {
   return maxf(1.0f - r * (1.0f / h), 0.0f);
 }
 
+// I_k [IAAT12, Eq. 3] of a particle moving at v: its kinetic energy per unit mass, v^2 / 2,
+// through Phi. V: Vec3 or lanes' vectors.
+template <class V>
+TP_HD TP_INLINE auto diffuse_energy_potential(const V& v, const StepConstants& c) {
+  return diffuse_potential(0.5f * dot(v, v), c.p.diffuse_energy_min, c.p.diffuse_energy_max);
+}
+
 // A hash of three words to a float in [0, 1): the same on host and device, and the same
 // for a particle whatever the thread order (lowbias32 of Wellons' hash prospector).
 TP_HD TP_INLINE uint hash32(uint x) {
@@ -95,7 +102,7 @@ TP_HD TP_INLINE RealOf<I> diffuse_expected(I i, const FluidView& f, const Neighb
   const float h = c.kernel.h;
   const R zero(0.0f);
   const V vi = load_xyz(f.velocity, i);
-  const R ik = diffuse_potential(0.5f * dot(vi, vi), c.p.diffuse_energy_min, c.p.diffuse_energy_max);
+  const R ik = diffuse_energy_potential(vi, c);
   if (!any_lane(ik > 0.0f)) return zero;
   const V xi = load_xyz(f.position, i);
   const auto ni4 = load_xyzw(normal, i);
@@ -129,10 +136,10 @@ TP_HD TP_INLINE uint diffuse_spawn_count(float expected, uint id, uint seed) {
   return uint(minf(whole, 63.0f)) + extra;
 }
 
-// Whether fluid particle i spawns at all (I_k above 0), as 1 or 0.
+// Whether fluid particle i spawns at all (I_k above 0), as 1 or 0: the test that
+// diffuse_expected starts with, so that the two agree on every particle.
 TP_HD TP_INLINE float diffuse_energetic(uint i, const FluidView& f, const StepConstants& c) {
-  const Vec3 v = xyz(f.velocity[i]);
-  return 0.5f * dot(v, v) > c.p.diffuse_energy_min ? 1.0f : 0.0f;
+  return diffuse_energy_potential(xyz(f.velocity[i]), c) > 0.0f ? 1.0f : 0.0f;
 }
 
 // Fluid neighbours of a point and the kernel-weighted mean of their velocity (the fluid
