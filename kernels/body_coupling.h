@@ -106,6 +106,19 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
       const Vec3 p1 = rotate_inverse(b.pose.orientation, x - b.pose.position);
       Vec3 entry;
       if (first_entry_on_path(b, p0, p1, margin, spacing, &entry)) {
+        // The rest of the move slides along the face it entered (its part into the face
+        // dropped), unless that takes it deeper than a tenth of a spacing past where it
+        // entered (an inner corner: there it stops where it entered). Stopped at the entry
+        // instead, a particle lying on a face of a turning body was put back every step where
+        // it began, moving with the body while its velocity along the face, never spent,
+        // grew by what held it to the turning face: on a paddle wheel to 11 m/s, which cut
+        // the step (CFL) to a third.
+        const Vec3 face = solid_normal(b, entry);
+        Vec3 rest = p1 - entry;
+        const float into_face = dot(rest, face);
+        if (into_face < 0.0f) rest = rest - face * into_face;
+        const Vec3 slid = entry + rest;
+        if (solid_distance(b, slid) >= fminf(margin, solid_distance(b, p0)) - 0.1f * spacing) entry = slid;
         x = b.pose.position + rotate(b.pose.orientation, entry);
         // Stopped where it entered: its velocity meets the face it came through (the
         // field's normal there, just past the margin, is that face's), with the wall's

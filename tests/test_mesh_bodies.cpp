@@ -428,9 +428,13 @@ TEST(MeshBodies, TheWaterWheelTurnsAboutItsAxleAndStaysOnIt) {
 // The wheel once steady (the clarification's bound): its rate, the angle it turns in each
 // half second (two paddles' passage at its speed: its pulse as each paddle takes the jet
 // averages out) over the 3 s after a settling time of 4 s, stays within 10 % of the mean.
-// (validation: about a minute here.)
-TEST(MeshBodies, TheWaterWheelTurnsSteadily) {
-  const Scene scene = find_scene("water_wheel", kSceneDir);
+// Then the fountain stops (at 7 s) and the pool, with no jet to drive it, brakes the wheel:
+// by 10 s it turns at under a tenth of its running rate, and slower every half second.
+// (validation: about 30 s here.)
+TEST(MeshBodies, TheWaterWheelTurnsSteadilyAndStopsWithTheFountain) {
+  Scene scene = find_scene("water_wheel", kSceneDir);
+  ASSERT_EQ(scene.emitters.size(), 1u);
+  scene.emitters[0].stop = 7.0f;
   auto sim = make_simulation(BackendKind::Cpu);
   apply_scene_params(scene, sim->params());
   sim->reset(build_initial_state(scene, spacing_for_count(scene, 4000)));
@@ -440,24 +444,31 @@ TEST(MeshBodies, TheWaterWheelTurnsSteadily) {
   // principal frame, turned from the file's.)
   const Vec3 spoke = rotate_inverse(sim->bodies()[0].pose.orientation, Vec3{1, 0, 0});
   std::vector<double> angle;
-  for (double next = 4.0; next <= 7.0 + 1e-9; next += 0.05) {
+  for (double next = 4.0; next <= 10.0 + 1e-9; next += 0.05) {
     while (sim->simulated_time() < next) sim->step();
     const Vec3 d = rotate(sim->bodies()[0].pose.orientation, spoke);
     double a = -std::atan2(double(d.y), double(d.x));  // clockwise positive
     if (!angle.empty()) a += 2.0 * 3.14159265358979 * std::round((angle.back() - a) / (2.0 * 3.14159265358979));
     angle.push_back(a);
   }
-  std::vector<double> rate;  // per half second
+  std::vector<double> rate;  // per half second, 4 to 10 s
   for (size_t k = 10; k < angle.size(); k += 10) rate.push_back((angle[k] - angle[k - 10]) / 0.5);
+  ASSERT_EQ(rate.size(), 12u);
+  const std::vector<double> running(rate.begin(), rate.begin() + 6), stopping(rate.begin() + 6, rate.end());
   double mean = 0.0;
-  for (double w : rate) mean += w / double(rate.size());
-  const auto [low, high] = std::minmax_element(rate.begin(), rate.end());
+  for (double w : running) mean += w / double(running.size());
+  const auto [low, high] = std::minmax_element(running.begin(), running.end());
   std::printf("[ wheel ] from 4 to 7 s: %.2f rad/s on average, half-second rates %.2f to %.2f (%+.1f %% / %+.1f %% of "
-              "the mean), %u particles\n",
+              "the mean), %u particles; the fountain stopped at 7 s:",
               mean, *low, *high, 100.0 * (*low / mean - 1.0), 100.0 * (*high / mean - 1.0), sim->particle_count());
+  for (double w : stopping) std::printf(" %.2f", w);
+  std::printf(" rad/s\n");
   EXPECT_GT(mean, 1.0);
   EXPECT_LT(*high, 1.1 * mean);
   EXPECT_GT(*low, 0.9 * mean);
+  for (size_t k = 1; k < stopping.size(); ++k) EXPECT_LT(std::abs(stopping[k]), std::abs(stopping[k - 1]) + 0.02) << k;
+  EXPECT_LT(std::abs(stopping.back()), 0.1 * mean) << "the pool brakes the wheel once the fountain stops";
+  EXPECT_LT(std::abs(sim->bodies()[0].motion.angular_velocity.z), 0.1f * float(mean));
 }
 
 // The panel's edits (src/sim/water/body_edits.h) on a running simulation: a box added, a
