@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-app}
 packages=(cmake g++ pkg-config libglfw3-dev libglm-dev libimgui-dev libstb-dev python3-glad
           nlohmann-json3-dev libtinyobjloader-dev libgtest-dev libgl-dev libx11-dev libbullet-dev
-          libxrandr2 libxcursor1 libxi6 libxinerama1)
+          libxrandr2 libxcursor1 libxi6 libxinerama1 ffmpeg)
 if [[ $mode == test ]]; then
   packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri python3-numpy)
 fi
