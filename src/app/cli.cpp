@@ -34,6 +34,8 @@ Scene and solver
 Window
   --frames N               quit after N rendered frames
   --screenshot PNG         save the last frame as PNG (needs a window)
+  --video MP4              record the view into an MP4 from the first frame to the end,
+                           as F9 does (needs a window and the ffmpeg program)
   --size WxH               window size in pixels (default 1280x800)
   --color MODE             water | speed | density | pressure | flat; debug views:
                            neighbours | vorticity | density_error
@@ -303,6 +305,9 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     } else if (arg == "--screenshot") {
       if (!need(&o->screenshot)) return false;
       if (o->screenshot.empty()) return fail("--screenshot needs a file name");
+    } else if (arg == "--video") {
+      if (!need(&o->video)) return false;
+      if (o->video.empty()) return fail("--video needs a file name");
     } else if (arg == "--size") {
       if (!need(&v)) return false;
       long long w = 0, h = 0;
@@ -405,7 +410,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   // Options that would be silently ignored in the chosen mode are errors instead.
   const bool headless = o->headless || o->bench;
   for (const char* window_only :
-       {"--screenshot", "--frames", "--size", "--color", "--render", "--surface-scale", "--surface-anisotropic",
+       {"--screenshot", "--video", "--frames", "--size", "--color", "--render", "--surface-scale", "--surface-anisotropic",
         "--gl-check", "--hide-panel", "--grid-overlay", "--steps-per-frame", "--bench-window", "--bench-drag"})
     if (headless && o->given.count(window_only))
       return fail(std::string(window_only) + " needs a window; it cannot be used with " +

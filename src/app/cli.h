@@ -26,6 +26,7 @@ struct Options {
   // Window
   int frames = 0;                   ///< quit after N rendered frames (0 = run until closed)
   std::string screenshot;           ///< write the last frame as PNG
+  std::string video;                ///< --video: record the view into this MP4 (window)
   int width = 1280, height = 800;
   std::string color = "water";      ///< water | speed | density | pressure | flat
   std::string render = "spheres";   ///< spheres | surface | mesh

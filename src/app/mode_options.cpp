@@ -41,6 +41,7 @@ WindowOptions window_options(const Options& o) {
   w.height = o.height;
   w.frames = o.frames;
   w.screenshot = o.screenshot;
+  w.video = o.video;
   w.gl_check = o.gl_check;
   w.hide_panel = o.hide_panel;
   w.bench_window = o.bench_window;

@@ -80,6 +80,7 @@ class Renderer {
   // glGetError after every pass, each error reported once on stderr and kept (tests).
   void set_error_check(bool on) { probe_.set_error_check(on); }
   const std::vector<std::string>& gl_errors() const { return probe_.errors(); }
+  const std::string& shader_dir() const { return shader_dir_; }
   // GPU and CPU milliseconds per pass, recent means, in drawing order.
   const std::vector<PassTime>& pass_times() const { return probe_.pass_times(); }
   // The resolution scale the surface mode's passes were last drawn at (see

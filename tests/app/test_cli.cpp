@@ -186,6 +186,8 @@ TEST(Cli, BadInputIsAOneLineErrorWithExitCode2) {
   } cases[] = {
       {"--frobnicate", "unknown option '--frobnicate'"},
       {"--headless --screenshot x.png", "--screenshot needs a window"},
+      {"--headless --video x.mp4", "--video needs a window"},
+      {"--video", "--video needs a value"},
       {"--headless --steps 5 --set viscosityy=1", "valid keys"},
       {"--headless --steps 5 --set stiffness=1e30", "outside its valid range"},
       {"--headless --steps 5 --set stiffness=nan", "stiffness"},

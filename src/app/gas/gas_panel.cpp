@@ -211,6 +211,8 @@ PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSett
     state_rows(controls.common.files, controls.common.widgets,
                "A file with the whole gas: the grid, every field, the obstacles, the time and the "
                "parameters. Loading it continues exactly where it was saved.");
+    ImGui::Separator();
+    video_rows(controls.common.files, controls.common.widgets);
   }
   end_panel();
   return extent;
@@ -224,7 +226,7 @@ void draw_gas_help(const GasControls& controls, bool obstacles) {
                 controls.common.paused ? "PAUSED   " : "", modes[m],
                 obstacles ? "Ctrl+left drag: move obstacle   " : "");
   help_overlay(mouse,
-               "Space: pause   S: step   R: reset   V: view   F5: shaders   F12: screenshot   Tab: hide panel   "
+               "Space: pause   S: step   R: reset   V: view   F5: shaders   F9: video   F12: screenshot   Tab: hide panel   "
                "Esc: quit");
 }
 

@@ -567,7 +567,7 @@ void draw_help_overlay(const AppControls& controls, const SimParams& params, int
                                                       : "Shift+click: inspect   ",
                 dimensions == 2 ? "Right or middle drag: pan" : "Right drag: orbit   Middle drag: pan");
   std::snprintf(keys, sizeof(keys),
-                "Space: pause   S: step   R: reset   %s   F5: shaders   F12: screenshot   "
+                "Space: pause   S: step   R: reset   %s   F5: shaders   F9: video   F12: screenshot   "
                 "Tab: hide panel   Esc: quit",
                 solver_keys_help().c_str());
   help_overlay(mouse, keys);

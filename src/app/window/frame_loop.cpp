@@ -6,8 +6,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "app/window/window_frame.h"
+#include "render/frame_readback.h"
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
 #include "imgui.h"
@@ -71,6 +73,9 @@ void FrameLoop::handle_keys(WindowMode& mode, bool* quit) {
       case GLFW_KEY_F12:
         controls.screenshot_requested = true;
         break;
+      case GLFW_KEY_F9:
+        controls.files.video_toggle_requested = true;
+        break;
       case GLFW_KEY_TAB:
         controls.panel_hidden = !controls.panel_hidden;
         break;
@@ -89,7 +94,7 @@ bool FrameLoop::idle(WindowMode& mode) const {
   if (!controls.paused || controls.step_requested || controls.reset_requested ||
       controls.reload_shaders_requested || !files.scene_request.empty() || files.record_toggle_requested ||
       files.preset_save_requested || files.preset_load_requested || files.state_save_requested ||
-      files.state_load_requested)
+      files.state_load_requested || files.video_toggle_requested)
     return false;
   // A button held (a camera drag, a panel slider) wants every frame.
   for (int button : {GLFW_MOUSE_BUTTON_LEFT, GLFW_MOUSE_BUTTON_RIGHT, GLFW_MOUSE_BUTTON_MIDDLE})
@@ -118,6 +123,32 @@ void FrameLoop::wait_while_idle(WindowMode& mode, double frame_start) {
   }
 }
 
+void FrameLoop::draw_panel(int fb_width, int fb_height, double now) {
+  ImDrawData* data = ImGui::GetDrawData();
+  if (!video_.recording() || !video_.with_panel()) {
+    ImGui_ImplOpenGL3_RenderDrawData(data);
+    return;
+  }
+  // The panel's lists, the read, then the foreground list (the marker).
+  const ImDrawList* marker = ImGui::GetForegroundDrawList();
+  std::vector<ImDrawList*> panel, top;
+  for (int i = 0; i < data->CmdListsCount; ++i) (data->CmdLists[i] == marker ? top : panel).push_back(data->CmdLists[i]);
+  const auto render = [data](std::vector<ImDrawList*>& lists) {
+    ImDrawData part = *data;
+    part.CmdLists = lists.data();
+    part.CmdListsCount = int(lists.size());
+    part.TotalIdxCount = part.TotalVtxCount = 0;
+    for (const ImDrawList* list : lists) {
+      part.TotalIdxCount += list->IdxBuffer.Size;
+      part.TotalVtxCount += list->VtxBuffer.Size;
+    }
+    ImGui_ImplOpenGL3_RenderDrawData(&part);
+  };
+  render(panel);
+  video_.capture_if_due(now, fb_width, fb_height);
+  render(top);
+}
+
 int FrameLoop::run(WindowMode& mode) {
   WindowControls& controls = mode.controls();
   OrbitCamera& camera = mode.camera();
@@ -136,6 +167,7 @@ int FrameLoop::run(WindowMode& mode) {
   }
   int frames = 0;
   const RunningMode running(&mode, &frames);
+  controls.files.video_as_shown = preferred_readback_source() == ReadbackSource::Shown;
   mode.start();
   int exit_code = 0;
   bool panel_gl_errors = false;  // --gl-check saw an error after the panel's drawing
@@ -168,6 +200,12 @@ int FrameLoop::run(WindowMode& mode) {
     apply_camera_input(window_, input_, camera);
     mode.apply_requests();
     reload_shaders_if_asked(renderer, controls);
+    // --video from the first frame on; F9 and the panel's button start and stop one.
+    if (!options_.video.empty() && frames == 0) video_.start(options_.video, renderer.shader_dir(), fb_width, fb_height, frame.now, controls.files);
+    if (take_request(controls.files.video_toggle_requested)) {
+      if (video_.recording()) video_.stop(controls.files);
+      else video_.start("", renderer.shader_dir(), fb_width, fb_height, frame.now, controls.files);
+    }
     if (!mode.next_scene().empty()) break;  // a scene of the other kind: the caller opens it
     mode.step(frame);
 
@@ -180,6 +218,7 @@ int FrameLoop::run(WindowMode& mode) {
     const float shift = panel_screen_shift(window_, panel);
     camera.set_screen_shift(shift);
     camera.fit_plane(float(fb_width) / float(fb_height));  // 2D: the plane beside the panel
+    video_.draw_marker(frame.now);
     ImGui::Render();
 
     // The button and F12 save the scene without the panel, framed as with the panel
@@ -188,7 +227,9 @@ int FrameLoop::run(WindowMode& mode) {
     const auto draw = [&] { mode.draw(camera_view(camera, fb_width, fb_height)); };
     screenshot_if_asked(camera, shift, fb_width, fb_height, controls, draw);
     draw();
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (!video_.with_panel() && !video_.reads_shown()) video_.capture_if_due(frame.now, fb_width, fb_height);
+    draw_panel(fb_width, fb_height, frame.now);
+    video_.poll(controls.files);
     controls.render_pass_times = renderer.pass_times();
     if (options_.gl_check && gl_errors_after_panel()) panel_gl_errors = true;
     ++frames;
@@ -204,13 +245,17 @@ int FrameLoop::run(WindowMode& mode) {
     if (last && !options_.screenshot.empty() && !save_last_frame(options_.screenshot, fb_width, fb_height))
       exit_code = 1;
     glfwSwapBuffers(window_);
+    if (video_.reads_shown()) video_.capture_if_due(frame.now, fb_width, fb_height);
     input_.begin_frame();
     if (last) break;
   }
   // The figures of a run that ended here (one that passes to the other kind of scene is
   // measured again there).
+  video_.close_at_exit(controls.files);  // (its end waits for the encoder, after the measured run)
   if (bench && mode.next_scene().empty()) {
     WindowBenchResult result = bench->result();
+    result.video_frames = video_.frames();
+    result.video_repeats = video_.dropped();
     mode.describe_bench(result);
     for (const PassTime& t : renderer.pass_times()) result.pass_ms.push_back({t.pass, t.gpu_ms, t.cpu_ms});
     print_window_bench(result, options_.bench_json);

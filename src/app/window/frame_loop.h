@@ -1,9 +1,9 @@
 // The window's one frame loop, for every kind of scene: each frame it polls the input,
 // waits while there is nothing to do, takes the keys common to all modes (Space pause, S
-// step, R reset, F5 shaders, F12 screenshot, Tab panel, Escape quit) and the camera's
+// step, R reset, F5 shaders, F9 video, F12 screenshot, Tab panel, Escape quit) and the camera's
 // drags, lets the mode (window_mode.h) carry out its requests and step, opens the ImGui
 // frame for the mode's panel, frames the scene beside it, saves screenshots, draws,
-// measures --bench-window, checks --gl-check, swaps; at the end it reports the benchmark
+// records video (video_recording.h), measures --bench-window, checks --gl-check, swaps; at the end it reports the benchmark
 // and the GL check and lets the mode finish. Adding a mode never means copying it.
 #pragma once
 
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "app/window/input.h"
+#include "app/window/video_recording.h"
 #include "app/window/window_bench.h"
 #include "app/window/window_mode.h"
 #include "app/window/window_options.h"
@@ -36,11 +37,15 @@ class FrameLoop {
   void wait_while_idle(WindowMode& mode, double frame_start);
   bool idle(WindowMode& mode) const;
   void handle_keys(WindowMode& mode, bool* quit);
+  // The panel's drawing; with a video that shows the panel, the frame is read between the
+  // panel and the recording's marker (video_recording.h).
+  void draw_panel(int fb_width, int fb_height, double now);
 
   GLFWwindow* window_;
   InputState& input_;
   const WindowOptions& options_;
   double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
+  VideoRecording video_;          ///< F9, the panel's Record video, --video
 };
 
 // Ends the running mode's session from outside its loop, when the display has gone away

@@ -82,6 +82,14 @@ void scene_rows(const Scene& scene, FileControls& files, WidgetLog& log) {
 
 namespace {
 
+// A recording's status under its button: red when it failed, the note colour while it
+// runs, plain once done; nothing when empty.
+void status_row(const std::string& status, bool failed, bool running, WidgetLog& log, const char* name) {
+  if (status.empty()) return;
+  colored_text(failed ? kErrorColor : running ? kNoteColor : ImGui::GetStyleColorVec4(ImGuiCol_Text), status);
+  note_widget(log, name);
+}
+
 void record_rows(FileControls& files, WidgetLog& log) {
   const float em = ImGui::GetFontSize();
   ImGui::TextDisabled("Record frames");
@@ -119,13 +127,7 @@ void record_rows(FileControls& files, WidgetLog& log) {
   tooltip("The simulation may run slower than real time; the frames are spaced in simulated "
           "time, as with --export-fps.");
   ImGui::EndDisabled();
-  if (!files.record_status.empty()) {
-    const ImVec4 color = files.record_failed ? kErrorColor
-                         : files.recording   ? kNoteColor
-                                             : ImGui::GetStyleColorVec4(ImGuiCol_Text);
-    colored_text(color, files.record_status);
-    note_widget(log, "record status");
-  }
+  status_row(files.record_status, files.record_failed, files.recording, log, "record status");
 }
 
 void preset_rows(FileControls& files, WidgetLog& log) {
@@ -165,6 +167,29 @@ void state_rows(FileControls& files, WidgetLog& log, const char* what) {
   }
 }
 
+void video_rows(FileControls& files, WidgetLog& log) {
+  if (files.video_recording) {  // red while it records
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.12f, 0.12f, 1.0f));
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.88f, 0.2f, 0.2f, 1.0f));
+  }
+  if (ImGui::Button(files.video_recording ? "Stop video" : "Record video")) files.video_toggle_requested = true;
+  if (files.video_recording) ImGui::PopStyleColor(2);
+  note_widget(log, "video");
+  tooltip("Records the view into an MP4 (H.264) named after the time "
+          "(tidepool-YYYYMMDD-HHMMSS.mp4) in the working directory, 30 frames per second of "
+          "wall time, until you press it again. Key: F9. Needs the ffmpeg program. docs/recording.md.");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(files.video_recording || files.video_as_shown);
+  bool with_panel = files.video_with_panel || files.video_as_shown;
+  if (ImGui::Checkbox("with the panel", &with_panel) && !files.video_as_shown) files.video_with_panel = with_panel;
+  note_widget(log, "video panel");
+  ImGui::EndDisabled();
+  if (files.video_as_shown)
+    tooltip("With a software OpenGL driver the video is the window as shown (reading the view "
+            "alone would slow the window by a fifth): hide the panel with Tab to leave it out.");
+  status_row(files.video_status, files.video_failed, files.video_recording, log, "video status");
+}
+
 void files_section(FileControls& files, WidgetLog& log) {
   record_rows(files, log);
   ImGui::Separator();
@@ -174,6 +199,8 @@ void files_section(FileControls& files, WidgetLog& log) {
              "A file with the whole simulation: particles, obstacles, emitters, spray and foam, "
              "time and parameters. Loading it continues exactly where it was saved "
              "(also: --load-state FILE).");
+  ImGui::Separator();
+  video_rows(files, log);
 }
 
 }  // namespace tp

@@ -29,6 +29,13 @@ struct FileControls {
   bool recording = false;                ///< set by the frame loop
   std::string record_status;             ///< "recording: 12 frames, 3.4 MB", or the last result
   bool record_failed = false;            ///< the status is an error (red)
+  // Video (F9; the frame loop records, app/window/video_recording.h)
+  bool video_toggle_requested = false;   ///< the Record video button or F9 (start or stop)
+  bool video_with_panel = false;         ///< the video shows the panel too
+  bool video_as_shown = false;           ///< software GL: the video is the window as shown (set by the loop)
+  bool video_recording = false;          ///< set by the frame loop
+  std::string video_status;              ///< "Saved NAME (12.3 s, ...)", or why not
+  bool video_failed = false;             ///< the status is an error (red)
   // Presets
   std::string preset_path = "tidepool-preset.json";
   bool preset_save_requested = false;
@@ -76,8 +83,11 @@ void scene_rows(const Scene& scene, FileControls& files, WidgetLog& log);
 // field's tooltip (what the file holds).
 void state_rows(FileControls& files, WidgetLog& log, const char* what);
 
-// The Files section: Record (directory, frame rate, toggle, status) and presets (path,
-// Save preset, Load preset, note). Needs an ImGui frame under way.
+// The video row: Record video / Stop video (F9), "with panel", and the status below it.
+void video_rows(FileControls& files, WidgetLog& log);
+
+// The Files section: Record (directory, frame rate, toggle, status), presets (path, Save
+// preset, Load preset, note), state files and the video row. Needs an ImGui frame under way.
 void files_section(FileControls& files, WidgetLog& log);
 
 }  // namespace tp

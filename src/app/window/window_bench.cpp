@@ -113,6 +113,11 @@ std::string window_bench_text(const WindowBenchResult& r) {
                   r.diffuse_mean, r.diffuse_max);
     text += line;
   }
+  if (r.video_frames > 0) {
+    std::snprintf(line, sizeof(line), "  recording video (--video): %ld frames, %ld of them repeats for want of the encoder\n", r.video_frames,
+                  r.video_repeats);
+    text += line;
+  }
   if (r.drag_latency_ms >= 0.0) {
     std::snprintf(line, sizeof(line), "  mouse press to the first state with its force: %.0f ms\n",
                   r.drag_latency_ms);
@@ -158,6 +163,10 @@ std::string window_bench_json(const WindowBenchResult& r) {
   j["diffuse_mean"] = r.diffuse_mean;
   j["diffuse_max"] = r.diffuse_max;
   if (r.drag_latency_ms >= 0.0) j["drag_latency_ms"] = r.drag_latency_ms;
+  if (r.video_frames > 0) {
+    j["video_frames"] = r.video_frames;
+    j["video_repeats"] = r.video_repeats;
+  }
   nlohmann::ordered_json phases = nlohmann::ordered_json::object();
   for (const auto& [name, ms] : r.phase_ms) phases[name] = ms;
   j["phase_ms_per_step"] = phases;

@@ -49,6 +49,8 @@ struct WindowBenchResult {
   double diffuse_mean = 0.0;      ///< spray, foam and bubble particles, mean over the frames
   uint diffuse_max = 0;           ///< and the most at one frame (0: spray off)
   double drag_latency_ms = -1.0;  ///< press to the first drawn state with its force; -1 none
+  long video_frames = 0;          ///< --video: the video's frames (0: not recording)
+  long video_repeats = 0;         ///< of them, repeats of the frame before where the encoder fell behind
   std::vector<std::pair<std::string, double>> phase_ms;  ///< per step, over the run
   struct Pass {
     std::string name;

@@ -1,0 +1,201 @@
+#include "app/window/video_recording.h"
+
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <system_error>
+
+#include "app/window/screenshot_file.h"
+#include "imgui.h"
+#include "render/frame_readback.h"
+#include "util/video_pipe.h"
+
+namespace tp {
+
+namespace {
+
+constexpr double kVideoFps = 30.0;
+
+std::string file_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+std::string megabytes(const std::string& path) {
+  struct stat st {};
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MB", stat(path.c_str(), &st) == 0 ? double(st.st_size) / 1e6 : 0.0);
+  return text;
+}
+
+std::string clock_text(double seconds) {
+  const int whole = int(seconds);
+  char text[32];
+  std::snprintf(text, sizeof text, "%d:%02d.%d", whole / 60, whole % 60, int((seconds - whole) * 10.0));
+  return text;
+}
+
+}  // namespace
+
+VideoRecording::VideoRecording() = default;
+
+VideoRecording::~VideoRecording() {
+  if (pipe_) {
+    std::string ignored;
+    pipe_->close(&ignored);
+  }
+}
+
+bool VideoRecording::start(const std::string& path, const std::string& shader_dir, int fb_width, int fb_height,
+                           double now, FileControls& files) {
+  if (recording_) return true;
+  if (saving_) report_finished(files, true);  // the previous video's end first
+  std::string target = path;
+  if (target.empty()) {
+    std::error_code ignored;
+    const std::string directory = std::filesystem::current_path(ignored).string();
+    target = free_screenshot_path(directory.empty() ? "." : directory, std::time(nullptr), ".mp4");
+  }
+  VideoPipeOptions options;
+  options.path = target;
+  options.width = fb_width & ~1;   // (yuv420p's chroma is of 2 x 2 blocks; the readback packs
+  options.height = fb_height & ~3;  //  two chroma rows to a row of its target)
+  options.fps = kVideoFps;
+  auto pipe = std::make_unique<VideoPipe>();
+  // How the frames are read (render/frame_readback.h) decides what the encoder is given:
+  // yuv420p from the GPU, or the frame as shown, BGRA, for ffmpeg to convert (and there
+  // the encoder shares the cores with a software rasterizer: its cheapest preset).
+  const ReadbackSource source = preferred_readback_source();
+  if (source == ReadbackSource::Shown) {
+    options.pixel_format = "bgra";
+    options.flip_rows = true;
+    options.preset = "ultrafast";
+    options.threads = 1;
+  }
+  std::unique_ptr<FrameReadback> readback;
+  std::string error;
+  if (options.width <= 0 || options.height <= 0) error = "the window has no pixels to record";
+  if (error.empty()) {
+    try {
+      readback = std::make_unique<FrameReadback>(source, options.width, options.height, shader_dir,
+                                                 [this](const uint8_t* pixels, int repeat) { take(pixels, repeat); });
+    } catch (const RenderError& e) {
+      error = e.what();
+    }
+  }
+  if (error.empty()) pipe->open(options, &error);
+  if (!error.empty()) {
+    std::fprintf(stderr, "tidepool: no video: %s\n", error.c_str());
+    files.video_status = "No video: " + error;
+    files.video_failed = true;
+    return false;
+  }
+  pipe_ = std::move(pipe);
+  readback_ = std::move(readback);
+  width_ = options.width;
+  height_ = options.height;
+  fps_ = options.fps;
+  recording_ = true;
+  shown_ = source == ReadbackSource::Shown;
+  with_panel_ = files.video_with_panel && !shown_;
+  start_time_ = next_tick_ = now;
+  seconds_ = 0.0;
+  ticks_ = 0;
+  files.video_recording = true;
+  files.video_failed = false;
+  files.video_status = "Recording " + file_name(target);
+  std::fprintf(stderr, "tidepool: recording video %s (%dx%d, %g frames/s, %s)\n", target.c_str(), width_, height_,
+               fps_,
+               shown_        ? "the window as shown: software GL"
+               : with_panel_ ? "with the panel"
+                             : "the view without the panel");
+  return true;
+}
+
+void VideoRecording::take(const uint8_t* pixels, int repeat) {
+  buffer_.resize(readback_->frame_bytes());  // (a buffer back from the encoder: already this size)
+  std::memcpy(buffer_.data(), pixels, buffer_.size());
+  pipe_->push(&buffer_, repeat);  // (a full queue drops the frame: counted)
+}
+
+void VideoRecording::capture_if_due(double now, int fb_width, int fb_height) {
+  if (!recording_ || now < next_tick_) return;
+  // Every tick up to now is this frame's: the video keeps the wall clock's time.
+  const long due = long(std::floor((now - next_tick_) * fps_)) + 1;
+  readback_->read(fb_width, fb_height, int(due));
+  ticks_ += due;
+  next_tick_ = start_time_ + double(ticks_) / fps_;
+  seconds_ = now - start_time_;
+}
+
+void VideoRecording::stop(FileControls& files) {
+  if (!recording_) return;
+  readback_->collect(true);
+  readback_.reset();  // (the callback it holds is done with)
+  pipe_->finish();
+  recording_ = false;
+  saving_ = true;
+  files.video_recording = false;
+  files.video_status = "Saving " + file_name(pipe_->path()) + " ...";
+}
+
+void VideoRecording::report_finished(FileControls& files, bool wait) {
+  if (!saving_ || !pipe_) return;
+  if (!wait && !pipe_->finished()) return;
+  std::string error;
+  const bool ok = pipe_->close(&error);
+  saving_ = false;
+  const long written = long(pipe_->frames_written()), dropped = long(pipe_->frames_dropped());
+  char figures[160];
+  std::snprintf(figures, sizeof figures, "%ld frames, %.1f s%s", written, double(written) / fps_,
+                dropped ? (", " + std::to_string(dropped) + " of them repeats where the encoder fell behind").c_str() : "");
+  if (!ok) {
+    std::fprintf(stderr, "tidepool: video not saved: %s\n", error.c_str());
+    files.video_status = "Video not saved: " + error;
+    files.video_failed = true;
+    return;
+  }
+  std::fprintf(stderr, "tidepool: saved video %s (%dx%d, %s, %s)\n", pipe_->path().c_str(), width_, height_, figures,
+               megabytes(pipe_->path()).c_str());
+  files.video_status = "Saved " + file_name(pipe_->path()) + " (" + figures + ")";
+  files.video_failed = false;
+}
+
+void VideoRecording::poll(FileControls& files) {
+  if (recording_) {
+    readback_->collect(false);
+    files.video_status = "Recording " + file_name(pipe_->path()) + ": " + clock_text(seconds_);
+    if (pipe_->frames_dropped() > 0)
+      files.video_status += " (" + std::to_string(pipe_->frames_dropped()) + " frames repeated: the encoder is behind)";
+    return;
+  }
+  report_finished(files, false);
+}
+
+void VideoRecording::draw_marker(double now) const {
+  if (!recording_ || shown_) return;
+  ImDrawList* list = ImGui::GetForegroundDrawList();
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float em = ImGui::GetFontSize();
+  const std::string text = "REC " + clock_text(now - start_time_);
+  const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+  const ImVec2 corner(display.x - size.x - 2.2f * em, 0.6f * em);
+  list->AddRectFilled(ImVec2(corner.x - 0.5f * em, corner.y - 0.3f * em),
+                      ImVec2(display.x - 0.4f * em, corner.y + size.y + 0.3f * em), IM_COL32(0, 0, 0, 150), 4.0f);
+  // The dot blinks once a second.
+  const bool lit = std::fmod(now - start_time_, 1.0) < 0.7;
+  list->AddCircleFilled(ImVec2(corner.x + 0.45f * em, corner.y + 0.5f * size.y), 0.45f * em,
+                        lit ? IM_COL32(230, 30, 30, 255) : IM_COL32(110, 20, 20, 255));
+  list->AddText(ImVec2(corner.x + 1.3f * em, corner.y), IM_COL32(255, 255, 255, 255), text.c_str());
+}
+
+void VideoRecording::close_at_exit(FileControls& files) {
+  stop(files);
+  report_finished(files, true);
+}
+
+long VideoRecording::frames() const { return pipe_ ? long(pipe_->frames_written()) : 0; }
+long VideoRecording::dropped() const { return pipe_ ? long(pipe_->frames_dropped()) : 0; }
+
+}  // namespace tp
