@@ -26,7 +26,7 @@ void main() {
     return;
   }
   // A chroma row: which plane, and which two of its rows.
-  int row = p.y - h;              // 0 .. 3H/4 - 1 (U: 0 .. H/4 - 1, V: the rest)
+  int row = p.y - h;              // 0 .. H/2 - 1 (U: 0 .. H/4 - 1, V: the rest)
   bool v_plane = row >= h / 4;
   int pair = v_plane ? row - h / 4 : row;
   int half_w = w / 2;

@@ -51,7 +51,7 @@ double value(const std::string& probed, const std::string& key) {
 
 // Frame `index` decoded as RGB24 rows, top first.
 std::vector<uint8_t> decode_rgb(const std::string& path, int index, int width, int height) {
-  const std::string raw = testing::TempDir() + "tp_video_frame.rgb";
+  const std::string raw = path + ".frame.rgb";  // (beside the video: tests may run at once)
   run("ffmpeg -v error -y -i '" + path + "' -vf 'select=eq(n\\," + std::to_string(index) +
       ")' -frames:v 1 -f rawvideo -pix_fmt rgb24 '" + raw + "'");
   std::vector<uint8_t> rgb(size_t(width) * size_t(height) * 3);
@@ -158,10 +158,12 @@ TEST(VideoPipe, BgraRowsBottomFirstComeOutUpright) {
   const uint8_t* top = &rgb[(4 * 32 + 16) * 3];
   const uint8_t* bottom = &rgb[(28 * 32 + 16) * 3];
   std::printf("top %d %d %d, bottom %d %d %d\n", top[0], top[1], top[2], bottom[0], bottom[1], bottom[2]);
-  EXPECT_GT(top[2], 200) << "blue on top";
-  EXPECT_LT(top[0], 60);
-  EXPECT_GT(bottom[0], 200) << "red at the bottom";
-  EXPECT_LT(bottom[2], 60);
+  EXPECT_GT(top[2], 245) << "blue on top";
+  EXPECT_LT(top[0], 8);
+  EXPECT_LT(top[1], 8) << "converted with the BT.709 matrix the stream is tagged with (BT.601's gives 14)";
+  EXPECT_GT(bottom[0], 245) << "red at the bottom";
+  EXPECT_LT(bottom[1], 8) << "converted with the BT.709 matrix (BT.601's gives 23)";
+  EXPECT_LT(bottom[2], 8);
   EXPECT_EQ(value(probe(path), "nb_read_frames"), 2.0);
 }
 

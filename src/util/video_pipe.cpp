@@ -92,7 +92,11 @@ bool VideoPipe::open(const VideoPipeOptions& options, std::string* error) {
   std::vector<std::string> args = {program, "-hide_banner", "-loglevel", "error", "-y",
                                    "-f", "rawvideo", "-pix_fmt", options.pixel_format, "-s", size,
                                    "-framerate", number(options.fps), "-i", "pipe:0"};
-  if (options.pixel_format != "yuv420p" && options.flip_rows) args.insert(args.end(), {"-vf", "vflip"});
+  // RGB frames are converted by ffmpeg, with the matrix the stream is tagged with (its
+  // default would be BT.601).
+  if (options.pixel_format != "yuv420p")
+    args.insert(args.end(), {"-vf", std::string(options.flip_rows ? "vflip," : "") +
+                                        "scale=out_color_matrix=bt709:out_range=tv"});
   // zerolatency: no lookahead and no B-frames, so the encoder holds few frames (less memory,
   // a quick end) and needs less CPU. Tagged BT.709, limited range: what the window's
   // frames are, and what players assume of HD video.
@@ -133,7 +137,16 @@ bool VideoPipe::open(const VideoPipeOptions& options, std::string* error) {
   failure_.clear();
   written_ = dropped_ = 0;
   queue_.clear();
-  thread_ = std::thread([this] { writer(); });
+  try {
+    thread_ = std::thread([this] { writer(); });
+  } catch (const std::exception& e) {  // (no thread: the encoder is ended here)
+    ::close(fd_);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = fd_ = -1;
+    *error = std::string("cannot start the video's writer thread: ") + e.what();
+    return false;
+  }
   return true;
 }
 

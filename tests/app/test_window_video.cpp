@@ -47,7 +47,8 @@ bool panel_grey(const uint8_t* p) {
 }
 // The recording marker's corner, top right.
 const Rect kMarkerCorner{600, 0, 800, 50};
-bool marker_red(const uint8_t* p) { return p[0] > 180 && p[1] < 80 && p[2] < 80; }
+// (Its dot blinks between a bright and a dark red: either counts.)
+bool marker_red(const uint8_t* p) { return p[0] > 90 && p[1] < 60 && p[2] < 60 && p[0] > 3 * p[1]; }
 
 void require_ffmpeg() {
   ASSERT_EQ(run_command("ffmpeg -version && ffprobe -version").exit_code, 0)

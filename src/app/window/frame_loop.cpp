@@ -201,7 +201,10 @@ int FrameLoop::run(WindowMode& mode) {
     mode.apply_requests();
     reload_shaders_if_asked(renderer, controls);
     // --video from the first frame on; F9 and the panel's button start and stop one.
-    if (!options_.video.empty() && frames == 0) video_.start(options_.video, renderer.shader_dir(), fb_width, fb_height, frame.now, controls.files);
+    if (!options_.video.empty() && !video_option_started_) {  // (once: not again after a scene switch)
+      video_option_started_ = true;
+      video_.start(options_.video, renderer.shader_dir(), fb_width, fb_height, frame.now, controls.files);
+    }
     if (take_request(controls.files.video_toggle_requested)) {
       if (video_.recording()) video_.stop(controls.files);
       else video_.start("", renderer.shader_dir(), fb_width, fb_height, frame.now, controls.files);
@@ -251,7 +254,9 @@ int FrameLoop::run(WindowMode& mode) {
   }
   // The figures of a run that ended here (one that passes to the other kind of scene is
   // measured again there).
-  video_.close_at_exit(controls.files);  // (its end waits for the encoder, after the measured run)
+  // (Its end waits for the encoder, after the measured run. A switch to a scene of the
+  // other kind keeps recording: the next mode draws in the same window.)
+  if (mode.next_scene().empty()) video_.close_at_exit(controls.files);
   if (bench && mode.next_scene().empty()) {
     WindowBenchResult result = bench->result();
     result.video_frames = video_.frames();

@@ -46,6 +46,7 @@ class FrameLoop {
   const WindowOptions& options_;
   double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
   VideoRecording video_;          ///< F9, the panel's Record video, --video
+  bool video_option_started_ = false;  ///< --video has started its recording
 };
 
 // Ends the running mode's session from outside its loop, when the display has gone away

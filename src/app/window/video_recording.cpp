@@ -80,11 +80,17 @@ bool VideoRecording::start(const std::string& path, const std::string& shader_di
     try {
       readback = std::make_unique<FrameReadback>(source, options.width, options.height, shader_dir,
                                                  [this](const uint8_t* pixels, int repeat) { take(pixels, repeat); });
-    } catch (const RenderError& e) {
+    } catch (const std::exception& e) {  // a shader missing or broken, GL objects, memory
       error = e.what();
     }
   }
-  if (error.empty()) pipe->open(options, &error);
+  if (error.empty()) {
+    try {
+      pipe->open(options, &error);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
   if (!error.empty()) {
     std::fprintf(stderr, "tidepool: no video: %s\n", error.c_str());
     files.video_status = "No video: " + error;
@@ -121,8 +127,14 @@ void VideoRecording::take(const uint8_t* pixels, int repeat) {
 
 void VideoRecording::capture_if_due(double now, int fb_width, int fb_height) {
   if (!recording_ || now < next_tick_) return;
-  // Every tick up to now is this frame's: the video keeps the wall clock's time.
-  const long due = long(std::floor((now - next_tick_) * fps_)) + 1;
+  // Every tick up to now is this frame's: the video keeps the wall clock's time. A gap of
+  // more than a second (the window minimised, the machine asleep) is cut to one: the video
+  // holds the frame a second rather than for the whole gap.
+  long due = long(std::floor((now - next_tick_) * fps_)) + 1;
+  if (due > long(fps_)) {
+    start_time_ += double(due - long(fps_)) / fps_;
+    due = long(fps_);
+  }
   readback_->read(fb_width, fb_height, int(due));
   ticks_ += due;
   next_tick_ = start_time_ + double(ticks_) / fps_;
@@ -163,6 +175,11 @@ void VideoRecording::report_finished(FileControls& files, bool wait) {
 }
 
 void VideoRecording::poll(FileControls& files) {
+  if (recording_ && pipe_->finished()) {  // the encoder ended by itself: a failure to say
+    stop(files);
+    report_finished(files, true);
+    return;
+  }
   if (recording_) {
     readback_->collect(false);
     files.video_status = "Recording " + file_name(pipe_->path()) + ": " + clock_text(seconds_);
