@@ -36,6 +36,8 @@ Window
   --screenshot PNG         save the last frame as PNG (needs a window)
   --video MP4              record the view into an MP4 from the first frame to the end,
                            as F9 does (needs a window and the ffmpeg program)
+  --replay SESSION         replay a session the window recorded (F8): headless, on the CPU,
+                           checking its hashes; exit code 1 when the replay departs from it
   --size WxH               window size in pixels (default 1280x800)
   --color MODE             water | speed | density | pressure | flat; debug views:
                            neighbours | vorticity | density_error
@@ -238,6 +240,9 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       if (!split_list(arg, v, &items, error)) return false;
       o->scene_list = items;
       o->scene = items.front();
+    } else if (arg == "--replay") {
+      if (!need(&o->replay)) return false;
+      if (o->replay.empty()) return fail("--replay needs a file name");
     } else if (arg == "--load-state") {
       if (!need(&o->load_state)) return false;
       if (o->load_state.empty()) return fail("--load-state needs a file name");
@@ -406,6 +411,17 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     } else {
       return fail("unknown option '" + arg + "'");
     }
+  }
+  // --replay plays a session headless (the window's replay is to come) from its own start:
+  // what would choose another start, or a window, is refused.
+  if (!o->replay.empty()) {
+    for (const char* other : {"--scene", "--solver", "--particles", "--spacing", "--preset", "--set", "--load-state",
+                              "--bench", "--backend", "--quality", "--time", "--steps", "--export", "--export-mesh",
+                              "--screenshot", "--video", "--frames", "--size", "--bench-window"})
+      if (o->given.count(other))
+        return fail(std::string("--replay takes everything from the session; ") + other +
+                    " cannot be used with it (for now it replays headless, on the CPU)");
+    o->headless = true;
   }
   // Options that would be silently ignored in the chosen mode are errors instead.
   const bool headless = o->headless || o->bench;

@@ -16,6 +16,7 @@ struct Options {
   std::string solver;               ///< empty: the scene's params or --preset (default wcsph)
   std::string preset;               ///< --preset FILE: parameters applied after the scene's
   std::string load_state;           ///< --load-state FILE: continue a saved simulation
+  std::string replay;               ///< --replay SESSION: replay a recorded session (headless)
   std::string save_state;           ///< --save-state FILE: headless, save it at the end
   std::string backend = "auto";     ///< auto | cpu | cuda
   uint64_t particles = 0;           ///< 0 = the scene's own spacing

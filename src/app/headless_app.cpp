@@ -7,6 +7,7 @@
 #include "app/headless/bench.h"
 #include "app/headless/gas_headless.h"
 #include "app/headless/headless.h"
+#include "app/headless/replay.h"
 #include "app/mode_options.h"
 #include "sim/scene/scene.h"
 #include "util/paths.h"
@@ -34,6 +35,7 @@ int gas_scenes(const Options& o, std::vector<Scene>* scenes) {
 }  // namespace
 
 int run_headless(const Options& o) {
+  if (!o.replay.empty()) return run_replay(o.replay, o.given.count("--threads") ? o.threads : 0);
   const StartPlan plan = start_plan(o);
   const HeadlessOptions run = headless_options(o);
   std::vector<Scene> scenes;

@@ -188,6 +188,8 @@ TEST(Cli, BadInputIsAOneLineErrorWithExitCode2) {
       {"--headless --screenshot x.png", "--screenshot needs a window"},
       {"--headless --video x.mp4", "--video needs a window"},
       {"--video", "--video needs a value"},
+      {"--replay x.tpsession --scene pool", "--replay takes everything from the session; --scene cannot be used"},
+      {"--replay /nonexistent/x.tpsession", "cannot open the session /nonexistent/x.tpsession"},
       {"--headless --steps 5 --set viscosityy=1", "valid keys"},
       {"--headless --steps 5 --set stiffness=1e30", "outside its valid range"},
       {"--headless --steps 5 --set stiffness=nan", "stiffness"},

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/water/water_mode.h"
+#include "app/window/screenshot_file.h"
 #include "sim/scene/preset.h"
 #include "sim/water/memory_need.h"
 #include "util/paths.h"
@@ -26,10 +27,51 @@ void WaterMode::apply_requests() {
       recording_.start(*setup_.sim, files, controls_.mesh);
     }
   }
+  if (take_request(files.session_toggle_requested)) toggle_session();
+  if (session_.recording()) {
+    files.session_status = "Recording " + session_.path().substr(session_.path().rfind('/') + 1) + ": " +
+                           std::to_string(session_.steps()) + " steps";
+    if (session_.failed()) {
+      files.session_status = "Session stopped: " + session_.error();
+      files.session_failed = true;
+      session_.stop(runner_);
+      files.session_recording = false;
+    }
+  }
   if (take_request(files.preset_save_requested)) save_preset();
   if (take_request(files.preset_load_requested)) load_preset();
   if (take_request(files.state_save_requested)) save_state();
   if (take_request(files.state_load_requested)) load_state();
+}
+
+// F8 and the panel's Record session: a .tpsession named after the time in the working
+// directory, beside the screenshots and videos (sim/session/session_recorder.h).
+void WaterMode::toggle_session() {
+  FileControls& files = controls_.files;
+  if (session_.recording()) {
+    const std::string path = session_.path();
+    session_.stop(runner_);
+    files.session_recording = false;
+    char figures[96];
+    std::snprintf(figures, sizeof figures, "%llu steps, %.1f MB", static_cast<unsigned long long>(session_.steps()),
+                  double(session_.bytes()) / 1e6);
+    std::fprintf(stderr, "tidepool: saved session %s (%s); replay it with tidepool --replay %s\n", path.c_str(),
+                 figures, path.c_str());
+    files.session_status = "Saved " + path.substr(path.rfind('/') + 1) + " (" + figures + ")";
+    files.session_failed = false;
+    return;
+  }
+  const std::string path = free_screenshot_path(full_path("."), std::time(nullptr), ".tpsession");
+  std::string error;
+  if (!session_.start(runner_, path, scene_label(setup_.scene, files), &error)) {
+    std::fprintf(stderr, "tidepool: no session: %s\n", error.c_str());
+    files.session_status = "No session: " + error;
+    files.session_failed = true;
+    return;
+  }
+  std::fprintf(stderr, "tidepool: recording session %s\n", path.c_str());
+  files.session_recording = true;
+  files.session_failed = false;
 }
 
 namespace {

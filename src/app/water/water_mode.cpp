@@ -87,6 +87,7 @@ WaterMode::WaterMode(GLFWwindow* window, InputState& input, SimSetup& setup, con
   files.scene_dir = scene_dir();
   files.scene_names = list_scenes(files.scene_dir, SceneKind::Any);
   files.gas_scene_names = list_scenes(files.scene_dir, SceneKind::Gas);
+  files.sessions = true;
   files.record_dir = default_export_dir(std::time(nullptr));
   files.record_fps = float(view.record_fps);
 }
@@ -108,6 +109,7 @@ void WaterMode::key(int key) {
   if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) digit = key - GLFW_KEY_1;
   if (key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9) digit = key - GLFW_KEY_KP_1;
   if (digit >= 0 && digit < int(solver_names().size())) params_.solver = digit;
+  if (key == GLFW_KEY_F8) controls_.files.session_toggle_requested = true;
 }
 
 
@@ -610,7 +612,7 @@ void WaterMode::edit_bodies(const BodyRequest& r) {
     if (body.mesh) body.pose.orientation = body.mesh->principal_to_file;  // upright, as in its file
   }
   std::vector<BodySpec> now;  // the bodies after the edit
-  panel.status = runner_.exclusive([&](Simulation& sim) {
+  panel.status = runner_.exclusive_edit([&](Simulation& sim) {
     const std::string why = r.kind == BodyRequest::Density ? set_body_density(sim, r.index, r.density)
                             : r.kind == BodyRequest::Remove ? remove_body(sim, r.index)
                                                             : add_body(sim, body);
@@ -640,6 +642,7 @@ void WaterMode::draw(const CameraView& view) { renderer_.draw(view, render_, mar
 int WaterMode::finish(int exit_code, const std::string& stop_reason, int frames) {
   runner_.stop();  // the simulation is this thread's again
   recording_.stop(controls_.files, stop_reason);
+  if (session_.recording()) toggle_session();  // its end mark: complete up to the last step
   // One line for scripts driving the window (did the drag move the water?).
   const RunStats stats = setup_.sim->stats();
   // GPU and CPU time per render pass (recent means), for comparing modes and sizes.

@@ -21,6 +21,7 @@
 #include "app/window/window_mode.h"
 #include "render/renderer.h"
 #include "sim/runner/sim_runner.h"
+#include "sim/session/session_recorder.h"
 
 struct GLFWwindow;
 
@@ -145,6 +146,8 @@ class WaterMode final : public WindowMode {
   RenderSettings render_;
   int last_reset_count_ = 0;  ///< particle count after the last reset
   WaterRecording recording_;  ///< the panel's Record
+  SessionRecorder session_;   ///< F8 and the panel's Record session (sim/session)
+  void toggle_session();
   // The simulation's dimension (2: in the plane z = plane_z_), set by after_new_particles.
   int dimensions_ = 3;
   float plane_z_ = 0.0f;
@@ -154,7 +157,7 @@ class WaterMode final : public WindowMode {
 
 template <class F>
 void WaterMode::with_sim(F&& fn) {
-  runner_.exclusive([&](Simulation& sim) {
+  runner_.exclusive_edit([&](Simulation& sim) {
     sim.params() = params_;  // this frame's edits, not yet handed over
     try {
       fn(sim);

@@ -188,6 +188,15 @@ void video_rows(FileControls& files, WidgetLog& log) {
     tooltip("With a software OpenGL driver the video is the window as shown (reading the view "
             "alone would slow the window by a fifth): hide the panel with Tab to leave it out.");
   status_row(files.video_status, files.video_failed, files.video_recording, log, "video status");
+  if (!files.sessions) return;
+  if (ImGui::Button(files.session_recording ? "Stop session" : "Record session"))
+    files.session_toggle_requested = true;
+  note_widget(log, "session");
+  tooltip("Records the play session into a .tpsession file named after the time in the working "
+          "directory: the state now, then every input as the simulation applied it and a check of "
+          "the particles every 30 steps. tidepool --replay FILE plays it again, to the bit on the "
+          "CPU. Key: F8. docs/recording.md.");
+  status_row(files.session_status, files.session_failed, files.session_recording, log, "session status");
 }
 
 void files_section(FileControls& files, WidgetLog& log) {

@@ -36,6 +36,12 @@ struct FileControls {
   bool video_recording = false;          ///< set by the frame loop
   std::string video_status;              ///< "Saved NAME (12.3 s, ...)", or why not
   bool video_failed = false;             ///< the status is an error (red)
+  // Session (F8; the water's mode records, sim/session)
+  bool session_toggle_requested = false;  ///< the Record session button or F8 (start or stop)
+  bool session_recording = false;         ///< set by the mode
+  std::string session_status;             ///< "Recording NAME: 120 steps", "Saved ...", or why not
+  bool session_failed = false;
+  bool sessions = false;                  ///< the mode records sessions (the water's; not the gas's)
   // Presets
   std::string preset_path = "tidepool-preset.json";
   bool preset_save_requested = false;

@@ -65,6 +65,7 @@ SimRunner::~SimRunner() { stop(); }
 
 void SimRunner::start(int threads) {
   if (thread_.joinable()) return;
+  step_threads_ = threads > 0 ? threads : omp_get_max_threads();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     quit_ = false;
@@ -84,6 +85,8 @@ void SimRunner::start(int threads) {
   });
 }
 
+int SimRunner::step_threads() const { return step_threads_ > 0 ? step_threads_ : omp_get_max_threads(); }
+
 std::string SimRunner::backend_description() const {
   return threaded() ? thread_description_ : sim_.backend().description;
 }
@@ -96,6 +99,7 @@ void SimRunner::stop() {
   }
   wake_.notify_all();
   thread_.join();
+  step_threads_ = 0;
 }
 
 uint64_t SimRunner::set_params(const SimParams& params) {
@@ -229,21 +233,40 @@ SimRunner::Mailbox SimRunner::take_mailbox() {
 }
 
 void SimRunner::apply(const Mailbox& inputs) {
-  if (inputs.has_params) sim_.params() = inputs.params;
-  for (const auto& [index, center] : inputs.moves) sim_.move_obstacle(index, center);
+  RunnerObserver* o = observer_;
+  if (o) o->before_inputs(sim_);
+  if (inputs.has_params) {
+    sim_.params() = inputs.params;
+    if (o) o->params(inputs.params);
+  }
+  for (const auto& [index, center] : inputs.moves) {
+    sim_.move_obstacle(index, center);
+    if (o) o->move_obstacle(index, center);
+  }
   for (const Mailbox::Grab& g : inputs.grabs) {
-    if (g.kind == Mailbox::Grab::Take)
+    if (g.kind == Mailbox::Grab::Take) {
       sim_.grab_body(g.index, g.local, g.target);
-    else if (g.kind == Mailbox::Grab::Move)
+      if (o) o->grab_body(g.index, g.local, g.target);
+    } else if (g.kind == Mailbox::Grab::Move) {
       sim_.move_grab(g.target);
-    else
+      if (o) o->move_grab(g.target);
+    } else {
       sim_.release_body();
+      if (o) o->release_body();
+    }
   }
   if (inputs.has_mouse) {
     // A press released before any step felt it is still felt by this one.
     const bool use_press = inputs.pending_press && !inputs.mouse.active;
     sim_.set_mouse(use_press ? inputs.press : inputs.mouse);
+    if (o) o->mouse(use_press ? inputs.press : inputs.mouse);
   }
+}
+
+void SimRunner::set_observer(RunnerObserver* observer, const std::function<void(Simulation&)>& start) {
+  Park park(*this);
+  observer_ = observer;
+  if (start) start(sim_);
 }
 
 void SimRunner::after_step_inputs(const Mailbox& inputs) {

@@ -71,6 +71,25 @@ std::optional<Vec3> pick_points(const std::vector<Vec4>& particles, float spacin
 // it in the simulation's own.
 std::optional<Simulation::BodyHit> pick_bodies(const std::vector<BodySpec>& bodies, const Ray& ray);
 
+// What a session recorder (src/sim/session/session_recorder.h) is told of everything that
+// changes the simulation, on the thread that changes it (the runner's, or the caller's
+// inline): the inputs applied before a step, as applied, and the edits made through
+// exclusive_edit() (before and after). Steps are counted by the simulation itself
+// (RunStats::steps).
+class RunnerObserver {
+ public:
+  virtual ~RunnerObserver() = default;
+  virtual void before_inputs(Simulation& sim) = 0;  // the mailbox is about to be applied
+  virtual void params(const SimParams& params) = 0;
+  virtual void mouse(const MouseForce& force) = 0;
+  virtual void move_obstacle(int index, Vec3 center) = 0;
+  virtual void grab_body(int index, Vec3 local, Vec3 target) = 0;
+  virtual void move_grab(Vec3 target) = 0;
+  virtual void release_body() = 0;
+  virtual void before_edit(Simulation& sim) = 0;
+  virtual void after_edit(Simulation& sim) = 0;
+};
+
 class SimRunner {
  public:
   // Behind more: slow motion. Four 60 Hz frames: at 1/30 s the dam break lost 1 % of real
@@ -121,11 +140,33 @@ class SimRunner {
 
   // Runs fn(simulation) with the thread parked between steps (waiting for the step under
   // way, if any); at once when there is no thread. Then publishes the state as it is.
+  // For a look (a pick, a snapshot, a publish): what changes the simulation goes through
+  // exclusive_edit.
   template <class F>
   decltype(auto) exclusive(F&& fn) {
     Park park(*this);
     return fn(sim_);
   }
+  // The same for an edit (a reset, a load, a body added): the observer, if any, is told
+  // before and after (a session records the state it leaves).
+  template <class F>
+  decltype(auto) exclusive_edit(F&& fn) {
+    Park park(*this);
+    struct After {
+      SimRunner& runner;
+      ~After() {
+        if (runner.observer_) runner.observer_->after_edit(runner.sim_);
+      }
+    };
+    if (observer_) observer_->before_edit(sim_);
+    const After after{*this};
+    return fn(sim_);
+  }
+  // Sets (or, with nullptr, removes) the observer, with the thread parked. `start`, if
+  // given, runs then too (a recorder writes the state it starts from).
+  void set_observer(RunnerObserver* observer, const std::function<void(Simulation&)>& start = {});
+  // The OpenMP threads the steps run on (start's `threads`, else this thread's count).
+  int step_threads() const;
 
   // Inline mode: applies the mailbox, runs `steps` on this thread, and publishes the
   // state (with the particles' values when `copy_particles`; else the caller publishes
@@ -172,6 +213,8 @@ class SimRunner {
   void after_step_inputs(const Mailbox& inputs);
 
   Simulation& sim_;
+  RunnerObserver* observer_ = nullptr;  // (changed only with the thread parked)
+  int step_threads_ = 0;
   std::thread thread_;
   std::string thread_description_;  ///< backend().description with the thread's count
   std::mutex mutex_;

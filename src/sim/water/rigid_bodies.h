@@ -43,7 +43,12 @@ class RigidBodies {
     mass_.clear();
     for (BodySpec& b : bodies_) {
       if (dimensions_ == 2) keep_in_plane(b, tank_lo.z);
-      b.pose.orientation = quat_normalized(b.pose.orientation);
+      // Normalised only when it is not unit already: each step normalises it before moving
+      // it, and a state's orientation (a step's result) normalised here as well would be
+      // rounded once more than the run it came from, which then departs from it.
+      const Quat q = b.pose.orientation;
+      if (std::fabs(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z - 1.0f) > 1e-4f)
+        b.pose.orientation = quat_normalized(q);
       mass_.push_back(body_mass(b, dimensions_));
     }
     // The contacts' world (src/sim/bodies/rigid_world.h): the tank's walls and the bodies,
@@ -279,8 +284,11 @@ class RigidBodies {
     b.pose.position.z = z;
     b.motion.velocity.z = 0.0f;
     b.motion.angular_velocity = Vec3{0.0f, 0.0f, b.motion.angular_velocity.z};
-    // Only a turn about z: the orientation's x and y parts go.
-    b.pose.orientation = quat_normalized(Quat{b.pose.orientation.w, 0.0f, 0.0f, b.pose.orientation.z});
+    // Only a turn about z: the orientation's x and y parts go (as the contacts' world does
+    // each step: one already in the plane is kept as it is, so that a state restored
+    // continues bit for bit).
+    const Quat q = b.pose.orientation;
+    if (q.x != 0.0f || q.y != 0.0f) b.pose.orientation = quat_normalized(Quat{q.w, 0.0f, 0.0f, q.z});
   }
   // The mesh bodies' distance fields, one after another in the backend's memory (the
   // clamp reads them there), each body's at field_at_[k].

@@ -126,6 +126,10 @@ SimState SimulationImpl<B>::capture() {
   B::copy_to_host(init.velocity.data(), fluid.velocity.data(), n);
   B::copy_to_host(s.id.data(), fluid.id.data(), n);
   B::copy_to_host(s.pressure.data(), fluid.pressure.data(), n);
+  s.target_density.resize(n);
+  s.divergence_impulse.resize(n);
+  B::copy_to_host(s.target_density.data(), fluid.target_density.data(), n);
+  B::copy_to_host(s.divergence_impulse.data(), fluid.divergence_impulse.data(), n);
   init.boundary.resize(wall_n_);
   B::copy_to_host(init.boundary.data(), boundary_.data(), wall_n_);
   init.obstacles = objects_.obstacles();
@@ -145,6 +149,12 @@ SimState SimulationImpl<B>::capture() {
   s.rest_density = rest_density_;
   s.solver_dt_limit = solver_dt_limit_;
   s.previous_solver = previous_solver_;
+  s.pressures_kept = pressures_kept_;
+  s.switched_at = switched_at_;
+  s.switched_compression = switched_compression_;
+  const Max3 depths = record_.seen().extra;
+  s.extent_depths = Vec3{depths.a, depths.b, depths.c};
+  s.mouse = mouse_;
   s.next_id = objects_.next_id();
   s.time_debt = time_debt_;
   s.stats = stats_;
@@ -159,7 +169,9 @@ SimState SimulationImpl<B>::capture() {
 template <class B>
 void SimulationImpl<B>::restore(const SimState& s) {
   const size_t n = s.initial.fluid.size();
-  if (s.initial.velocity.size() != n || s.id.size() != n || s.pressure.size() != n)
+  if (s.initial.velocity.size() != n || s.id.size() != n || s.pressure.size() != n ||
+      (!s.target_density.empty() && s.target_density.size() != n) ||
+      (!s.divergence_impulse.empty() && s.divergence_impulse.size() != n))
     throw std::invalid_argument("the state's particle arrays differ in length");
   if (!(s.mass > 0.0f) || !std::isfinite(s.mass) || !(s.rest_density > 0.0f))
     throw std::invalid_argument("the state's particle mass or rest density is not valid");
@@ -191,8 +203,19 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   rest_density_ = s.rest_density;
   solver_dt_limit_ = s.solver_dt_limit;
   previous_solver_ = s.previous_solver;
-  switched_at_ = -1.0;  // (a state file does not carry it: a switch just before it is not eased)
-  pressures_kept_ = false;
+  // The solvers' memory between steps, when the state has it (older files: none).
+  const bool memory = s.target_density.size() == n && s.divergence_impulse.size() == n;
+  switched_at_ = memory ? s.switched_at : -1.0;
+  switched_compression_ = memory ? s.switched_compression : 0.0f;
+  pressures_kept_ = memory && s.pressures_kept;
+  if (memory) {
+    record_.restore_seen_extra(Max3{s.extent_depths.x, s.extent_depths.y, s.extent_depths.z});
+    mouse_ = s.mouse;
+  }
+  if (memory && n > 0) {
+    B::copy_from_host(fluid.target_density.data(), s.target_density.data(), uint(n));
+    B::copy_from_host(fluid.divergence_impulse.data(), s.divergence_impulse.data(), uint(n));
+  }
   time_debt_ = s.time_debt;
   stats_ = s.stats;
   stats_.halted = false;  // a restored state runs again (the NaN guard's stop is undone)
@@ -208,6 +231,9 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   stats_.diffuse.spawned = s.stats.diffuse.spawned;
   pending_measure_ = s.pending_measure;
   refresh_constants();
+  // The time step the constants still hold between steps is the last one (DFSPH's
+  // divergence solve reads it before the step chooses its own).
+  if (memory) constants_.dt = float(stats_.last_dt);
 }
 
 template <class B>
