@@ -228,8 +228,8 @@ TEST(Session, DamagedAndForeignFilesAreSaidSo) {
 
 // What replaying a session's edits rests on: a state captured and restored continues as
 // the run it came from, to the bit, on every solver, with a floating box and without one.
-// (Until 2026-11-30 it did not: the solvers' warm starts and PCISPH's per-particle targets
-// were not in the state, and the box's orientation was normalised once more on restore.)
+// (Until 2026-11-30 it did not: the solvers' warm starts, DFSPH's impulse and the last time
+// step were not in the state, and the box's orientation was normalised once more on restore.)
 TEST(Session, ARestoredStateContinuesBitForBitOnEverySolver) {
   for (const bool box : {true, false}) {
     for (int solver : {0, 1, 2, 3}) {

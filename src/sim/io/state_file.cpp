@@ -116,13 +116,12 @@ std::string encode_state(const SimState& s, const std::string& scene) {
   h["solver_dt_limit"] = s.solver_dt_limit;
   h["pending_measure"] = s.pending_measure;
   h["previous_solver"] = s.previous_solver;
-  const bool memory = !s.target_density.empty() || !s.divergence_impulse.empty();
+  const bool memory = !s.divergence_impulse.empty();
   if (memory) {  // (read as optional: files from before have none)
     h["solver_memory"] = true;
     h["pressures_kept"] = s.pressures_kept;
     h["switched_at"] = s.switched_at;
     h["switched_compression"] = s.switched_compression;
-    h["extent_depths"] = vec(s.extent_depths);
     h["mouse"] = {{"active", s.mouse.active}, {"point", vec(s.mouse.point)}, {"velocity", vec(s.mouse.velocity)}};
   }
   h["next_id"] = s.next_id;
@@ -166,10 +165,7 @@ std::string encode_state(const SimState& s, const std::string& scene) {
   put_blob(out, init.boundary);
   put_blob(out, diffuse_x);
   put_blob(out, diffuse_v);
-  if (memory) {
-    put_blob(out, s.target_density);
-    put_blob(out, s.divergence_impulse);
-  }
+  if (memory) put_blob(out, s.divergence_impulse);
   return out;
 }
 
@@ -320,7 +316,6 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
       s.pressures_kept = r.flag(h, "", "pressures_kept");
       s.switched_at = r.finite_number(h, "", "switched_at");
       s.switched_compression = float(r.finite_number(h, "", "switched_compression"));
-      s.extent_depths = r.finite_vec3(h, "", "extent_depths");
       const json& mouse = r.need(h, "", "mouse");
       s.mouse.active = int(r.count(mouse, "mouse", "active")) != 0;
       s.mouse.point = r.finite_vec3(mouse, "mouse", "point");
@@ -376,21 +371,15 @@ SimState decode_state(const std::string& bytes, const std::string& source, std::
   blob(init.boundary, "boundary samples");
   blob(diffuse_x, "diffuse positions");
   blob(diffuse_v, "diffuse velocities");
-  if (JsonReader::find(h, "solver_memory")) {
-    blob(s.target_density, "solvers' target densities");
-    blob(s.divergence_impulse, "solvers' divergence impulses");
-  }
+  if (JsonReader::find(h, "solver_memory")) blob(s.divergence_impulse, "DFSPH's divergence impulses");
   if (!in.done()) r.refuse("has " + std::to_string(in.left()) + " bytes after its end");
   const size_t n = init.fluid.size();
   if (init.velocity.size() != n || s.id.size() != n || s.pressure.size() != n || diffuse_x.size() != diffuse_v.size() ||
-      (!s.target_density.empty() && s.target_density.size() != n) ||
       (!s.divergence_impulse.empty() && s.divergence_impulse.size() != n))
     r.refuse("has arrays of different lengths");
-  // (A solver's array that a run never wrote holds whatever its memory held: zero where
-  // that is not a number, so that a damaged file cannot bring a NaN in.)
-  for (std::vector<float>* a : {&s.target_density, &s.divergence_impulse})
-    for (float& v : *a)
-      if (!std::isfinite(v)) v = 0.0f;
+  // (Zero where it is not a number: a damaged file cannot bring a NaN in.)
+  for (float& v : s.divergence_impulse)
+    if (!std::isfinite(v)) v = 0.0f;
   for (size_t i = 0; i < n; ++i)
     if (!is_finite(xyz(init.fluid[i])) || !is_finite(xyz(init.velocity[i])) || !std::isfinite(s.pressure[i]))
       r.refuse("holds a particle with a non-finite position, velocity or pressure");

@@ -194,15 +194,14 @@ struct SimState {
   int previous_solver = -1;
   // What the solvers carry from one step to the next beyond the pressures (their warm
   // starts: PBF's multipliers and DFSPH's pressures count only when kept from their own
-  // last step; PCISPH's per-particle target; DFSPH's divergence impulse; the time and
-  // compression of the last switch, which DFSPH eases from). Empty arrays (a state file
+  // last step; DFSPH's divergence impulse, zeros after another solver's step; the time and
+  // compression of the last switch, which DFSPH eases from). An empty array (a state file
   // from before they were kept): none, as after a reset.
   bool pressures_kept = false;
   double switched_at = -1.0;
   float switched_compression = 0.0f;
-  Vec3 extent_depths{0, 0, 0};  ///< the step record's last extent (SimulationImpl::extent_seen)
   MouseForce mouse{};           ///< the mouse force steps feel until it changes
-  std::vector<float> target_density, divergence_impulse;
+  std::vector<float> divergence_impulse;
   uint next_id = 0;
   double time_debt = 0.0;
   RunStats stats;                ///< (phases are not kept)

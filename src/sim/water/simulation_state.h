@@ -126,10 +126,11 @@ SimState SimulationImpl<B>::capture() {
   B::copy_to_host(init.velocity.data(), fluid.velocity.data(), n);
   B::copy_to_host(s.id.data(), fluid.id.data(), n);
   B::copy_to_host(s.pressure.data(), fluid.pressure.data(), n);
-  s.target_density.resize(n);
-  s.divergence_impulse.resize(n);
-  B::copy_to_host(s.target_density.data(), fluid.target_density.data(), n);
-  B::copy_to_host(s.divergence_impulse.data(), fluid.divergence_impulse.data(), n);
+  // (Only DFSPH's own last step leaves an impulse its next step reads: after any other the
+  // buffer holds what it held, which would make the file's bytes differ between runs.)
+  s.divergence_impulse.assign(n, 0.0f);
+  if (previous_solver_ == int(SolverKind::Dfsph) && n > 0)
+    B::copy_to_host(s.divergence_impulse.data(), fluid.divergence_impulse.data(), n);
   init.boundary.resize(wall_n_);
   B::copy_to_host(init.boundary.data(), boundary_.data(), wall_n_);
   init.obstacles = objects_.obstacles();
@@ -152,8 +153,6 @@ SimState SimulationImpl<B>::capture() {
   s.pressures_kept = pressures_kept_;
   s.switched_at = switched_at_;
   s.switched_compression = switched_compression_;
-  const Max3 depths = record_.seen().extra;
-  s.extent_depths = Vec3{depths.a, depths.b, depths.c};
   s.mouse = mouse_;
   s.next_id = objects_.next_id();
   s.time_debt = time_debt_;
@@ -170,7 +169,6 @@ template <class B>
 void SimulationImpl<B>::restore(const SimState& s) {
   const size_t n = s.initial.fluid.size();
   if (s.initial.velocity.size() != n || s.id.size() != n || s.pressure.size() != n ||
-      (!s.target_density.empty() && s.target_density.size() != n) ||
       (!s.divergence_impulse.empty() && s.divergence_impulse.size() != n))
     throw std::invalid_argument("the state's particle arrays differ in length");
   if (!(s.mass > 0.0f) || !std::isfinite(s.mass) || !(s.rest_density > 0.0f))
@@ -204,18 +202,12 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   solver_dt_limit_ = s.solver_dt_limit;
   previous_solver_ = s.previous_solver;
   // The solvers' memory between steps, when the state has it (older files: none).
-  const bool memory = s.target_density.size() == n && s.divergence_impulse.size() == n;
+  const bool memory = s.divergence_impulse.size() == n;
   switched_at_ = memory ? s.switched_at : -1.0;
   switched_compression_ = memory ? s.switched_compression : 0.0f;
   pressures_kept_ = memory && s.pressures_kept;
-  if (memory) {
-    record_.restore_seen_extra(Max3{s.extent_depths.x, s.extent_depths.y, s.extent_depths.z});
-    mouse_ = s.mouse;
-  }
-  if (memory && n > 0) {
-    B::copy_from_host(fluid.target_density.data(), s.target_density.data(), uint(n));
-    B::copy_from_host(fluid.divergence_impulse.data(), s.divergence_impulse.data(), uint(n));
-  }
+  if (memory) mouse_ = s.mouse;
+  if (memory && n > 0) B::copy_from_host(fluid.divergence_impulse.data(), s.divergence_impulse.data(), uint(n));
   time_debt_ = s.time_debt;
   stats_ = s.stats;
   stats_.halted = false;  // a restored state runs again (the NaN guard's stop is undone)

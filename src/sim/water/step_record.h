@@ -82,9 +82,6 @@ class StepRecorder {
     return w;
   }
   const Record& seen() const { return seen_; }
-  // A state's restore: the water's extent as the last read saw it (extent_seen's depths,
-  // which a solver may read before its step's own record: DFSPH's eased switch).
-  void restore_seen_extra(const Max3& extra) { seen_.extra = extra; }
   // The means of what was read: error() and first_error() over their particles (NaN when
   // the field was not in `fields`, or no particle was counted).
   double mean_error(unsigned fields) const {
