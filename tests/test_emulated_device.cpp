@@ -382,8 +382,14 @@ TEST_F(EmulatedDevice, ANanIsJudgedAtTheNextWaitAndItsStepRetaken) {
     EXPECT_EQ(sim->step(), dt_clean) << "not judged yet: no wait since";
     const double back = sim->step();  // judged at its wait: undone, and retaken
     EXPECT_EQ(float(back), float(0.5 * dt_clean - dt_clean)) << "the call's net time";
+    // A clean half step from the same start, as the guard retakes it: without the warm
+    // start (the failed attempt overwrote the pressures it would start from) and with the
+    // halved step as the last one (DFSPH's divergence solve runs at the last step's dt).
+    SimState retake = start;
+    retake.pressures_kept = false;
+    retake.stats.last_dt = 0.5 * dt_clean;
     auto half = make_emulated_cuda_simulation();
-    half->restore(start);
+    half->restore(retake);
     half->params().dt_max = 0.5f * float(dt_clean);
     EXPECT_EQ(float(half->step()), float(0.5 * dt_clean));
     const Snapshot got = sim->snapshot(), want = half->snapshot();

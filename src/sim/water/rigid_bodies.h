@@ -42,7 +42,7 @@ class RigidBodies {
     bodies_ = bodies;
     mass_.clear();
     for (BodySpec& b : bodies_) {
-      if (dimensions_ == 2) keep_in_plane(b, tank_lo.z);
+      if (dimensions_ == 2) keep_in_plane(b, tank_lo.z, false);
       // Normalised only when it is not unit already: each step normalises it before moving
       // it, and a state's orientation (a step's result) normalised here as well would be
       // rounded once more than the run it came from, which then departs from it.
@@ -279,16 +279,16 @@ class RigidBodies {
     return d;
   }
   static RigidBodyState state_of(const BodySpec& b) { return RigidBodyState{b.pose, b.motion}; }
-  void keep_in_plane(BodySpec& b, float z) {
+  // `normalise`: always (after a step, as before); false (a body set or restored): only one
+  // not in the plane already, so that a restored state's orientation is kept to the bit.
+  void keep_in_plane(BodySpec& b, float z, bool normalise = true) {
     plane_z_ = z;
     b.pose.position.z = z;
     b.motion.velocity.z = 0.0f;
     b.motion.angular_velocity = Vec3{0.0f, 0.0f, b.motion.angular_velocity.z};
-    // Only a turn about z: the orientation's x and y parts go (as the contacts' world does
-    // each step: one already in the plane is kept as it is, so that a state restored
-    // continues bit for bit).
+    // Only a turn about z: the orientation's x and y parts go.
     const Quat q = b.pose.orientation;
-    if (q.x != 0.0f || q.y != 0.0f) b.pose.orientation = quat_normalized(Quat{q.w, 0.0f, 0.0f, q.z});
+    if (normalise || q.x != 0.0f || q.y != 0.0f) b.pose.orientation = quat_normalized(Quat{q.w, 0.0f, 0.0f, q.z});
   }
   // The mesh bodies' distance fields, one after another in the backend's memory (the
   // clamp reads them there), each body's at field_at_[k].
