@@ -79,6 +79,14 @@ uint64_t run_script(SimRunner& runner, SessionRecorder* recorder, const std::str
   return runner.exclusive([](Simulation& sim) { return session_hash(sim); });
 }
 
+// The script recorded into `path` from a fresh simulation of `scene`.
+void record_script(const Scene& scene, const std::string& path) {
+  auto live = cpu_sim(scene, 0.04f);
+  SimRunner runner(*live);
+  SessionRecorder recorder;
+  run_script(runner, &recorder, path);
+}
+
 }  // namespace
 
 // The live run, recorded, and its replay into a fresh simulation: every Hash record
@@ -139,10 +147,7 @@ TEST(Session, AScriptedSessionReplaysToTheIdenticalState) {
 TEST(Session, ACutSessionReplaysUpToItsLastCompleteRecord) {
   const Scene scene = pool_with_box();
   const std::string path = testing::TempDir() + "tp_cut_source.tpsession";
-  auto live = cpu_sim(scene, 0.04f);
-  SimRunner runner(*live);
-  SessionRecorder recorder;
-  run_script(runner, &recorder, path);
+  record_script(scene, path);
   const std::string bytes = read_bytes(path);
   const SessionContents whole = read_session(path);
   ASSERT_GE(whole.records.size(), 3u);
@@ -185,12 +190,8 @@ TEST(Session, ACutSessionReplaysUpToItsLastCompleteRecord) {
 // A damaged record stops the reading there with a sentence; a file that is not a session,
 // or of a later version, is refused naming it.
 TEST(Session, DamagedAndForeignFilesAreSaidSo) {
-  const Scene scene = pool_with_box();
   const std::string path = testing::TempDir() + "tp_damaged_source.tpsession";
-  auto live = cpu_sim(scene, 0.04f);
-  SimRunner runner(*live);
-  SessionRecorder recorder;
-  run_script(runner, &recorder, path);
+  record_script(pool_with_box(), path);
   std::string bytes = read_bytes(path);
   const SessionContents whole = read_session(path);
   const SessionRecord& middle = whole.records[whole.records.size() / 2];
