@@ -20,70 +20,151 @@ T payload_of(const SessionRecord& r, const char* what) {
 
 }  // namespace
 
-ReplayReport replay_session(Simulation& sim, const SessionContents& session, const ReplayOptions& options) {
-  ReplayReport report;
-  report.cut = session.cut;
-  report.ended = session.ended;
-  for (size_t k = 0; k < session.records.size(); ++k) {
-    const SessionRecord& r = session.records[k];
-    switch (r.kind) {
-      case SessionKind::Start: {
-        std::string state_bytes, ignored;
-        if (!session_read_start(r.payload, &report.threads, &report.scene, &state_bytes))
-          throw std::runtime_error("the session's start record is damaged or from a machine of the other byte order");
-        sim.restore(decode_state(state_bytes, "the session's start", &ignored));
-        break;
+SessionPlayer::SessionPlayer(const SessionContents& session, uint64_t snapshot_steps)
+    : session_(session), snapshot_steps_(snapshot_steps) {
+  report_.cut = session.cut;
+  report_.ended = session.ended;
+  for (const SessionRecord& r : session.records)
+    if (r.kind == SessionKind::Steps) total_steps_ += payload_of<uint64_t>(r, "steps");
+}
+
+void SessionPlayer::begin(Simulation& sim) {
+  record_ = 0;
+  done_in_record_ = 0;
+  step_ = 0;
+  grabbing_ = false;
+  if (session_.records.empty() || session_.records.front().kind != SessionKind::Start)
+    throw std::runtime_error("the session has no start record");
+  apply(sim, session_.records.front(), false);
+  record_ = 1;
+  take_snapshot(sim);
+}
+
+void SessionPlayer::apply(Simulation& sim, const SessionRecord& r, bool stop_at_mismatch) {
+  switch (r.kind) {
+    case SessionKind::Start: {
+      std::string state_bytes, ignored;
+      if (!session_read_start(r.payload, &report_.threads, &report_.scene, &state_bytes))
+        throw std::runtime_error("the session's start record is damaged or from a machine of the other byte order");
+      sim.restore(decode_state(state_bytes, "the session's start", &ignored));
+      break;
+    }
+    case SessionKind::State: {
+      std::string ignored;
+      sim.restore(decode_state(r.payload, "the session's state at byte " + std::to_string(r.offset), &ignored));
+      grabbing_ = false;  // a restore lets go; a Grab record follows when the edit kept it
+      break;
+    }
+    case SessionKind::Steps:
+      break;  // (advance takes them one by one)
+    case SessionKind::Params:
+      sim.params() = payload_of<SimParams>(r, "parameters");
+      break;
+    case SessionKind::Mouse:
+      sim.set_mouse(payload_of<MouseForce>(r, "mouse"));
+      break;
+    case SessionKind::Move: {
+      const MoveInput m = payload_of<MoveInput>(r, "obstacle move");
+      sim.move_obstacle(m.index, m.center);
+      break;
+    }
+    case SessionKind::Grab:
+      grab_ = payload_of<GrabInput>(r, "grab");
+      grabbing_ = true;
+      sim.grab_body(grab_.index, grab_.local, grab_.target);
+      break;
+    case SessionKind::GrabMove:
+      grab_.target = payload_of<Vec3>(r, "grab move");
+      sim.move_grab(grab_.target);
+      break;
+    case SessionKind::Release:
+      grabbing_ = false;
+      sim.release_body();
+      break;
+    case SessionKind::Hash: {
+      const bool match = payload_of<uint64_t>(r, "hash") == session_hash(sim);
+      if (hash_checked_.emplace(record_, match).second) {
+        ++report_.hashes;
+        if (!match && report_.mismatches++ == 0) report_.first_mismatch_step = step_;
       }
-      case SessionKind::State: {
-        std::string ignored;
-        sim.restore(decode_state(r.payload, "the session's state at byte " + std::to_string(r.offset), &ignored));
-        break;
-      }
-      case SessionKind::Steps: {
-        const uint64_t n = payload_of<uint64_t>(r, "steps");
-        for (uint64_t s = 0; s < n; ++s) sim.step();
-        report.steps += n;
-        if (options.after_steps && !options.after_steps(sim, report.steps)) return report;
-        break;
-      }
-      case SessionKind::Params:
-        sim.params() = payload_of<SimParams>(r, "parameters");
-        break;
-      case SessionKind::Mouse:
-        sim.set_mouse(payload_of<MouseForce>(r, "mouse"));
-        break;
-      case SessionKind::Move: {
-        const MoveInput m = payload_of<MoveInput>(r, "obstacle move");
-        sim.move_obstacle(m.index, m.center);
-        break;
-      }
-      case SessionKind::Grab: {
-        const GrabInput g = payload_of<GrabInput>(r, "grab");
-        sim.grab_body(g.index, g.local, g.target);
-        break;
-      }
-      case SessionKind::GrabMove:
-        sim.move_grab(payload_of<Vec3>(r, "grab move"));
-        break;
-      case SessionKind::Release:
-        sim.release_body();
-        break;
-      case SessionKind::Hash: {
-        ++report.hashes;
-        if (payload_of<uint64_t>(r, "hash") != session_hash(sim)) {
-          if (report.mismatches++ == 0) report.first_mismatch_step = report.steps;
-          if (options.stop_at_mismatch) {
-            report.stopped_at_mismatch = true;
-            return report;
-          }
-        }
-        break;
-      }
-      case SessionKind::End:
-        break;
+      if (!match && stop_at_mismatch) report_.stopped_at_mismatch = true;
+      break;
+    }
+    case SessionKind::End:
+      break;
+  }
+}
+
+uint64_t SessionPlayer::advance(Simulation& sim, uint64_t max_steps, bool stop_at_mismatch,
+                                const std::function<bool(Simulation&)>& keep_going) {
+  uint64_t taken = 0;
+  report_.stopped_at_mismatch = false;
+  while (record_ < session_.records.size()) {
+    const SessionRecord& r = session_.records[record_];
+    if (r.kind != SessionKind::Steps) {
+      apply(sim, r, stop_at_mismatch);
+      ++record_;
+      if (report_.stopped_at_mismatch) break;
+      continue;
+    }
+    const uint64_t n = payload_of<uint64_t>(r, "steps");
+    if (done_in_record_ >= n) {
+      done_in_record_ = 0;
+      ++record_;
+      continue;
+    }
+    if (taken >= max_steps) break;
+    sim.step();
+    ++taken;
+    ++step_;
+    ++done_in_record_;
+    report_.steps = std::max(report_.steps, step_);
+    if (snapshot_steps_ > 0 && step_ % snapshot_steps_ == 0) take_snapshot(sim);
+    if (keep_going && !keep_going(sim)) break;
+  }
+  return taken;
+}
+
+void SessionPlayer::take_snapshot(Simulation& sim) {
+  if (snapshot_steps_ == 0 || snapshots_.count(step_)) return;
+  Snapshot& s = snapshots_[step_];
+  s.at = Position{record_, done_in_record_, step_, grabbing_, grab_};
+  s.state = sim.capture();
+}
+
+uint64_t SessionPlayer::seek(Simulation& sim, uint64_t step) {
+  step = std::min(step, total_steps_);
+  if (step < step_) {
+    auto it = snapshots_.upper_bound(step);  // the first after it
+    if (it == snapshots_.begin()) {
+      begin(sim);
+    } else {
+      --it;
+      const Position& at = it->second.at;
+      sim.restore(it->second.state);
+      record_ = at.record;
+      done_in_record_ = at.done_in_record;
+      step_ = at.step;
+      grabbing_ = at.grabbing;
+      grab_ = at.grab;
+      if (grabbing_) sim.grab_body(grab_.index, grab_.local, grab_.target);
     }
   }
-  return report;
+  if (step > step_) advance(sim, step - step_);
+  return step_;
+}
+
+ReplayReport replay_session(Simulation& sim, const SessionContents& session, const ReplayOptions& options) {
+  SessionPlayer player(session);
+  player.begin(sim);
+  while (!player.finished()) {
+    // A Steps record at a time, as recorded, for after_steps.
+    const uint64_t before = player.step();
+    player.advance(sim, UINT64_MAX, options.stop_at_mismatch, [&](Simulation&) { return false; });
+    if (player.report().stopped_at_mismatch) break;
+    if (player.step() > before && options.after_steps && !options.after_steps(sim, player.step())) break;
+  }
+  return player.report();
 }
 
 std::string replay_summary(const ReplayReport& report, double simulated_time) {

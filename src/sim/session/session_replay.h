@@ -3,10 +3,18 @@
 // checking each Hash record against the replayed particles. On the CPU, with the step
 // threads the session was recorded with, the replay reaches the recorded state bit for
 // bit; a mismatch is reported at the first record where it shows.
+//
+// SessionPlayer replays step by step (the window's replay: play, pause, single steps, a
+// time slider) and seeks: back to the start or to the nearest snapshot at or before the
+// step asked for, then forward. Snapshots are whole states kept in memory every so many
+// steps as the replay first passes them; a restored state continues bit for bit (state
+// files carry what the solvers keep between steps), so a seek reaches the state the
+// straight replay reaches, and the hashes after it still match.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "sim/session/session_file.h"
@@ -27,9 +35,61 @@ struct ReplayReport {
 
 struct ReplayOptions {
   bool stop_at_mismatch = false;  ///< stop at the first Hash that does not match
-  // Called after each Steps record (the simulation just stepped to `step`); returning false
-  // stops the replay there (a seek, an offline render's frame).
+  // Called after each step (the simulation just stepped to `step`); returning false stops
+  // the replay there.
   std::function<bool(Simulation& sim, uint64_t step)> after_steps;
+};
+
+class SessionPlayer {
+ public:
+  // `session` must outlive the player. Snapshots every `snapshot_steps` steps (0: none).
+  explicit SessionPlayer(const SessionContents& session, uint64_t snapshot_steps = 0);
+
+  // Restores the Start record's state into `sim` (step 0). Throws std::runtime_error with
+  // a sentence when the record is damaged.
+  void begin(Simulation& sim);
+  // Applies records until `max_steps` more steps have been taken or the session ends (or,
+  // with stop_at_mismatch, a Hash does not match). `keep_going`, when given, is asked after
+  // each step; false stops there. Returns the steps taken. Throws std::runtime_error when
+  // a record cannot be applied.
+  uint64_t advance(Simulation& sim, uint64_t max_steps, bool stop_at_mismatch = false,
+                   const std::function<bool(Simulation&)>& keep_going = {});
+  // Replays to `step` (at most the session's last): forward from here when it lies ahead,
+  // else from the nearest snapshot at or before it (or the start). Returns the step reached.
+  uint64_t seek(Simulation& sim, uint64_t step);
+
+  uint64_t step() const { return step_; }
+  uint64_t total_steps() const { return total_steps_; }
+  bool finished() const { return record_ >= session_.records.size(); }
+  const ReplayReport& report() const { return report_; }
+  size_t snapshots() const { return snapshots_.size(); }
+
+ private:
+  struct Position {
+    size_t record = 0;          // the next record to apply
+    uint64_t done_in_record = 0;  // of a Steps record, the steps already taken
+    uint64_t step = 0;
+    bool grabbing = false;      // the mouse joint the inputs left (a state does not hold it)
+    GrabInput grab{};
+  };
+  struct Snapshot {
+    Position at;
+    SimState state;
+  };
+  void apply(Simulation& sim, const SessionRecord& r, bool stop_at_mismatch);
+  void take_snapshot(Simulation& sim);
+
+  const SessionContents& session_;
+  uint64_t snapshot_steps_ = 0;
+  uint64_t total_steps_ = 0;
+  size_t record_ = 0;
+  uint64_t done_in_record_ = 0;
+  uint64_t step_ = 0;
+  bool grabbing_ = false;
+  GrabInput grab_{};
+  ReplayReport report_;
+  std::map<size_t, bool> hash_checked_;     // by record: matched (a seek passes some again)
+  std::map<uint64_t, Snapshot> snapshots_;  // by step
 };
 
 // Replays `session` into `sim` (its state replaced by the Start's). Throws
