@@ -125,6 +125,31 @@ TEST(VideoPipe, FramesAndRepeatsMakeAnMp4OfTheirLengthAndColours) {
   EXPECT_LT(r[2], 25);
 }
 
+// Offline (a replay rendered off the clock): with a queue of one frame, 120 frames pushed
+// as fast as they come all reach the file; push waits for the encoder instead of dropping.
+TEST(VideoPipe, OfflineEveryFramePushedIsInTheVideo) {
+  REQUIRE_FFMPEG();
+  const std::string path = testing::TempDir() + "tp_video_pipe_offline.mp4";
+  std::remove(path.c_str());
+  VideoPipeOptions options;
+  options.path = path;
+  options.width = 320;
+  options.height = 240;
+  options.queue_frames = 1;
+  options.wait_when_full = true;
+  VideoPipe pipe;
+  std::string error;
+  ASSERT_TRUE(pipe.open(options, &error)) << error;
+  for (int k = 0; k < 120; ++k) {
+    std::vector<uint8_t> frame = flat_yuv(320, 240, uint8_t(16 + k), 128, 128);
+    ASSERT_TRUE(pipe.push(&frame, 1)) << "frame " << k;
+  }
+  ASSERT_TRUE(pipe.close(&error)) << error;
+  EXPECT_EQ(pipe.frames_written(), 120);
+  EXPECT_EQ(pipe.frames_dropped(), 0);
+  EXPECT_EQ(value(probe(path), "nb_read_frames"), 120.0);
+}
+
 // BGRA rows bottom first (OpenGL's order), as the window reads a frame on a software
 // driver: the first rows given are the bottom of the picture.
 TEST(VideoPipe, BgraRowsBottomFirstComeOutUpright) {

@@ -151,8 +151,12 @@ bool VideoPipe::open(const VideoPipeOptions& options, std::string* error) {
 }
 
 bool VideoPipe::push(std::vector<uint8_t>* rgba, int repeat) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   if (!is_open() || closing_ || failed_) return false;
+  if (options_.wait_when_full) {
+    room_.wait(lock, [this] { return closing_ || failed_ || int(queue_.size()) < std::max(options_.queue_frames, 1); });
+    if (closing_ || failed_) return false;
+  }
   if (int(queue_.size()) >= std::max(options_.queue_frames, 1)) {
     queue_.back().repeat += repeat < 1 ? 1 : repeat;
     dropped_ += repeat < 1 ? 1 : repeat;
@@ -192,6 +196,7 @@ void VideoPipe::writer() {
       frame = std::move(queue_.front());
       queue_.pop_front();
     }
+    room_.notify_one();
     bool ok = frame.rgba.size() == frame_bytes;  // (push's callers give whole frames)
     for (int k = 0; ok && k < frame.repeat; ++k) ok = write_all(frame.rgba.data(), frame_bytes);
     std::lock_guard<std::mutex> lock(mutex_);
@@ -202,6 +207,7 @@ void VideoPipe::writer() {
       failure_ = "the video encoder (ffmpeg) stopped taking frames; see its message above";
       queue_.clear();
       closing_ = true;
+      room_.notify_all();
       break;
     }
   }
@@ -234,6 +240,7 @@ void VideoPipe::finish() {
   if (!is_open()) return;
   closing_ = true;
   wake_.notify_one();
+  room_.notify_all();
 }
 
 bool VideoPipe::finished() const {

@@ -41,6 +41,9 @@ struct VideoPipeOptions {
   std::string pixel_format = "yuv420p";
   bool flip_rows = false;  ///< rgba and bgra: the first row is the bottom one (OpenGL's order; ffmpeg flips)
   int queue_frames = 12;   ///< frames that may wait for the encoder before push drops one (at least 1)
+  /// Offline (a replay rendered off the clock): push waits for room in the queue rather
+  /// than drop a frame, so that every frame rendered is in the video.
+  bool wait_when_full = false;
   /// x264's preset: "veryfast" (a third of the default's CPU time, a few per cent larger)
   /// or "ultrafast" (a third of that again, files about 2.5 times larger).
   std::string preset = "veryfast";
@@ -99,6 +102,7 @@ class VideoPipe {
   std::thread thread_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable room_;  // push (wait_when_full): the writer took a frame
   struct Frame {
     std::vector<uint8_t> rgba;
     int repeat = 1;
