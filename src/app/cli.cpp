@@ -36,8 +36,12 @@ Window
   --screenshot PNG         save the last frame as PNG (needs a window)
   --video MP4              record the view into an MP4 from the first frame to the end,
                            as F9 does (needs a window and the ffmpeg program)
-  --replay SESSION         replay a session the window recorded (F8): headless, on the CPU,
-                           checking its hashes; exit code 1 when the replay departs from it
+  --replay SESSION         replay a session recorded with F8, on the CPU, checking its
+                           hashes: in the window (pause, step, a time slider, take over);
+                           with --headless (or --export, --export-mesh) without one, exit
+                           code 1 when the replay departs from it; with --video MP4,
+                           rendered offline at --size, --render and --fps, then it quits
+  --fps N                  frames per simulated second of --replay's --video (default 30)
   --size WxH               window size in pixels (default 1280x800)
   --color MODE             water | speed | density | pressure | flat; debug views:
                            neighbours | vorticity | density_error
@@ -243,6 +247,10 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     } else if (arg == "--replay") {
       if (!need(&o->replay)) return false;
       if (o->replay.empty()) return fail("--replay needs a file name");
+    } else if (arg == "--fps") {
+      if (!need(&v)) return false;
+      if (!parse_real(v, 1.0, 240.0, &d)) return fail("--fps must be a number from 1 to 240");
+      o->video_fps = d;
     } else if (arg == "--load-state") {
       if (!need(&o->load_state)) return false;
       if (o->load_state.empty()) return fail("--load-state needs a file name");
@@ -412,17 +420,20 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       return fail("unknown option '" + arg + "'");
     }
   }
-  // --replay plays a session headless (the window's replay is to come) from its own start:
-  // what would choose another start, or a window, is refused.
+  // --replay plays a session from its own start, in the window or headless (--headless, or
+  // what only a headless run writes: --export, --export-mesh): what would choose another
+  // start, or run another way, is refused.
   if (!o->replay.empty()) {
     for (const char* other : {"--scene", "--solver", "--particles", "--spacing", "--preset", "--set", "--load-state",
-                              "--bench", "--backend", "--quality", "--time", "--steps", "--export", "--export-mesh",
-                              "--screenshot", "--video", "--frames", "--size", "--bench-window"})
+                              "--bench", "--backend", "--quality", "--time", "--steps", "--save-state", "--report",
+                              "--bench-window", "--steps-per-frame"})
       if (o->given.count(other))
         return fail(std::string("--replay takes everything from the session; ") + other +
-                    " cannot be used with it (for now it replays headless, on the CPU)");
-    o->headless = true;
+                    " cannot be used with it");
+    if (o->given.count("--export") || o->given.count("--export-mesh")) o->headless = true;
   }
+  if (o->given.count("--fps") && (o->replay.empty() || o->video.empty()))
+    return fail("--fps is the frame rate of a replay rendered offline: use it with --replay SESSION --video MP4");
   // Options that would be silently ignored in the chosen mode are errors instead.
   const bool headless = o->headless || o->bench;
   for (const char* window_only :

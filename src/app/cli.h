@@ -16,7 +16,7 @@ struct Options {
   std::string solver;               ///< empty: the scene's params or --preset (default wcsph)
   std::string preset;               ///< --preset FILE: parameters applied after the scene's
   std::string load_state;           ///< --load-state FILE: continue a saved simulation
-  std::string replay;               ///< --replay SESSION: replay a recorded session (headless)
+  std::string replay;               ///< --replay SESSION: replay a recorded session
   std::string save_state;           ///< --save-state FILE: headless, save it at the end
   std::string backend = "auto";     ///< auto | cpu | cuda
   uint64_t particles = 0;           ///< 0 = the scene's own spacing
@@ -28,6 +28,7 @@ struct Options {
   int frames = 0;                   ///< quit after N rendered frames (0 = run until closed)
   std::string screenshot;           ///< write the last frame as PNG
   std::string video;                ///< --video: record the view into this MP4 (window)
+  double video_fps = 30.0;          ///< --fps: frames per simulated second of an offline render
   int width = 1280, height = 800;
   std::string color = "water";      ///< water | speed | density | pressure | flat
   std::string render = "spheres";   ///< spheres | surface | mesh

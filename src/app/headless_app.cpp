@@ -35,7 +35,7 @@ int gas_scenes(const Options& o, std::vector<Scene>* scenes) {
 }  // namespace
 
 int run_headless(const Options& o) {
-  if (!o.replay.empty()) return run_replay(o.replay, o.given.count("--threads") ? o.threads : 0);
+  if (!o.replay.empty()) return run_replay(o.replay, o.given.count("--threads") ? o.threads : 0, headless_options(o));
   const StartPlan plan = start_plan(o);
   const HeadlessOptions run = headless_options(o);
   std::vector<Scene> scenes;

@@ -29,6 +29,8 @@ StartPlan start_plan(const Options& o) {
   plan.spacing = o.spacing;
   plan.cells = o.cells;
   plan.load_state = o.load_state;
+  plan.replay = o.replay;
+  if (!plan.replay.empty()) plan.backend = "cpu";  // (exact on the CPU only)
   plan.steps_per_frame = o.steps_per_frame;
   for (const char* option : kWaterOnlyOptions)
     if (o.given.count(option)) plan.water_options.push_back(option);
@@ -42,6 +44,7 @@ WindowOptions window_options(const Options& o) {
   w.frames = o.frames;
   w.screenshot = o.screenshot;
   w.video = o.video;
+  w.video_fps = o.video_fps;
   w.gl_check = o.gl_check;
   w.hide_panel = o.hide_panel;
   w.bench_window = o.bench_window;
@@ -65,6 +68,7 @@ bool water_view_options(const Options& o, WaterViewOptions* view, std::string* e
   view->grid_overlay = o.grid_overlay;
   view->mesh = o.mesh;
   view->record_fps = o.export_fps;
+  view->replay_offline_fps = !o.replay.empty() && !o.video.empty() ? o.video_fps : 0.0;
   return true;
 }
 

@@ -109,6 +109,7 @@ int run_window(const Options& options) {
     current.sets.clear();
     current.cells = 0;
     current.given.clear();
+    current.replay.clear();  // (a replay's scene list switched to another scene)
     plan = start_plan(current);
     try {
       const Scene scene = find_scene(next, scene_dir());

@@ -101,7 +101,7 @@ bool VideoPipe::open(const VideoPipeOptions& options, std::string* error) {
   // a quick end) and needs less CPU. Tagged BT.709, limited range: what the window's
   // frames are, and what players assume of HD video.
   args.insert(args.end(), {"-c:v", "libx264", "-preset", options.preset, "-tune", "zerolatency", "-crf", "20",
-                           "-threads", std::to_string(std::max(options.threads, 1)),
+                           "-threads", std::to_string(std::max(options.threads, 0)),
                            "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709",
                            "-color_trc", "bt709", "-color_range", "tv", "-movflags", "+faststart", "-f", "mp4", part});
   std::vector<char*> argv;

@@ -47,7 +47,7 @@ struct VideoPipeOptions {
   /// x264's preset: "veryfast" (a third of the default's CPU time, a few per cent larger)
   /// or "ultrafast" (a third of that again, files about 2.5 times larger).
   std::string preset = "veryfast";
-  int threads = 2;         ///< the encoder's threads
+  int threads = 2;         ///< the encoder's threads (0: as many as it likes)
   /// The encoder's niceness. 0: at 10 (the app's threads first) the default window here
   /// drew as many frames a second (28.1 to 29.1 against 28.3 to 28.4) while the encoder,
   /// starved, repeated 6 to 48 % of the video's frames; at 0, none.

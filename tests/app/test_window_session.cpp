@@ -16,16 +16,16 @@
 using namespace tp::test;
 #include "window_harness.h"
 
-TEST(Window, F8RecordsASessionThatReplaysExactly) {
-  require_display_and_tools();
-  if (HasFatalFailure()) return;
-  const std::string work = test_dir() + "/work";
-  std::filesystem::create_directories(work);
+namespace {
+
+// Records a session in the real window with F8 around a drag and two solver keys; its path
+// and its step count.
+void record_session(const std::string& work, std::string* path, int* steps) {
   RunningApp app("--scene floating --size 900x700 --frames 1000000", work + "/app.log", work, kWidgetLog);
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long w = 0;
   start(app, &watcher, &w);
-  if (HasFatalFailure()) return;
+  if (testing::Test::HasFatalFailure()) return;
   const std::string window = std::to_string(w);
   send("windowfocus --sync " + window + " key F8");
   ASSERT_TRUE(wait_for_output(app, "tidepool: recording session ")) << app.output();
@@ -37,7 +37,7 @@ TEST(Window, F8RecordsASessionThatReplaysExactly) {
   wait_frames(*watcher, 3, 0.8);
   send("windowfocus --sync " + window + " key 2");
   wait_frames(*watcher, 3, 0.8);
-  if (HasFatalFailure()) return;
+  if (testing::Test::HasFatalFailure()) return;
   send("windowfocus --sync " + window + " key F8");
   ASSERT_TRUE(wait_for_output(app, "tidepool: saved session ")) << app.output();
   send("windowfocus --sync " + window + " key Escape");
@@ -47,10 +47,25 @@ TEST(Window, F8RecordsASessionThatReplaysExactly) {
   std::smatch m;
   const std::string out = app.output();
   ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(saved session (\S+\.tpsession) \((\d+) steps)"))) << out;
-  const std::string path = m[1];
-  const int steps = std::stoi(m[2]);
+  *path = m[1];
+  *steps = std::stoi(m[2]);
+}
+
+}  // namespace
+
+TEST(Window, F8RecordsASessionThatReplaysExactly) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string work = test_dir() + "/work";
+  std::filesystem::create_directories(work);
+  std::string path;
+  int steps = 0;
+  record_session(work, &path, &steps);
+  if (HasFatalFailure()) return;
   EXPECT_GT(steps, 50) << "the session spans the drag and the switches";
-  const ProcessResult replay = run_command(tidepool() + " --replay '" + path + "' 2>&1");
+  // Headless, with the replayed run's frames written for Blender as it goes.
+  const ProcessResult replay =
+      run_command(tidepool() + " --replay '" + path + "' --headless --export '" + work + "/frames' 2>&1");
   std::printf("%s", replay.output.c_str());
   EXPECT_EQ(replay.exit_code, 0) << replay.output;
   std::smatch r;
@@ -59,4 +74,103 @@ TEST(Window, F8RecordsASessionThatReplaysExactly) {
   EXPECT_EQ(std::stoi(r[1]), steps);
   EXPECT_EQ(r[2], r[3]) << "every hash matches";
   EXPECT_GE(std::stoi(r[3]), 3);
+  // The frames: 30 a simulated second from the session's start, with the bodies' poses.
+  std::smatch e;
+  ASSERT_TRUE(std::regex_search(replay.output, e, std::regex(R"(export: (\d+) frames)"))) << replay.output;
+  const int frames = std::stoi(e[1]);
+  EXPECT_GE(frames, 10);
+  EXPECT_TRUE(std::filesystem::exists(work + "/frames/frame_00000.ply"));
+  EXPECT_TRUE(std::filesystem::exists(work + "/frames/frame_" + std::string(5 - std::to_string(frames - 1).size(), '0') +
+                                      std::to_string(frames - 1) + ".ply"));
+  bool bodies = false;
+  for (const auto& entry : std::filesystem::directory_iterator(work + "/frames"))
+    bodies |= entry.path().filename().string().find("bod") != std::string::npos;
+  EXPECT_TRUE(bodies) << "the bodies' poses go out with the frames";
+}
+
+// The replay in the window and rendered offline (issue 38): the session plays in the
+// window to its end and pauses there, F12 saves the view; the time slider, clicked at its
+// start, seeks back; Continue from here hands the water back. Then --video renders the
+// same session offline on the simulated clock: one frame every 1/30 s of it, at the size
+// asked, and its last frame is the window's view of the same state.
+TEST(Window, AReplayPlaysInTheWindowSeeksAndRendersOfflineAsTheWindowDraws) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(run_command("ffmpeg -version && ffprobe -version").exit_code, 0) << "the ffmpeg package is missing";
+  const std::string work = test_dir() + "/work";
+  std::filesystem::create_directories(work);
+  std::string path;
+  int steps = 0;
+  record_session(work, &path, &steps);
+  if (HasFatalFailure()) return;
+
+  Image shown;
+  {
+    RunningApp app("--replay '" + path + "' --size 900x700 --frames 1000000", work + "/replay.log", work, kWidgetLog);
+    std::unique_ptr<FrameWatcher> watcher;
+    unsigned long w = 0;
+    start(app, &watcher, &w);
+    if (HasFatalFailure()) return;
+    const std::string window = std::to_string(w);
+    ASSERT_TRUE(wait_for_output(app, "tidepool: replay: the end of the session at step " + std::to_string(steps) +
+                                         " (t = ",
+                                180.0))
+        << app.output();
+    EXPECT_NE(app.output().find("every hash matched"), std::string::npos) << app.output();
+    send("windowfocus --sync " + window + " key F12");
+    ASSERT_TRUE(wait_for_output(app, "tidepool: saved ")) << app.output();
+    std::smatch m;
+    const std::string out = app.output();
+    ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(tidepool: saved (\S+\.png) )"))) << out;
+    shown = load_png(m[1]);
+    ASSERT_TRUE(shown.ok()) << shown.error;
+    // The slider's left end: back to the start (a snapshot's step, then forward).
+    const Widget slider = wait_for_widget(app, "replay slider");
+    ASSERT_TRUE(slider.found) << app.output();
+    send(at(w, slider.x + 3, slider.cy()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    send("click 1");
+    ASSERT_TRUE(wait_for_output(app, "tidepool: replay: seeked to step ")) << app.output();
+    std::smatch s;
+    const std::string seeked = app.output();
+    ASSERT_TRUE(std::regex_search(seeked, s, std::regex(R"(seeked to step (\d+) )"))) << seeked;
+    std::printf("seeked to step %s of %d\n", s[1].str().c_str(), steps);
+    EXPECT_LT(std::stoi(s[1]), steps / 10) << "the slider's left end is the session's start";
+    wait_frames(*watcher, 3, 0.5);
+    click(w, wait_for_widget(app, "replay continue"));
+    ASSERT_TRUE(wait_for_output(app, "Continue from here: the replay ends at step ")) << app.output();
+    send("windowfocus --sync " + window + " key Escape");
+    ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+    EXPECT_EQ(app.exit_code(), 0) << app.output();
+  }
+
+  const std::string video = work + "/offline.mp4";
+  const ProcessResult offline =
+      run_command(tidepool() + " --replay '" + path + "' --video '" + video + "' --size 900x700 --fps 30 2>&1");
+  EXPECT_EQ(offline.exit_code, 0) << offline.output;
+  std::smatch f;
+  ASSERT_TRUE(std::regex_search(offline.output, f, std::regex(R"(100 %  frame (\d+), t = ([0-9.]+) of)")))
+      << offline.output;
+  const int rendered = std::stoi(f[1]);
+  const double span = std::stod(f[2]);
+  // (The last frame is the session's last state, which may fall short of its tick.)
+  EXPECT_NEAR(rendered, span * 30.0 + 1.0, 1.0) << "a frame every 1/30 s of the session, and its start";
+  const std::string probe = run_command("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                                        "stream=width,height,nb_read_frames -of default=nw=1 '" + video + "'").output;
+  std::printf("%s", probe.c_str());
+  EXPECT_NE(probe.find("width=900"), std::string::npos) << probe;
+  EXPECT_NE(probe.find("height=700"), std::string::npos) << probe;
+  EXPECT_NE(probe.find("nb_read_frames=" + std::to_string(rendered)), std::string::npos) << "every frame rendered is in it";
+  const std::string first = work + "/first.png", last = work + "/last.png";
+  run_command("ffmpeg -v error -y -i '" + video + "' -frames:v 1 '" + first + "'");
+  run_command("ffmpeg -v error -y -i '" + video + "' -vf 'select=eq(n\\," + std::to_string(rendered - 1) +
+              ")' -frames:v 1 '" + last + "'");
+  const Image a = load_png(first), b = load_png(last);
+  ASSERT_TRUE(a.ok() && b.ok()) << a.error << b.error;
+  const Rect all{0, 0, 900, 700};
+  const double to_last = mean_abs_diff(b, shown, all), to_first = mean_abs_diff(a, shown, all);
+  std::printf("the window's view at the end against the video's last frame: %.2f, its first: %.2f\n", to_last,
+              to_first);
+  EXPECT_LT(to_last, 3.0) << "the offline render draws what the window drew (see last.png and the F12 png)";
+  EXPECT_LT(to_last, 0.5 * to_first) << "and the comparison tells states apart";
 }

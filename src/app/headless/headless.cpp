@@ -15,6 +15,77 @@
 
 namespace tp {
 
+bool HeadlessExports::start(const HeadlessOptions& o, const Simulation& sim) {
+  fps_ = o.export_fps;
+  exports_.reserve(2);
+  std::string error;
+  const RecordKind mesh_kind = o.mesh_format == "obj" ? RecordKind::MeshObj : RecordKind::MeshPly;
+  for (const auto& [dir, kind, option] : {std::tuple{o.export_dir, RecordKind::Points, "--export"},
+                                          std::tuple{o.export_mesh_dir, mesh_kind, "--export-mesh"}}) {
+    if (dir.empty()) continue;
+    if (kind != RecordKind::Points && sim.dimensions() == 2) {
+      std::fprintf(stderr,
+                   "tidepool: %s: the surface mesh is 3D only, and this scene is 2D; --export writes its "
+                   "particles (docs/2d.md)\n",
+                   option);
+      return false;
+    }
+    exports_.push_back(Export{FrameRecorder{}, option});
+    if (!exports_.back().recorder.start(dir, o.export_fps, false, &error, kind, o.mesh)) {
+      std::fprintf(stderr, "tidepool: %s: %s\n", option, error.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+bool HeadlessExports::due(double t) const {
+  for (const Export& e : exports_)
+    if (e.recorder.due(t)) return true;
+  return false;
+}
+
+bool HeadlessExports::record(Simulation& sim, double wall, std::string* stop_reason) {
+  std::string error;
+  for (Export& e : exports_) {
+    FrameRecorder& recorder = e.recorder;
+    if (!recorder.due(sim.simulated_time())) continue;
+    if (!recorder.record(sim, &error)) {
+      std::fprintf(stderr, "tidepool: %s: %s\n", e.option, error.c_str());
+      *stop_reason = "the export failed: " + error;
+      return false;
+    }
+    if (wall < e.next_line) continue;
+    e.next_line = wall + 1.0;
+    std::string mesh;
+    if (recorder.kind() != RecordKind::Points) {
+      char text[96];
+      std::snprintf(text, sizeof(text), ", %zu triangles in %.1f ms", recorder.mesh_triangles(),
+                    recorder.mesh_times().total());
+      mesh = text;
+    }
+    std::fprintf(stderr, "tidepool: export: frame %d (t = %.2f s)%s, %.1f MB in %s\n", recorder.frames() - 1,
+                 recorder.last_time(), mesh.c_str(), double(recorder.bytes()) / 1e6, recorder.dir().c_str());
+  }
+  return true;
+}
+
+std::string HeadlessExports::finish(double last_dt) const {
+  std::string frames_written;
+  for (const Export& e : exports_) {
+    const FrameRecorder& recorder = e.recorder;
+    if (recorder.skipped())
+      std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
+                   "times fell inside a step and were not written; each file's header records its "
+                   "time\n", fps_, 1000.0 * last_dt, recorder.skipped());
+    std::fprintf(stderr, "tidepool: export: %s in %s (t = %.2f to %.2f s, %g frames per simulated "
+                 "second)\n", recording_summary(recorder).c_str(), recorder.dir().c_str(),
+                 recorder.first_time(), recorder.last_time(), fps_);
+    frames_written += "; " + std::to_string(recorder.frames()) + " complete frames in " + recorder.dir();
+  }
+  return frames_written;
+}
+
 int run_water_headless(const StartPlan& plan, const HeadlessOptions& run) {
   SimSetup setup;
   try {
@@ -33,32 +104,8 @@ int run_setup(SimSetup& setup, const HeadlessOptions& o, double* wall_out) {
   *wall_out = 0.0;
   Simulation& sim = *setup.sim;
   std::string error;
-  // The recordings: particles (--export) and the surface mesh (--export-mesh), each with its
-  // own directory, at the same rate.
-  struct Export {
-    FrameRecorder recorder;
-    const char* option;
-    double next_line = 0.0;  // progress: a line at the first frame, then one a second at most
-  };
-  std::vector<Export> exports;
-  exports.reserve(2);
-  const RecordKind mesh_kind = o.mesh_format == "obj" ? RecordKind::MeshObj : RecordKind::MeshPly;
-  for (const auto& [dir, kind, option] : {std::tuple{o.export_dir, RecordKind::Points, "--export"},
-                                          std::tuple{o.export_mesh_dir, mesh_kind, "--export-mesh"}}) {
-    if (dir.empty()) continue;
-    if (kind != RecordKind::Points && sim.dimensions() == 2) {
-      std::fprintf(stderr,
-                   "tidepool: %s: the surface mesh is 3D only, and this scene is 2D; --export writes its "
-                   "particles (docs/2d.md)\n",
-                   option);
-      return 2;
-    }
-    exports.push_back(Export{FrameRecorder{}, option});
-    if (!exports.back().recorder.start(dir, o.export_fps, false, &error, kind, o.mesh)) {
-      std::fprintf(stderr, "tidepool: %s: %s\n", option, error.c_str());
-      return 2;
-    }
-  }
+  HeadlessExports exports;
+  if (!exports.start(o, sim)) return 2;
   // Find out now, not after a long run, whether the report can be written.
   if (!o.report.empty() && o.report != "-" && !check_writable(o.report, &error)) {
     std::fprintf(stderr, "tidepool: --report: %s\n", error.c_str());
@@ -87,29 +134,9 @@ int run_setup(SimSetup& setup, const HeadlessOptions& o, double* wall_out) {
   std::string stop_reason;  // why the run ended early, for the last line
   bool step_failed = false;
   auto export_frames = [&]() {
-    for (Export& e : exports) {
-      FrameRecorder& recorder = e.recorder;
-      if (!recorder.due(sim.simulated_time())) continue;
-      if (!recorder.record(sim, &error)) {
-        std::fprintf(stderr, "tidepool: %s: %s\n", e.option, error.c_str());
-        stop_reason = "the export failed: " + error;
-        status = 1;
-        return false;
-      }
-      const double wall = wall_seconds();
-      if (wall < e.next_line) continue;
-      e.next_line = wall + 1.0;
-      std::string mesh;
-      if (recorder.kind() != RecordKind::Points) {
-        char text[96];
-        std::snprintf(text, sizeof(text), ", %zu triangles in %.1f ms", recorder.mesh_triangles(),
-                      recorder.mesh_times().total());
-        mesh = text;
-      }
-      std::fprintf(stderr, "tidepool: export: frame %d (t = %.2f s)%s, %.1f MB in %s\n", recorder.frames() - 1,
-                   recorder.last_time(), mesh.c_str(), double(recorder.bytes()) / 1e6, recorder.dir().c_str());
-    }
-    return true;
+    if (exports.record(sim, wall_seconds(), &stop_reason)) return true;
+    status = 1;
+    return false;
   };
   if (!export_frames()) return status;
   double next_progress = 2.0;
@@ -149,18 +176,7 @@ int run_setup(SimSetup& setup, const HeadlessOptions& o, double* wall_out) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   *wall_out = wall;
   if (stop_signal() && stop_reason.empty()) stop_reason = signal_text(stop_signal());
-  std::string frames_written;  // for the last line of a run that ended early
-  for (const Export& e : exports) {
-    const FrameRecorder& recorder = e.recorder;
-    if (recorder.skipped())
-      std::fprintf(stderr, "tidepool: --export-fps %g is finer than the time step (%.3g ms): %d frame "
-                   "times fell inside a step and were not written; each file's header records its "
-                   "time\n", o.export_fps, 1000.0 * stats.last_dt, recorder.skipped());
-    std::fprintf(stderr, "tidepool: export: %s in %s (t = %.2f to %.2f s, %g frames per simulated "
-                 "second)\n", recording_summary(recorder).c_str(), recorder.dir().c_str(),
-                 recorder.first_time(), recorder.last_time(), o.export_fps);
-    frames_written += "; " + std::to_string(recorder.frames()) + " complete frames in " + recorder.dir();
-  }
+  const std::string frames_written = exports.finish(stats.last_dt);  // (for the last line of a run that ended early)
   if (!o.save_state.empty()) {
     if (step_failed)
       std::fprintf(stderr, "tidepool: --save-state: not saved, the last step failed\n");

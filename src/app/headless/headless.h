@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "app/start/setup.h"
 #include "app/start/start_plan.h"
+#include "sim/io/frame_recorder.h"
 #include "sim/mesh/mesh.h"
 
 namespace tp {
@@ -24,6 +26,31 @@ struct HeadlessOptions {
   MeshSettings mesh;                ///< --mesh-cell, --mesh-iso, --mesh-anisotropic
   std::string save_state;           ///< --save-state FILE: the state at the end
   bool bench = false;               ///< a benchmark's run: 300 steps unless --steps or --time
+};
+
+// --export and --export-mesh as a headless run (or a replay) goes: each kind of frame in
+// its own directory at --export-fps, with a progress line a second at most.
+class HeadlessExports {
+ public:
+  // Starts the directories `o` names; false with the message printed (exit code 2).
+  bool start(const HeadlessOptions& o, const Simulation& sim);
+  // Whether a frame is due at simulated time t.
+  bool due(double t) const;
+  // Writes the frames due at the simulation's time; false with the message printed and
+  // *stop_reason saying why (exit code 1).
+  bool record(Simulation& sim, double wall_seconds, std::string* stop_reason);
+  // The closing lines (frames, times, skipped frame times); returns "; N complete frames in
+  // DIR" for each directory, for the last line of a run that ended early.
+  std::string finish(double last_dt) const;
+
+ private:
+  struct Export {
+    FrameRecorder recorder;
+    const char* option;
+    double next_line = 0.0;  // progress: a line at the first frame, then one a second at most
+  };
+  std::vector<Export> exports_;
+  double fps_ = 30.0;
 };
 
 // --headless on a water scene: the simulation `plan` starts, run by run_setup. Returns the

@@ -35,7 +35,7 @@ static uint64_t measured_start_count(const Scene& scene, const StartPlan& plan,
                                      std::string* note, std::optional<Quality> quality = {}) {
   note->clear();
   if (!plan.window || (quality ? *quality : plan.quality) != Quality::Realtime ||
-      plan.particles > 0 || plan.spacing > 0.0 || !plan.load_state.empty() ||
+      plan.particles > 0 || plan.spacing > 0.0 || !plan.load_state.empty() || !plan.replay.empty() ||
       plan.steps_per_frame > 0)  // lockstep runs repeat exactly: no measured count
     return 0;
   const RealtimeCount count =
@@ -119,6 +119,7 @@ SimSetup make_setup(const StartPlan& plan) {
     if (!plan.layers.solver.empty()) parse_solver(plan.layers.solver, &loaded.solver);
     apply_overrides(plan.layers.sets, loaded);
   }
+  if (!plan.replay.empty()) start_replay(setup, plan.replay);
   return setup;
 }
 
@@ -250,6 +251,28 @@ void load_state(SimSetup& setup, const std::string& path) {
     setup.scene = find_scene(scene_name, scene_dir());
   } catch (const SceneError&) {
     // Not a shipped scene (a file elsewhere): keep the current one for the camera and Reset.
+  }
+}
+
+void start_replay(SimSetup& setup, const std::string& path) {
+  auto session = std::make_shared<SessionContents>();
+  int threads = 0;
+  std::string scene_name, state_bytes, ignored;
+  try {
+    *session = read_session(path);
+    if (!session_read_start(session->records.front().payload, &threads, &scene_name, &state_bytes))
+      throw std::runtime_error(path + ": the session's start record is damaged");
+    setup.sim->restore(decode_state(state_bytes, path, &ignored));
+  } catch (const std::exception& e) {
+    throw SetupError(e.what());
+  }
+  setup.session = std::move(session);
+  setup.spacing = setup.sim->spacing();
+  if (scene_name.empty()) return;
+  try {
+    setup.scene = find_scene(scene_name, scene_dir());
+  } catch (const SceneError&) {
+    // Not a shipped scene: the current one frames the camera.
   }
 }
 

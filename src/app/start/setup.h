@@ -12,6 +12,7 @@
 #include "sim/backend/backend_select.h"
 #include "sim/scene/quality.h"
 #include "sim/scene/scene.h"
+#include "sim/session/session_file.h"
 #include "sim/water/simulation.h"
 
 namespace tp {
@@ -31,6 +32,8 @@ struct SimSetup {
   std::optional<Preset> preset;  ///< --preset, read once at start (applied to every scene)
   /// How the particle count was chosen when it was measured for real time ("" = the rule).
   std::string count_note;
+  /// --replay SESSION in the window: the session read, its start already in `sim`.
+  std::shared_ptr<const SessionContents> session;
 };
 
 // OpenMP threads for the window's simulation thread: --threads, else all cores but one,
@@ -42,6 +45,10 @@ BackendChoice start_backend(const StartPlan& plan);
 
 // Throws SetupError with a sentence for the user.
 SimSetup make_setup(const StartPlan& plan);
+
+// --replay SESSION in the window: reads the session into setup.session, restores its start
+// and takes its scene (for the camera) when it is a shipped one. Throws SetupError.
+void start_replay(SimSetup& setup, const std::string& path);
 
 // The parameters a scene starts with: the parameter layers (start_plan.h, in their order)
 // over the quality's preset for the solver that will run, with `preset` the --preset file

@@ -46,6 +46,7 @@ struct StartPlan {
   double spacing = 0.0;    ///< [m] --spacing; 0 = the scene's (or --particles')
   int cells = 0;           ///< gas scenes: cells along the longest side; 0 = the scene's
   std::string load_state;  ///< --load-state FILE: continue a saved simulation
+  std::string replay;      ///< --replay SESSION in the window: the session's start, replayed
   /// The window's --steps-per-frame: that many steps each frame, lockstep (no clock, no
   /// measured particle count); 0 follows the clock.
   int steps_per_frame = 0;

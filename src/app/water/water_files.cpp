@@ -17,6 +17,14 @@ namespace tp {
 // files' work that most of them ask for.
 void WaterMode::apply_requests() {
   FileControls& files = controls_.files;
+  if (replay_.active()) {
+    if (replay_.take_over_requested()) take_over("Continue from here");
+    // R goes back to the session's start; what would load another simulation (a scene, a
+    // state, a preset) ends the replay first.
+    if (take_request(controls_.reset_requested)) replay_.request_seek(0);
+    if (!files.scene_request.empty() || files.state_load_requested || files.preset_load_requested)
+      take_over("a load from the panel");
+  }
   if (take_request(controls_.reset_requested)) reset();
   if (const std::string scene = take_request(files.scene_request); !scene.empty()) load_scene(scene);
   if (take_request(files.record_toggle_requested)) {

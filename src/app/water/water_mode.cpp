@@ -90,12 +90,17 @@ WaterMode::WaterMode(GLFWwindow* window, InputState& input, SimSetup& setup, con
   files.sessions = true;
   files.record_dir = default_export_dir(std::time(nullptr));
   files.record_fps = float(view.record_fps);
+  if (setup_.session) replay_.open(setup_.session, plan.replay, view.replay_offline_fps);
 }
 
 WaterMode::~WaterMode() = default;
 
 void WaterMode::start() {
   targets_ = std::make_unique<GlTargets>(renderer_, backend_kind_);
+  if (replay_.active()) {
+    runner_.exclusive([&](Simulation& sim) { replay_.begin(sim); });
+    if (replay_.offline()) controls_.panel_hidden = true;  // (the view alone, as the video shows it)
+  }
   // The state as it starts, then the thread (when this backend and mode want one).
   runner_.step_inline([](Simulation&) {}, backend_kind_ == BackendKind::Cpu);
   update_threading();
@@ -108,7 +113,12 @@ void WaterMode::key(int key) {
   int digit = -1;
   if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) digit = key - GLFW_KEY_1;
   if (key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9) digit = key - GLFW_KEY_KP_1;
-  if (digit >= 0 && digit < int(solver_names().size())) params_.solver = digit;
+  if (digit >= 0 && digit < int(solver_names().size())) {
+    if (replay_.active())
+      std::fprintf(stderr, "tidepool: replaying: the solver is the session's (Continue from here to switch)\n");
+    else
+      params_.solver = digit;
+  }
   if (key == GLFW_KEY_F8) controls_.files.session_toggle_requested = true;
 }
 
@@ -129,7 +139,8 @@ bool WaterMode::want_thread() const {
   // CUDA keeps its steps and the interop on this thread (the asynchronous CUDA path is
   // issue 22's); --steps-per-frame is lockstep by definition; a recording takes its frames
   // between steps on this thread.
-  return backend_kind_ == BackendKind::Cpu && plan_.steps_per_frame == 0 && !recording_.active();
+  return backend_kind_ == BackendKind::Cpu && plan_.steps_per_frame == 0 && !recording_.active() &&
+         !replay_.active();
 }
 
 void WaterMode::update_threading() {
@@ -518,19 +529,31 @@ void WaterMode::step(const FrameTime& frame) {
   update_threading();
   // Input for the simulation's next step, from the latest state (picking, obstacles).
   state_ = &runner_.latest();
-  drag_obstacles();
   inspect_particles(frame.now);
-  const uint64_t mouse_serial = runner_.set_mouse(mouse_force(last_simulated_seconds_));
-  if (frame.scripted_drag && mouse_.active() && press_serial_ == 0) press_serial_ = mouse_serial;
-  follow_quality();
-  runner_.set_params(params_);
-  runner_.set_color_field(color_field_for(render_.color_mode));
-  request_mesh();
-  simulate(frame.seconds);
+  if (replay_.active()) {
+    // The session's inputs only: none of the window's reach the simulation.
+    runner_.set_color_field(color_field_for(render_.color_mode));
+    request_mesh();
+    runner_.step_inline([&](Simulation& sim) { replay_.play(sim, frame.seconds, controls_); },
+                        backend_kind_ == BackendKind::Cpu);
+  } else {
+    drag_obstacles();
+    const uint64_t mouse_serial = runner_.set_mouse(mouse_force(last_simulated_seconds_));
+    if (frame.scripted_drag && mouse_.active() && press_serial_ == 0) press_serial_ = mouse_serial;
+    follow_quality();
+    runner_.set_params(params_);
+    runner_.set_color_field(color_field_for(render_.color_mode));
+    request_mesh();
+    simulate(frame.seconds);
+  }
 
   // The newest completed state: what this frame draws.
   const PublishedState& state = runner_.latest();
   state_ = &state;
+  if (replay_.active()) {
+    params_ = state.params;  // (the panel shows the session's; its edits do not stay)
+    replay_.set_time(state.stats.simulated_time);
+  }
   controls_.obstacles = !state.obstacles.empty();
   controls_.bodies = !state.bodies.empty();
   renderer_.set_obstacles(obstacle_draws(state.obstacles, highlighted_obstacle_));
@@ -558,12 +581,18 @@ PanelExtent WaterMode::panel() {
                grid_serial_ != 0 ? &grid_cells_ : nullptr, &state.bodies, state.grabbed_body};
   const PanelExtent extent = draw_panel(sim, state.stats, frame_stats_, render_, controls_);
   draw_help_overlay(controls_, params_, dimensions_);
+  replay_.draw_bar(controls_, extent.right);
   if (controls_.bodies_panel.request.kind != BodyRequest::None) edit_bodies(controls_.bodies_panel.request);
   return extent;
 }
 
 void WaterMode::edit_bodies(const BodyRequest& r) {
   BodyPanel& panel = controls_.bodies_panel;
+  if (replay_.active()) {
+    panel.status = "Replaying: Continue from here (the replay bar) before editing the bodies.";
+    panel.status_is_note = true;
+    return;
+  }
   BodySpec body = r.body;
   if (r.kind == BodyRequest::LoadMesh) {
     // As given (from where Tidepool was started), else under the assets' folder or the one
@@ -639,8 +668,22 @@ void WaterMode::edit_bodies(const BodyRequest& r) {
 
 void WaterMode::draw(const CameraView& view) { renderer_.draw(view, render_, marker()); }
 
+void WaterMode::take_over(const char* why) {
+  if (!replay_.active()) return;
+  replay_.stop();
+  runner_.exclusive([&](Simulation& sim) {
+    params_ = sim.params();
+    std::fprintf(stderr, "tidepool: %s: the replay ends at step %llu (t = %.3f s); live from here\n", why,
+                 static_cast<unsigned long long>(sim.stats_as_stepped().steps), sim.simulated_time());
+  });
+  quality_solver_ = params_.solver;  // (the session's settings stay: no quality preset over them)
+  quality_applied_ = controls_.quality;
+  controls_.quality_chosen = false;
+}
+
 int WaterMode::finish(int exit_code, const std::string& stop_reason, int frames) {
   runner_.stop();  // the simulation is this thread's again
+  if (replay_.finish_line(setup_.sim->simulated_time()) != 0 && exit_code == 0) exit_code = 1;
   recording_.stop(controls_.files, stop_reason);
   if (session_.recording()) toggle_session();  // its end mark: complete up to the last step
   // One line for scripts driving the window (did the drag move the water?).

@@ -13,6 +13,7 @@
 #include "app/water/mouse_tool.h"
 #include "app/water/panel.h"
 #include "app/water/water_recording.h"
+#include "app/water/water_replay.h"
 #include "app/water/water_view_options.h"
 #include "app/window/camera.h"
 #include "app/window/frame_stats.h"
@@ -48,6 +49,9 @@ class WaterMode final : public WindowMode {
   void describe_bench(WindowBenchResult& result) const override;
   // A gas scene chosen in the scene list.
   const std::string& next_scene() const override { return next_scene_; }
+  // --replay with --video: the replay rendered offline (water_replay.h).
+  double video_clock() const override { return replay_.video_clock(); }
+  bool done() const override { return replay_.done(); }
   int finish(int exit_code, const std::string& stop_reason, int frames) override;
 
  private:
@@ -148,6 +152,10 @@ class WaterMode final : public WindowMode {
   WaterRecording recording_;  ///< the panel's Record
   SessionRecorder session_;   ///< F8 and the panel's Record session (sim/session)
   void toggle_session();
+  WaterReplay replay_;        ///< --replay SESSION: the session played back (water_replay.h)
+  // Ends the replay (Continue from here, or an edit that needs the simulation live): the
+  // window takes the simulation on from the state shown. `why` for the terminal.
+  void take_over(const char* why);
   // The simulation's dimension (2: in the plane z = plane_z_), set by after_new_particles.
   int dimensions_ = 3;
   float plane_z_ = 0.0f;

@@ -19,6 +19,9 @@ struct WaterViewOptions {
   bool grid_overlay = false;        ///< --grid-overlay: the Debug views' grid overlay on
   MeshSettings mesh;                ///< --mesh-cell, --mesh-iso, --mesh-anisotropic
   double record_fps = 30.0;         ///< --export-fps: the panel's Record rate to start with
+  /// --replay with --video: the replay rendered offline at this many frames per simulated
+  /// second (--fps); 0: replayed in the window on its clock.
+  double replay_offline_fps = 0.0;
 };
 
 }  // namespace tp

@@ -200,17 +200,35 @@ int FrameLoop::run(WindowMode& mode) {
     apply_camera_input(window_, input_, camera);
     mode.apply_requests();
     reload_shaders_if_asked(renderer, controls);
-    // --video from the first frame on; F9 and the panel's button start and stop one.
+    // --video from the first frame on; F9 and the panel's button start and stop one. An
+    // offline render's video follows the mode's clock (the simulated one) instead of the
+    // wall clock, and ends with the replay.
+    const bool offline = mode.video_clock() >= 0.0;
+    const auto video_now = [&] { return offline ? mode.video_clock() : frame.now; };
     if (!options_.video.empty() && !video_option_started_) {  // (once: not again after a scene switch)
       video_option_started_ = true;
-      video_.start(options_.video, renderer.shader_dir(), fb_width, fb_height, frame.now, controls.files);
+      if (offline) video_.set_offline(options_.video_fps);
+      if (offline && (fb_width != options_.width || fb_height != options_.height)) {
+        std::fprintf(stderr,
+                     "tidepool: --video: the window got %dx%d pixels of the %dx%d asked (a screen smaller than "
+                     "that?); render on a screen that large, e.g. xvfb-run -s '-screen 0 %dx%dx24' tidepool ...\n",
+                     fb_width, fb_height, options_.width, options_.height, options_.width, options_.height);
+        exit_code = 1;
+        quit = true;
+      } else if (!video_.start(options_.video, renderer.shader_dir(), fb_width, fb_height, video_now(), controls.files) &&
+          offline) {
+        exit_code = 1;
+        quit = true;
+      }
     }
-    if (take_request(controls.files.video_toggle_requested)) {
+    if (take_request(controls.files.video_toggle_requested) && !offline) {
       if (video_.recording()) video_.stop(controls.files);
       else video_.start("", renderer.shader_dir(), fb_width, fb_height, frame.now, controls.files);
     }
     if (!mode.next_scene().empty()) break;  // a scene of the other kind: the caller opens it
+    if (quit && offline) break;  // (its video could not start)
     mode.step(frame);
+    if (mode.done()) quit = true;
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -221,7 +239,7 @@ int FrameLoop::run(WindowMode& mode) {
     const float shift = panel_screen_shift(window_, panel);
     camera.set_screen_shift(shift);
     camera.fit_plane(float(fb_width) / float(fb_height));  // 2D: the plane beside the panel
-    video_.draw_marker(frame.now);
+    video_.draw_marker(video_now());
     ImGui::Render();
 
     // The button and F12 save the scene without the panel, framed as with the panel
@@ -230,8 +248,8 @@ int FrameLoop::run(WindowMode& mode) {
     const auto draw = [&] { mode.draw(camera_view(camera, fb_width, fb_height)); };
     screenshot_if_asked(camera, shift, fb_width, fb_height, controls, draw);
     draw();
-    if (!video_.with_panel() && !video_.reads_shown()) video_.capture_if_due(frame.now, fb_width, fb_height);
-    draw_panel(fb_width, fb_height, frame.now);
+    if (!video_.with_panel() && !video_.reads_shown()) video_.capture_if_due(video_now(), fb_width, fb_height);
+    draw_panel(fb_width, fb_height, video_now());
     video_.poll(controls.files);
     controls.render_pass_times = renderer.pass_times();
     if (options_.gl_check && gl_errors_after_panel()) panel_gl_errors = true;
@@ -248,7 +266,7 @@ int FrameLoop::run(WindowMode& mode) {
     if (last && !options_.screenshot.empty() && !save_last_frame(options_.screenshot, fb_width, fb_height))
       exit_code = 1;
     glfwSwapBuffers(window_);
-    if (video_.reads_shown()) video_.capture_if_due(frame.now, fb_width, fb_height);
+    if (video_.reads_shown()) video_.capture_if_due(video_now(), fb_width, fb_height);
     input_.begin_frame();
     if (last) break;
   }

@@ -61,7 +61,7 @@ bool VideoRecording::start(const std::string& path, const std::string& shader_di
   options.path = target;
   options.width = fb_width & ~1;   // (yuv420p's chroma is of 2 x 2 blocks; the readback packs
   options.height = fb_height & ~3;  //  two chroma rows to a row of its target)
-  options.fps = kVideoFps;
+  options.fps = offline_ ? fps_ : kVideoFps;
   auto pipe = std::make_unique<VideoPipe>();
   // How the frames are read (render/frame_readback.h) decides what the encoder is given:
   // yuv420p from the GPU, or the frame as shown, BGRA, for ffmpeg to convert (and there
@@ -72,6 +72,11 @@ bool VideoRecording::start(const std::string& path, const std::string& shader_di
     options.flip_rows = true;
     options.preset = "ultrafast";
     options.threads = 1;
+  }
+  if (offline_) {
+    options.wait_when_full = true;
+    options.preset = "medium";  // (x264's default)
+    options.threads = 0;        // (all cores)
   }
   std::unique_ptr<FrameReadback> readback;
   std::string error;

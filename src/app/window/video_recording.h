@@ -40,6 +40,14 @@ class VideoRecording {
   // Needs the GL context.
   bool start(const std::string& path, const std::string& shader_dir, int fb_width, int fb_height, double now,
              FileControls& files);
+  // Offline (a replay rendered to a video, on the simulated clock): `fps` frames a second,
+  // every frame captured waits for the encoder rather than be dropped, and the encoder
+  // takes its default preset and all cores (the window does not have to keep up). Call
+  // before start.
+  void set_offline(double fps) {
+    offline_ = true;
+    fps_ = fps;
+  }
   // Stops taking frames; the file is finished beside the app (status: "Saving ...", then
   // "Saved ..." once poll sees it done).
   void stop(FileControls& files);
@@ -74,7 +82,7 @@ class VideoRecording {
   std::unique_ptr<VideoPipe> pipe_;
   std::unique_ptr<FrameReadback> readback_;
   std::vector<uint8_t> buffer_;
-  bool recording_ = false, saving_ = false, with_panel_ = false, shown_ = false;
+  bool recording_ = false, saving_ = false, with_panel_ = false, shown_ = false, offline_ = false;
   int width_ = 0, height_ = 0;
   double fps_ = 30.0;
   double start_time_ = 0.0, next_tick_ = 0.0, seconds_ = 0.0;

@@ -63,6 +63,13 @@ class WindowMode {
   virtual BenchFrame bench_frame() const = 0;
   virtual void describe_bench(WindowBenchResult& result) const = 0;
 
+  // Offline rendering (a replay rendered to a video, docs/recording.md): the time of the
+  // frame being drawn on the clock the video follows (the simulated one), or a negative
+  // value for the wall clock (the window's own recordings); and whether there is nothing
+  // more to draw (the end of the replay: the loop quits after this frame).
+  virtual double video_clock() const { return -1.0; }
+  virtual bool done() const { return false; }
+
   // The scene of the other kind chosen in the scene list, which this mode cannot run:
   // the caller starts it after the loop returns. "" when the session simply ended.
   virtual const std::string& next_scene() const = 0;

@@ -13,6 +13,7 @@ struct WindowOptions {
   int frames = 0;                  ///< --frames: quit after N drawn frames (0 = run until closed)
   std::string screenshot;          ///< --screenshot PNG: the last frame
   std::string video;               ///< --video MP4: record the view from the first frame (as F9 does)
+  double video_fps = 30.0;         ///< --fps: the frame rate of an offline render (--replay with --video)
   bool gl_check = false;           ///< --gl-check: glGetError after every render pass; errors fail the run
   bool hide_panel = false;         ///< --hide-panel: start with the panel and help line hidden (Tab)
   double bench_window = 0.0;       ///< [s] --bench-window: measure the window that long, then quit; 0 none
