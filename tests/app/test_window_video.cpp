@@ -196,3 +196,43 @@ TEST(Window, WithoutFfmpegF9SaysWhatToInstall) {
   ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
   EXPECT_EQ(app.exit_code(), 0) << app.output();
 }
+
+// Recording while the window is resized, larger and smaller, in a gas scene (where the
+// monkey found it): the app keeps running (a read at GLFW's size, one frame behind the
+// window's, went past llvmpipe's back buffer and crashed it), and the video keeps its
+// first size and decodes whole.
+TEST(Window, RecordingWhileTheWindowIsResizedKeepsRunning) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  require_ffmpeg();
+  if (HasFatalFailure()) return;
+  const std::string work = test_dir() + "/work";
+  std::filesystem::create_directories(work);
+  RunningApp app("--scene smoke_obstacles --size 1234x704 --frames 1000000", work + "/app.log", work);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const std::string window = std::to_string(w);
+  send("windowfocus --sync " + window + " key F9");
+  ASSERT_TRUE(wait_for_output(app, "tidepool: recording video ")) << app.output();
+  for (const char* size : {"1280 800", "900 700", "1000 900", "800 600", "1200 700", "700 500"}) {
+    send("windowsize --sync " + window + " " + size);
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    ASSERT_TRUE(app.running()) << "the app ended after a resize to " << size << ":\n" << app.output();
+  }
+  send("windowfocus --sync " + window + " key F9");
+  ASSERT_TRUE(wait_for_output(app, "tidepool: saved video ")) << app.output();
+  send("windowfocus --sync " + window + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  const std::vector<std::string> videos = videos_in(work);
+  ASSERT_EQ(videos.size(), 1u) << app.output();
+  const std::string probe =
+      run_command("ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=width,height,nb_read_frames "
+                  "-of default=nw=1 '" + work + "/" + videos[0] + "'").output;
+  std::printf("%s", probe.c_str());
+  EXPECT_EQ(probed(probe, "width"), 1234.0) << probe;
+  EXPECT_EQ(probed(probe, "height"), 704.0) << probe;
+  EXPECT_GE(probed(probe, "nb_read_frames"), 90.0) << "about 5 s at 30 frames a second";
+}

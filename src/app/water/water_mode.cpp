@@ -13,6 +13,7 @@
 
 #include "app/window/gl_publish_target.h"
 #include "app/window/window_frame.h"
+#include "sim/io/particle_io.h"
 #include "sim/water/body_edits.h"
 #include "sim/water/params.h"
 #include "util/paths.h"
@@ -550,6 +551,10 @@ void WaterMode::step(const FrameTime& frame) {
   // The newest completed state: what this frame draws.
   const PublishedState& state = runner_.latest();
   state_ = &state;
+  if (state.stats.guard_note != said_guard_note_) {  // the NaN guard's sentence, on the terminal too
+    said_guard_note_ = state.stats.guard_note;
+    if (!said_guard_note_.empty()) std::fprintf(stderr, "tidepool: the NaN guard: %s\n", said_guard_note_.c_str());
+  }
   if (replay_.active()) {
     params_ = state.params;  // (the panel shows the session's; its edits do not stay)
     replay_.set_time(state.stats.simulated_time);
@@ -693,6 +698,12 @@ int WaterMode::finish(int exit_code, const std::string& stop_reason, int frames)
   // Where the obstacles ended up (after any ctrl + left drags).
   print_obstacle_positions(setup_.sim->obstacles());
   print_body_positions(setup_.sim->bodies());
+  // What must never happen, whatever was done in the window (the monkey test reads it).
+  const ParticleCheck check = check_particles(setup_.sim->snapshot(), setup_.sim->tank_lo(), setup_.sim->tank_hi());
+  std::printf("tidepool: particles at exit: %llu outside the tank, %llu not finite; the NaN guard threw away %llu "
+              "particle states\n",
+              static_cast<unsigned long long>(check.outside), static_cast<unsigned long long>(check.nonfinite),
+              static_cast<unsigned long long>(stats.nonfinite_resets));
   std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s\n",
               frames, static_cast<unsigned long long>(stats.steps), stats.simulated_time,
               stats.max_speed);

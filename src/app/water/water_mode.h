@@ -161,6 +161,7 @@ class WaterMode final : public WindowMode {
   float plane_z_ = 0.0f;
   bool mesh_fallback_said_ = false;
   std::string next_scene_;  ///< a gas scene to switch to (see next_scene)
+  std::string said_guard_note_;  ///< the NaN guard's latest sentence, printed once
 };
 
 template <class F>

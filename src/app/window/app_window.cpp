@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -17,9 +18,27 @@
 #ifdef TP_HAVE_XLIB
 // Last: Xlib's macros (None, Bool, Status, ...) stay out of the headers above.
 #include <X11/Xlib.h>
+// GLFW's X11 access (glfw3native.h's, declared here: that header also wants Xrandr's).
+extern "C" Display* glfwGetX11Display(void);
+extern "C" Window glfwGetX11Window(GLFWwindow* window);
 #endif
 
 namespace tp {
+
+void window_pixels_now(GLFWwindow* window, int* width, int* height) {
+  glfwGetFramebufferSize(window, width, height);
+#ifdef TP_HAVE_XLIB
+  Display* display = glfwGetX11Display();
+  const Window x_window = glfwGetX11Window(window);
+  if (!display || !x_window) return;
+  Window root = 0;
+  int x = 0, y = 0;
+  unsigned int w = 0, h = 0, border = 0, depth = 0;
+  if (!XGetGeometry(display, x_window, &root, &x, &y, &w, &h, &border, &depth)) return;
+  *width = std::min(*width, int(w));
+  *height = std::min(*height, int(h));
+#endif
+}
 
 namespace {
 

@@ -12,6 +12,12 @@ struct GLFWwindow;
 
 namespace tp {
 
+// The window's framebuffer size as the window system has it now: GLFW's (which follows the
+// window's events, so it may lag a resize by a frame) made no larger than the X server's.
+// A read of the default framebuffer at GLFW's size after the window shrank went past the
+// end of llvmpipe's back buffer (found by the monkey test).
+void window_pixels_now(GLFWwindow* window, int* width, int* height);
+
 class AppWindow {
  public:
   AppWindow() = default;

@@ -4,10 +4,12 @@
 // glad first: GLFW must not pull in the system GL header.
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
+#include "app/window/app_window.h"
 #include "app/window/window_frame.h"
 #include "render/frame_readback.h"
 #include "backends/imgui_impl_glfw.h"
@@ -177,7 +179,7 @@ int FrameLoop::run(WindowMode& mode) {
     glfwPollEvents();
     wait_while_idle(mode, last_time);
     int fb_width = 0, fb_height = 0;
-    glfwGetFramebufferSize(window_, &fb_width, &fb_height);
+    window_pixels_now(window_, &fb_width, &fb_height);
     if (glfwGetWindowAttrib(window_, GLFW_ICONIFIED) || fb_width <= 0 || fb_height <= 0) {
       // Minimised: nothing to draw. Sleep until something happens rather than spin, and
       // do not count the time away as a frame.
@@ -266,7 +268,12 @@ int FrameLoop::run(WindowMode& mode) {
     if (last && !options_.screenshot.empty() && !save_last_frame(options_.screenshot, fb_width, fb_height))
       exit_code = 1;
     glfwSwapBuffers(window_);
-    if (video_.reads_shown()) video_.capture_if_due(video_now(), fb_width, fb_height);
+    if (video_.reads_shown()) {
+      // (The window may have shrunk since the frame began: read no more than it has.)
+      int now_width = fb_width, now_height = fb_height;
+      window_pixels_now(window_, &now_width, &now_height);
+      video_.capture_if_due(video_now(), std::min(fb_width, now_width), std::min(fb_height, now_height));
+    }
     input_.begin_frame();
     if (last) break;
   }

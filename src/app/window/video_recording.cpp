@@ -113,6 +113,9 @@ bool VideoRecording::start(const std::string& path, const std::string& shader_di
   start_time_ = next_tick_ = now;
   seconds_ = 0.0;
   ticks_ = 0;
+  last_width_ = fb_width;
+  last_height_ = fb_height;
+  steady_frames_ = 2;
   files.video_recording = true;
   files.video_failed = false;
   files.video_status = "Recording " + file_name(target);
@@ -131,7 +134,21 @@ void VideoRecording::take(const uint8_t* pixels, int repeat) {
 }
 
 void VideoRecording::capture_if_due(double now, int fb_width, int fb_height) {
-  if (!recording_ || now < next_tick_) return;
+  if (!recording_) return;
+  // For two frames after the window's size changed, nothing is read (the ticks wait for
+  // the next read, which stands for them): a software driver reallocates its back buffer
+  // when it sees the new size, which may be after GLFW reported it, and a read in between
+  // went past the buffer's end inside the driver (llvmpipe, found by the monkey test).
+  if (fb_width != last_width_ || fb_height != last_height_) {
+    last_width_ = fb_width;
+    last_height_ = fb_height;
+    steady_frames_ = 0;
+  }
+  if (steady_frames_ < 2) {
+    ++steady_frames_;
+    return;
+  }
+  if (now < next_tick_) return;
   // Every tick up to now is this frame's: the video keeps the wall clock's time. A gap of
   // more than a second (the window minimised, the machine asleep) is cut to one: the video
   // holds the frame a second rather than for the whole gap.

@@ -87,6 +87,7 @@ class VideoRecording {
   double fps_ = 30.0;
   double start_time_ = 0.0, next_tick_ = 0.0, seconds_ = 0.0;
   long ticks_ = 0;  // ticks captured so far (the video's frames)
+  int last_width_ = 0, last_height_ = 0, steady_frames_ = 0;  // the framebuffer's size, and frames since it changed
 };
 
 }  // namespace tp
