@@ -313,19 +313,24 @@ struct Widget {
   int cy() const { return y + height / 2; }
 };
 
-// The latest rectangle the app printed for widget `name`.
+// The latest rectangle the app printed for widget `name` (not found when it was printed
+// "gone" since: not drawn any more).
 inline Widget widget(const RunningApp& app, const std::string& name) {
   Widget w;
   const std::string log = app.output();
   const std::regex re("tidepool: widget '" + std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                      R"(' (-?\d+) (-?\d+) (\d+) (\d+)( clipped)?)");
+                      R"(' (?:(gone)|(-?\d+) (-?\d+) (\d+) (\d+)( clipped)?))");
   for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {
+    if ((*it)[1].matched) {  // no longer drawn
+      w = Widget{};
+      continue;
+    }
     w.found = true;
-    w.x = std::stoi((*it)[1]);
-    w.y = std::stoi((*it)[2]);
-    w.width = std::stoi((*it)[3]);
-    w.height = std::stoi((*it)[4]);
-    w.clipped = (*it)[5].matched;
+    w.x = std::stoi((*it)[2]);
+    w.y = std::stoi((*it)[3]);
+    w.width = std::stoi((*it)[4]);
+    w.height = std::stoi((*it)[5]);
+    w.clipped = (*it)[6].matched;
   }
   return w;
 }
@@ -346,7 +351,7 @@ inline Widget wait_for_widget(RunningApp& app, const std::string& name) {
   wait_for_output(app, "tidepool: widget '" + name + "'");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   Widget w = widget(app, name);
-  while (w.clipped && app.running() && std::chrono::steady_clock::now() < deadline) {
+  while ((!w.found || w.clipped) && app.running() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     w = widget(app, name);
   }

@@ -201,7 +201,9 @@ PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSett
   if (!begin_panel(title, &extent)) return extent;
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
     statistics_section(sim, frame, controls);
-  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) simulation_section(sim, frame, controls);
+  const bool simulation = ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen);
+  note_widget(controls.common.widgets, "section Simulation");
+  if (simulation) simulation_section(sim, frame, controls);
   if (ImGui::CollapsingHeader("Mouse", ImGuiTreeNodeFlags_DefaultOpen)) mouse_section(controls.mouse);
   if (ImGui::CollapsingHeader("Render", ImGuiTreeNodeFlags_DefaultOpen)) render_section(sim, render, controls);
   if (ImGui::CollapsingHeader("Parameters")) parameters_section(sim.params, controls);

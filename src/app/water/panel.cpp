@@ -530,8 +530,9 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
     return extent;
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
     statistics_section(sim, stats, frame, controls);
-  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
-    simulation_section(sim, controls);
+  const bool simulation = ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen);
+  note_widget(controls.widgets, "section Simulation");
+  if (simulation) simulation_section(sim, controls);
   // The rigid bodies (held by ctrl + left drag), open when the scene has any; adding one
   // and loading a mesh are there too.
   if (sim.bodies && ImGui::CollapsingHeader("Bodies", sim.bodies->empty() ? 0 : ImGuiTreeNodeFlags_DefaultOpen))

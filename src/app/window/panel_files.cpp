@@ -36,6 +36,17 @@ void print_widget_changes(WidgetLog& log) {
                  rect.width, rect.height, rect.clipped ? " clipped" : "");
     log.printed[name] = rect;
   }
+  // What was drawn before and not in this frame (the panel hidden, a section closed, a
+  // list shut): "gone", so that a test does not click where it was.
+  for (auto it = log.printed.begin(); it != log.printed.end();) {
+    if (log.rects.count(it->first)) {
+      ++it;
+      continue;
+    }
+    std::fprintf(stderr, "tidepool: widget '%s' gone\n", it->first.c_str());
+    it = log.printed.erase(it);
+  }
+  log.rects.clear();
 }
 
 void scene_rows(const Scene& scene, FileControls& files, WidgetLog& log) {

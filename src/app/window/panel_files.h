@@ -78,7 +78,8 @@ struct WidgetLog {
 void note_widget(WidgetLog& log, const std::string& name);
 // Prints "tidepool: widget 'NAME' X Y W H" to stderr for each rectangle that is new or has
 // moved since last printed, with " clipped" after it while a click at its centre would miss
-// (the panel's scrolled part); then starts the next frame's record.
+// (the panel's scrolled part), and "tidepool: widget 'NAME' gone" for each printed one not
+// drawn this frame; then starts the next frame's record.
 void print_widget_changes(WidgetLog& log);
 
 // The scene row: the list of shipped scenes, a file field with Load, and the last error.
