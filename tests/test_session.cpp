@@ -43,6 +43,9 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   out << bytes;
 }
 
+const SessionView kViewA{Vec3{0.1f, 0.2f, 0.0f}, 2.5f, 30.0f, -20.0f, 0, 0};
+const SessionView kViewB{Vec3{-0.2f, 0.1f, 0.05f}, 1.8f, -45.0f, -35.0f, 2, 1};
+
 // The script: 300 steps of a PBF pool driven through the runner inline (one step a
 // "frame"): mouse drags, slider edits, a switch to PCISPH, a body grabbed, thrown and let
 // go, and an edit through exclusive_edit (a reset of the particle velocities' frame:
@@ -70,6 +73,10 @@ uint64_t run_script(SimRunner& runner, SessionRecorder* recorder, const std::str
     if (frame == 140) runner.grab_body(0, Vec3{0, 0, 0}, Vec3{0.0f, 0.45f, 0.0f});
     if (frame > 140 && frame < 170) runner.move_grab(Vec3{-0.01f * float(frame - 140), 0.5f, 0.0f});
     if (frame == 170) runner.release_body();  // thrown
+    // The window's view (camera, render and colour modes), twice: it draws the water and
+    // never changes it; replays show it.
+    if (recorder && frame == 50) recorder->set_view(kViewA);
+    if (recorder && frame == 200) recorder->set_view(kViewB);
     if (frame == 220) {
       runner.exclusive_edit([](Simulation& sim) { sim.params().gravity_y = -7.0f; });
       p = runner.exclusive([](Simulation& sim) { return sim.params(); });
@@ -220,6 +227,12 @@ TEST(Session, DamagedAndForeignFilesAreSaidSo) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("version '7'"), std::string::npos) << e.what();
   }
+  // Version 1 (before View records) is read as before.
+  std::string v1 = read_bytes(path);
+  ASSERT_EQ(v1.rfind("TIDEPOOL SESSION 2\n", 0), 0u);
+  v1[17] = '1';
+  write_bytes(foreign, v1);
+  EXPECT_EQ(read_session(foreign).records.size(), whole.records.size());
   try {
     read_session(testing::TempDir() + "no_such.tpsession");
     ADD_FAILURE() << "a missing file was read";
@@ -295,6 +308,11 @@ TEST(Session, SeekingBackAndForthReachesTheStraightReplaysStates) {
     SCOPED_TRACE("seek to step " + std::to_string(t));
     ASSERT_EQ(player.seek(*sim, t), uint64_t(t));
     EXPECT_EQ(session_hash(*sim), straight.at(t));
+    // The recorded view as it was at that step: none before frame 50, A, then B from 200.
+    SessionView view;
+    const bool has = player.view(&view);
+    EXPECT_EQ(has, t > 50);
+    if (has) EXPECT_TRUE(view == (t > 200 ? kViewB : kViewA)) << "the view at step " << t;
     ++compared;
   }
   // Play on to the end (the last Hash and End records).

@@ -69,6 +69,8 @@ bool water_view_options(const Options& o, WaterViewOptions* view, std::string* e
   view->mesh = o.mesh;
   view->record_fps = o.export_fps;
   view->replay_offline_fps = !o.replay.empty() && !o.video.empty() ? o.video_fps : 0.0;
+  view->render_given = o.given.count("--render") > 0;
+  view->color_given = o.given.count("--color") > 0;
   return true;
 }
 

@@ -37,6 +37,10 @@ void record_session(const std::string& work, std::string* path, int* steps) {
   wait_frames(*watcher, 3, 0.8);
   send("windowfocus --sync " + window + " key 2");
   wait_frames(*watcher, 3, 0.8);
+  // An orbit: the view (recorded as View records) that the replays follow.
+  send("mousemove --window " + window + " 600 300 mousedown 3 sleep 0.2 mousemove --window " + window +
+       " 520 260 sleep 0.2 mouseup 3");
+  wait_frames(*watcher, 3, 0.5);
   if (testing::Test::HasFatalFailure()) return;
   send("windowfocus --sync " + window + " key F8");
   ASSERT_TRUE(wait_for_output(app, "tidepool: saved session ")) << app.output();

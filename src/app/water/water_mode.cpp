@@ -92,6 +92,8 @@ WaterMode::WaterMode(GLFWwindow* window, InputState& input, SimSetup& setup, con
   files.record_dir = default_export_dir(std::time(nullptr));
   files.record_fps = float(view.record_fps);
   if (setup_.session) replay_.open(setup_.session, plan.replay, view.replay_offline_fps);
+  render_given_ = view.render_given;
+  color_given_ = view.color_given;
 }
 
 WaterMode::~WaterMode() = default;
@@ -558,6 +560,21 @@ void WaterMode::step(const FrameTime& frame) {
   if (replay_.active()) {
     params_ = state.params;  // (the panel shows the session's; its edits do not stay)
     replay_.set_time(state.stats.simulated_time);
+    SessionView view;
+    if (replay_.take_view(&view)) {
+      camera_.set_pose(CameraPose{glm::vec3(view.target.x, view.target.y, view.target.z), view.distance, view.yaw,
+                                  view.pitch});
+      if (!render_given_) render_.mode = RenderMode(std::clamp(view.render_mode, 0, kRenderModeCount - 1));
+      const ColorMode color = ColorMode(std::clamp(view.color_mode, 0, kColorModeCount - 1));
+      if (!color_given_ && color != render_.color_mode) {
+        render_.color_mode = color;
+        render_.color_range = default_color_range(color, pressure_scale(params_, setup_.scene));
+      }
+    }
+  } else if (session_.recording()) {
+    const CameraPose pose = camera_.pose();
+    session_.set_view(SessionView{Vec3{pose.target.x, pose.target.y, pose.target.z}, pose.distance, pose.yaw,
+                                  pose.pitch, int32_t(render_.mode), int32_t(render_.color_mode)});
   }
   controls_.obstacles = !state.obstacles.empty();
   controls_.bodies = !state.bodies.empty();

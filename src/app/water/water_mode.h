@@ -153,6 +153,7 @@ class WaterMode final : public WindowMode {
   SessionRecorder session_;   ///< F8 and the panel's Record session (sim/session)
   void toggle_session();
   WaterReplay replay_;        ///< --replay SESSION: the session played back (water_replay.h)
+  bool render_given_ = false, color_given_ = false;  ///< --render, --color: kept over a replay's view
   // Ends the replay (Continue from here, or an edit that needs the simulation live): the
   // window takes the simulation on from the state shown. `why` for the terminal.
   void take_over(const char* why);

@@ -159,6 +159,12 @@ void WaterReplay::draw_bar(WindowControls& controls, float panel_width) {
   tooltip("End the replay and play on live from this state: the mouse, the drags and the panel act "
           "again, and F8 records a new session from here");
 
+  ImGui::SameLine();
+  if (ImGui::Checkbox("Recorded view", &follow_view_) && follow_view_) view_taken_ = 0;  // (at once)
+  note_widget(log, "replay view");
+  tooltip("Follow the camera, render mode and colour mode as they were recorded (each change as the replay "
+          "meets it; orbit freely in between). Sessions from before 2026-11-30 have none.");
+
   const uint64_t zero = 0, total = player_->total_steps();
   if (!slider_held_) slider_ = player_->step();
   ImGui::SetNextItemWidth(-1.0f);
@@ -192,6 +198,12 @@ void WaterReplay::draw_bar(WindowControls& controls, float panel_width) {
   ImGui::TextWrapped("Replaying: the mouse, the drags and the panel's edits are off until Continue from here.");
   ImGui::PopStyleColor();
   ImGui::End();
+}
+
+bool WaterReplay::take_view(SessionView* view) {
+  if (!player_ || player_->view_serial() == view_taken_) return false;
+  view_taken_ = player_->view_serial();
+  return (follow_view_ || offline()) && player_->view(view);
 }
 
 void WaterReplay::stop() {

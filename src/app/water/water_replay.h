@@ -49,6 +49,10 @@ class WaterReplay {
   bool take_over_requested() { return take_request(take_over_); }
   // Ends the replay: the window takes the simulation as it is.
   void stop();
+  // The recorded view (camera, render and colour modes) when the replay has just met a new
+  // one and the bar's "Recorded view" is ticked (always offline): the window applies it,
+  // and the user may move the camera until the next.
+  bool take_view(SessionView* view);
 
   // Offline: the time of the frame drawn on the video's clock, and the end.
   double video_clock() const;
@@ -69,6 +73,8 @@ class WaterReplay {
   int64_t seek_to_ = -1;          // the slider's request
   bool take_over_ = false;
   bool at_end_said_ = false;
+  bool follow_view_ = true;       // the bar's "Recorded view"
+  uint64_t view_taken_ = 0;       // the player's view serial last applied
   uint64_t slider_ = 0;           // the slider's value (while held, the step dragged to)
   bool slider_held_ = false;
   double last_time_ = 0.0;

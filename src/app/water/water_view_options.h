@@ -22,6 +22,8 @@ struct WaterViewOptions {
   /// --replay with --video: the replay rendered offline at this many frames per simulated
   /// second (--fps); 0: replayed in the window on its clock.
   double replay_offline_fps = 0.0;
+  /// --render and --color were given: a replay keeps them rather than the recorded ones.
+  bool render_given = false, color_given = false;
 };
 
 }  // namespace tp

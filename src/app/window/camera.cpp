@@ -39,6 +39,20 @@ void OrbitCamera::set_plane(float plane_z, const glm::vec3& tank_lo, const glm::
   tank_hi_ = glm::vec2(tank_hi);
 }
 
+void OrbitCamera::set_pose(const CameraPose& pose) {
+  if (!std::isfinite(pose.target.x) || !std::isfinite(pose.target.y) || !std::isfinite(pose.target.z) ||
+      !std::isfinite(pose.distance) || !std::isfinite(pose.yaw) || !std::isfinite(pose.pitch))
+    return;
+  target_ = pose.target;
+  distance_ = std::clamp(pose.distance, kMinDistance, kMaxDistance);
+  if (two_d_) {
+    fitting_ = false;
+    return;
+  }
+  yaw_ = std::fmod(pose.yaw, 360.0f);
+  pitch_ = std::clamp(pose.pitch, -89.0f, 89.0f);
+}
+
 void OrbitCamera::orbit(double dx, double dy) {
   if (two_d_) return;  // the plane is always seen square-on
   // Dragging right turns the scene right, i.e. the camera moves left around the target.

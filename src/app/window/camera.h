@@ -19,6 +19,12 @@
 
 namespace tp {
 
+// Where an orbit camera is: what a session records of the view (app/water's replay).
+struct CameraPose {
+  glm::vec3 target{0.0f};
+  float distance = 1.0f, yaw = 0.0f, pitch = 0.0f;
+};
+
 class OrbitCamera {
  public:
   explicit OrbitCamera(const CameraSetup& setup);
@@ -44,6 +50,11 @@ class OrbitCamera {
   // view of this aspect beside the panel (the screen shift), or the scene's when that is
   // further. Nothing in 3D.
   void fit_plane(float aspect);
+
+  CameraPose pose() const { return CameraPose{target_, distance_, yaw_, pitch_}; }
+  // Puts the camera where `pose` says (clamped as the drags are; in 2D the plane stays
+  // square-on and the distance is the pose's from then on).
+  void set_pose(const CameraPose& pose);
 
   glm::vec3 eye() const;
   glm::vec3 target() const { return target_; }

@@ -155,7 +155,7 @@ SessionContents read_session(const std::string& path) {
     version += c[0];
     if (version.size() > 8) break;
   }
-  if (version != std::to_string(kSessionVersion))
+  if (version != "1" && version != std::to_string(kSessionVersion))
     throw std::runtime_error(path + " is a session file of version '" + version + "', which this Tidepool (version " +
                              std::to_string(kSessionVersion) + ") cannot read");
   SessionContents out;
@@ -170,7 +170,7 @@ SessionContents read_session(const std::string& path) {
     }
     std::string data(payload);
     if (crc != record_crc(kind, length, data) || kind < uint32_t(SessionKind::Start) ||
-        kind > uint32_t(SessionKind::End)) {
+        kind > uint32_t(SessionKind::View)) {
       out.cut = "the record at byte " + std::to_string(offset) + " is damaged (its checksum does not match)";
       break;
     }

@@ -18,6 +18,8 @@
 // - Hash: a hash of the particles (ids, positions, velocities) and the time, every
 //   kHashSteps steps, checked on replay.
 // - End: the session was closed.
+// - View: the window's camera, render mode and colour mode, whenever they changed (written
+//   before the next step; the view draws the simulation, never changes it).
 #pragma once
 
 #include <cstdint>
@@ -42,9 +44,11 @@ enum class SessionKind : uint32_t {
   State = 9,
   Hash = 10,
   End = 11,
+  View = 12,
 };
 
-constexpr int kSessionVersion = 1;
+// 2 added View records (version 1 files, which have none, are read as before).
+constexpr int kSessionVersion = 2;
 constexpr uint64_t kHashSteps = 30;  ///< a Hash record at least this often (in steps)
 
 struct SessionRecord {
@@ -115,6 +119,18 @@ bool session_unpod(const std::string& payload, T* value) {
 struct GrabInput {
   int32_t index = -1;
   Vec3 local{0, 0, 0}, target{0, 0, 0};
+};
+// A View record's payload: the orbit camera (target, distance, yaw and pitch in degrees)
+// and the render and colour modes as the window numbers them.
+struct SessionView {
+  Vec3 target{0, 0, 0};
+  float distance = 0.0f, yaw = 0.0f, pitch = 0.0f;
+  int32_t render_mode = 0, color_mode = 0;
+  bool operator==(const SessionView& o) const {
+    return target.x == o.target.x && target.y == o.target.y && target.z == o.target.z && distance == o.distance &&
+           yaw == o.yaw && pitch == o.pitch && render_mode == o.render_mode && color_mode == o.color_mode;
+  }
+  bool operator!=(const SessionView& o) const { return !(*this == o); }
 };
 struct MoveInput {
   int32_t index = -1;

@@ -17,7 +17,9 @@ bool SessionRecorder::start(SimRunner& runner, const std::string& path, const st
                   session_start_payload(runner.step_threads(), scene, encode_state(sim.capture(), scene)));
     counted_ = sim.stats_as_stepped().steps;
     steps_ = since_hash_ = 0;
+    view_written_ = false;
     writer_.write(SessionKind::Hash, session_pod(session_hash(sim)));
+    write_view();
   });
   if (!ok) runner.set_observer(nullptr);
   return ok;
@@ -46,7 +48,28 @@ void SessionRecorder::write_steps(Simulation& sim, bool hash_now) {
   }
 }
 
-void SessionRecorder::before_inputs(Simulation& sim) { write_steps(sim, false); }
+void SessionRecorder::before_inputs(Simulation& sim) {
+  write_steps(sim, false);
+  write_view();
+}
+
+void SessionRecorder::set_view(const SessionView& view) {
+  std::lock_guard<std::mutex> lock(view_mutex_);
+  view_ = view;
+  have_view_ = true;
+}
+
+void SessionRecorder::write_view() {
+  SessionView view;
+  {
+    std::lock_guard<std::mutex> lock(view_mutex_);
+    if (!have_view_ || (view_written_ && view_ == written_view_)) return;
+    view = view_;
+  }
+  writer_.write(SessionKind::View, session_pod(view));
+  written_view_ = view;
+  view_written_ = true;
+}
 
 void SessionRecorder::params(const SimParams& p) { writer_.write(SessionKind::Params, session_pod(p)); }
 

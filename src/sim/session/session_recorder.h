@@ -4,6 +4,7 @@
 // The window's F8 (and the headless tests) drive it; replay with session_replay.h.
 #pragma once
 
+#include <mutex>
 #include <string>
 
 #include "sim/runner/sim_runner.h"
@@ -20,6 +21,9 @@ class SessionRecorder : public RunnerObserver {
   // Stops: the steps since the last record, a last hash, End. Safe when not recording.
   void stop(SimRunner& runner);
   bool recording() const { return writer_.is_open(); }
+  // The window's view now (from the window's thread, each frame): written as a View record
+  // before the next step when it differs from the last one written.
+  void set_view(const SessionView& view);
   const std::string& path() const { return writer_.path(); }
   // Steps recorded so far, the file's size, and why writing stopped (a full disk).
   uint64_t steps() const { return steps_; }
@@ -42,7 +46,12 @@ class SessionRecorder : public RunnerObserver {
   // The steps taken since the last record, as one Steps record; a Hash when due.
   void write_steps(Simulation& sim, bool hash_now);
 
+  void write_view();  // the pending view, when it changed (the simulation's side)
+
   SessionWriter writer_;
+  std::mutex view_mutex_;
+  SessionView view_{}, written_view_{};
+  bool have_view_ = false, view_written_ = false;
   // The grab the inputs made, to make again after a State (whose restore on replay lets
   // go of it) when the edit left the body held.
   GrabInput grab_{};

@@ -33,6 +33,8 @@ void SessionPlayer::begin(Simulation& sim) {
   done_in_record_ = 0;
   step_ = 0;
   grabbing_ = false;
+  has_view_ = false;
+  ++view_serial_;
   if (session_.records.empty() || session_.records.front().kind != SessionKind::Start)
     throw std::runtime_error("the session has no start record");
   apply(sim, session_.records.front(), false);
@@ -92,6 +94,11 @@ void SessionPlayer::apply(Simulation& sim, const SessionRecord& r, bool stop_at_
     }
     case SessionKind::End:
       break;
+    case SessionKind::View:
+      view_ = payload_of<SessionView>(r, "view");
+      has_view_ = true;
+      ++view_serial_;
+      break;
   }
 }
 
@@ -128,7 +135,7 @@ uint64_t SessionPlayer::advance(Simulation& sim, uint64_t max_steps, bool stop_a
 void SessionPlayer::take_snapshot(Simulation& sim) {
   if (snapshot_steps_ == 0 || snapshots_.count(step_)) return;
   Snapshot& s = snapshots_[step_];
-  s.at = Position{record_, done_in_record_, step_, grabbing_, grab_};
+  s.at = Position{record_, done_in_record_, step_, grabbing_, grab_, has_view_, view_};
   s.state = sim.capture();
 }
 
@@ -147,6 +154,9 @@ uint64_t SessionPlayer::seek(Simulation& sim, uint64_t step) {
       step_ = at.step;
       grabbing_ = at.grabbing;
       grab_ = at.grab;
+      has_view_ = at.has_view;
+      view_ = at.view;
+      ++view_serial_;
       if (grabbing_) sim.grab_body(grab_.index, grab_.local, grab_.target);
     }
   }

@@ -58,6 +58,14 @@ class SessionPlayer {
   // else from the nearest snapshot at or before it (or the start). Returns the step reached.
   uint64_t seek(Simulation& sim, uint64_t step);
 
+  // The view the session recorded up to here (View records), and a count that grows each
+  // time a new one is met (so that a window applies it once and lets the user move on).
+  bool view(SessionView* out) const {
+    if (has_view_) *out = view_;
+    return has_view_;
+  }
+  uint64_t view_serial() const { return view_serial_; }
+
   uint64_t step() const { return step_; }
   uint64_t total_steps() const { return total_steps_; }
   bool finished() const { return record_ >= session_.records.size(); }
@@ -71,6 +79,8 @@ class SessionPlayer {
     uint64_t step = 0;
     bool grabbing = false;      // the mouse joint the inputs left (a state does not hold it)
     GrabInput grab{};
+    bool has_view = false;      // the view recorded up to there
+    SessionView view{};
   };
   struct Snapshot {
     Position at;
@@ -87,6 +97,9 @@ class SessionPlayer {
   uint64_t step_ = 0;
   bool grabbing_ = false;
   GrabInput grab_{};
+  bool has_view_ = false;
+  SessionView view_{};
+  uint64_t view_serial_ = 0;
   ReplayReport report_;
   std::map<size_t, bool> hash_checked_;     // by record: matched (a seek passes some again)
   std::map<uint64_t, Snapshot> snapshots_;  // by step
