@@ -55,6 +55,8 @@ FrameReadback::FrameReadback(ReadbackSource source, int width, int height, const
     make_target(GL_RGBA8, GL_RGBA, GL_LINEAR, width_, height_, &frame_texture_, &frame_fbo_);
     make_target(GL_R8, GL_RED, GL_NEAREST, width_, height_ * 3 / 2, &yuv_texture_, &yuv_fbo_);
     glGenVertexArrays(1, &vao_);
+  } else {
+    make_target(GL_RGBA8, GL_RGBA, GL_NEAREST, width_, height_, &frame_texture_, &frame_fbo_);
   }
   for (Slot& slot : slots_) {
     glGenBuffers(1, &slot.buffer);
@@ -69,11 +71,11 @@ FrameReadback::~FrameReadback() {
     if (slot.fence) glDeleteSync(GLsync(slot.fence));
     glDeleteBuffers(1, &slot.buffer);
   }
+  glDeleteFramebuffers(1, &frame_fbo_);
+  glDeleteTextures(1, &frame_texture_);
   if (source_ == ReadbackSource::Drawn) {
     glDeleteVertexArrays(1, &vao_);
-    glDeleteFramebuffers(1, &frame_fbo_);
     glDeleteFramebuffers(1, &yuv_fbo_);
-    glDeleteTextures(1, &frame_texture_);
     glDeleteTextures(1, &yuv_texture_);
   }
 }
@@ -148,22 +150,31 @@ void FrameReadback::convert(int framebuffer_width, int framebuffer_height) {
 }
 
 void FrameReadback::read_shown(int framebuffer_width, int framebuffer_height) {
+  // The back buffer (a software driver's swap copies it out and leaves it as it was; its
+  // front buffer reads back black under Xvfb), blitted into the video's own frame, which is
+  // then read. Not read straight from the window: llvmpipe clips a read of the window to the
+  // size it knew before the read checks the window's, and a resize in between (the monkey
+  // test's, under load) made it copy past its buffer's end; a blit checks first.
   glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-  // The back buffer: a software driver's swap copies it out and leaves it as it was (its
-  // front buffer reads back black under Xvfb).
   glReadBuffer(GL_BACK);
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, frame_fbo_);
+  glViewport(0, 0, width_, height_);
   const int w = std::min(width_, framebuffer_width), h = std::min(height_, framebuffer_height);
   if (w < width_ || h < height_) {
     // A window made smaller than the video: black where it has no pixels.
-    const std::vector<uint8_t> black(frame_bytes(), 0);
-    glBufferSubData(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(black.size()), black.data());
+    GLfloat clear[4];
+    glGetFloatv(GL_COLOR_CLEAR_VALUE, clear);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glClearColor(clear[0], clear[1], clear[2], clear[3]);
   }
   // The top rows of a window taller than the video (rows bottom first: the last ones).
   const int y0 = std::max(0, framebuffer_height - height_);
+  glBlitFramebuffer(0, y0, w, y0 + h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, frame_fbo_);
   glPixelStorei(GL_PACK_ALIGNMENT, 4);
-  glPixelStorei(GL_PACK_ROW_LENGTH, width_);
-  glReadPixels(0, y0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
-  glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+  glReadPixels(0, 0, width_, height_, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
   glReadBuffer(GL_BACK);
 }
 

@@ -11,9 +11,10 @@
 //   back buffer during the frame makes the window wait for the software rasterizer to
 //   finish the scene, where it would otherwise go on with the next frame: measured here,
 //   -20 to -25 % frames/s, even for a read of one pixel or a copy into a texture. So the
-//   frame is read after the swap, from the front buffer, as shown (with the panel unless it
-//   is hidden), as BGRA into the pixel buffer ring (about 0.7 ms a frame at 1280 x 800),
-//   and the encoder converts it.
+//   frame is read after the swap, from the back buffer as shown (with the panel unless it
+//   is hidden): blitted into a frame of the video's size and read from there as BGRA into
+//   the pixel buffer ring (a read straight from the window could run past llvmpipe's
+//   buffer when the window had just been resized), and the encoder converts it.
 #pragma once
 
 #include <cstdint>
@@ -79,7 +80,7 @@ class FrameReadback {
   int width_, height_;
   Take take_;
   GlProgram program_;                           // Drawn
-  unsigned frame_texture_ = 0, frame_fbo_ = 0;  // Drawn: the frame, width x height RGBA8
+  unsigned frame_texture_ = 0, frame_fbo_ = 0;  // the frame, width x height RGBA8
   unsigned yuv_texture_ = 0, yuv_fbo_ = 0;      // Drawn: width x 3 height / 2, R8
   unsigned vao_ = 0;
   std::vector<Slot> slots_;

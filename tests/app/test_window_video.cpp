@@ -219,7 +219,8 @@ TEST(Window, RecordingWhileTheWindowIsResizedKeepsRunning) {
   for (const char* size : {"1280 800", "900 700", "1000 900", "800 600", "1200 700", "700 500"}) {
     send("windowsize --sync " + window + " " + size);
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
-    ASSERT_TRUE(app.running()) << "the app ended after a resize to " << size << ":\n" << app.output();
+    ASSERT_TRUE(app.running()) << "the app ended (exit code " << app.exit_code() << ", 128 + a signal) after a resize to "
+                               << size << ":\n" << app.output();
   }
   send("windowfocus --sync " + window + " key F9");
   ASSERT_TRUE(wait_for_output(app, "tidepool: saved video ")) << app.output();
