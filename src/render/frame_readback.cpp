@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 namespace tp {
 
@@ -149,36 +150,44 @@ void FrameReadback::convert(int framebuffer_width, int framebuffer_height) {
   glReadPixels(0, 0, width_, height_ * 3 / 2, GL_RED, GL_UNSIGNED_BYTE, nullptr);
 }
 
-void FrameReadback::read_shown(int framebuffer_width, int framebuffer_height) {
-  // The back buffer (a software driver's swap copies it out and leaves it as it was; its
-  // front buffer reads back black under Xvfb), blitted into the video's own frame, which is
-  // then read. Not read straight from the window: llvmpipe clips a read of the window to the
-  // size it knew before the read checks the window's, and a resize in between (the monkey
-  // test's, under load) made it copy past its buffer's end; a blit checks first.
+void FrameReadback::read_shown(int framebuffer_width, int framebuffer_height, bool resizing) {
+  // The back buffer: a software driver's swap copies it out and leaves it as it was (its
+  // front buffer reads back black under Xvfb).
   glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
   glReadBuffer(GL_BACK);
+  const int w = std::min(width_, framebuffer_width), h = std::min(height_, framebuffer_height);
+  // The top rows of a window taller than the video (rows bottom first: the last ones).
+  const int y0 = std::max(0, framebuffer_height - height_);
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  if (!resizing) {
+    if (w < width_ || h < height_) {
+      // A window made smaller than the video: black where it has no pixels.
+      const std::vector<uint8_t> black(frame_bytes(), 0);
+      glBufferSubData(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(black.size()), black.data());
+    }
+    glPixelStorei(GL_PACK_ROW_LENGTH, width_);
+    glReadPixels(0, y0, w, h, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    return;
+  }
+  // Lately resized: through the video's own frame (see read()).
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, frame_fbo_);
   glViewport(0, 0, width_, height_);
-  const int w = std::min(width_, framebuffer_width), h = std::min(height_, framebuffer_height);
   if (w < width_ || h < height_) {
-    // A window made smaller than the video: black where it has no pixels.
     GLfloat clear[4];
     glGetFloatv(GL_COLOR_CLEAR_VALUE, clear);
     glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     glClearColor(clear[0], clear[1], clear[2], clear[3]);
   }
-  // The top rows of a window taller than the video (rows bottom first: the last ones).
-  const int y0 = std::max(0, framebuffer_height - height_);
   glBlitFramebuffer(0, y0, w, y0 + h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
   glBindFramebuffer(GL_READ_FRAMEBUFFER, frame_fbo_);
-  glPixelStorei(GL_PACK_ALIGNMENT, 4);
   glReadPixels(0, 0, width_, height_, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
   glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
   glReadBuffer(GL_BACK);
 }
 
-void FrameReadback::read(int framebuffer_width, int framebuffer_height, int tag) {
+void FrameReadback::read(int framebuffer_width, int framebuffer_height, int tag, bool resizing) {
   if (framebuffer_width <= 0 || framebuffer_height <= 0) return;
   const int ring = int(slots_.size());
   if (pending_ == ring) {  // every buffer in flight: the oldest must come out first
@@ -197,7 +206,7 @@ void FrameReadback::read(int framebuffer_width, int framebuffer_height, int tag)
   Slot& slot = slots_[size_t(next_)];
   glBindBuffer(GL_PIXEL_PACK_BUFFER, slot.buffer);
   if (source_ == ReadbackSource::Drawn) convert(framebuffer_width, framebuffer_height);
-  else read_shown(framebuffer_width, framebuffer_height);
+  else read_shown(framebuffer_width, framebuffer_height, resizing);
   slot.fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   slot.tag = tag;
   glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);

@@ -60,7 +60,12 @@ class FrameReadback {
   // longer the video's is scaled to fit (Drawn) or cut and padded with black (Shown).
   // Leaves the default framebuffer bound and the viewport as it was. With every buffer of
   // the ring still in flight, waits for the oldest and hands it over first.
-  void read(int framebuffer_width, int framebuffer_height, int tag);
+  // `resizing` (Shown): the window's size changed lately; the frame is then blitted into a
+  // frame of the video's own and read from there, which llvmpipe checks against the
+  // window's size first (a plain read of the window is clipped to the size llvmpipe knew,
+  // and a resize just before it made it copy past its buffer's end); otherwise it is read
+  // from the window, which costs a third as much here.
+  void read(int framebuffer_width, int framebuffer_height, int tag, bool resizing = false);
 
   // Hands over, oldest first, every read whose transfer has finished (all of them, waiting,
   // with `wait`).
@@ -74,7 +79,7 @@ class FrameReadback {
   };
   bool hand_over(Slot& slot, bool wait);
   void convert(int framebuffer_width, int framebuffer_height);  // Drawn: into yuv_fbo_
-  void read_shown(int framebuffer_width, int framebuffer_height);
+  void read_shown(int framebuffer_width, int framebuffer_height, bool resizing);
 
   ReadbackSource source_;
   int width_, height_;

@@ -115,7 +115,7 @@ bool VideoRecording::start(const std::string& path, const std::string& shader_di
   ticks_ = 0;
   last_width_ = fb_width;
   last_height_ = fb_height;
-  steady_frames_ = 2;
+  steady_frames_ = 1000;  // (not resizing)
   files.video_recording = true;
   files.video_failed = false;
   files.video_status = "Recording " + file_name(target);
@@ -148,6 +148,9 @@ void VideoRecording::capture_if_due(double now, int fb_width, int fb_height) {
     ++steady_frames_;
     return;
   }
+  // For two seconds of frames after a size change, the careful read (frame_readback.h).
+  const bool resizing = steady_frames_ < 2 + long(2.0 * fps_);
+  if (resizing) ++steady_frames_;
   if (now < next_tick_) return;
   // Every tick up to now is this frame's: the video keeps the wall clock's time. A gap of
   // more than a second (the window minimised, the machine asleep) is cut to one: the video
@@ -157,7 +160,7 @@ void VideoRecording::capture_if_due(double now, int fb_width, int fb_height) {
     start_time_ += double(due - long(fps_)) / fps_;
     due = long(fps_);
   }
-  readback_->read(fb_width, fb_height, int(due));
+  readback_->read(fb_width, fb_height, int(due), resizing);
   ticks_ += due;
   next_tick_ = start_time_ + double(ticks_) / fps_;
   seconds_ = now - start_time_;
