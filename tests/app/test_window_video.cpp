@@ -217,7 +217,7 @@ TEST(Window, RecordingWhileTheWindowIsResizedKeepsRunning) {
   send("windowfocus --sync " + window + " key F9");
   ASSERT_TRUE(wait_for_output(app, "tidepool: recording video ")) << app.output();
   for (const char* size : {"1280 800", "900 700", "1000 900", "800 600", "1200 700", "700 500"}) {
-    send("windowsize --sync " + window + " " + size);
+    send("windowsize --sync " + window + " " + size + " key F12");  // (a screenshot right after: the same read)
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     ASSERT_TRUE(app.running()) << "the app ended (exit code " << app.exit_code() << ", 128 + a signal) after a resize to "
                                << size << ":\n" << app.output();
@@ -236,4 +236,8 @@ TEST(Window, RecordingWhileTheWindowIsResizedKeepsRunning) {
   EXPECT_EQ(probed(probe, "width"), 1234.0) << probe;
   EXPECT_EQ(probed(probe, "height"), 704.0) << probe;
   EXPECT_GE(probed(probe, "nb_read_frames"), 90.0) << "about 5 s at 30 frames a second";
+  int screenshots = 0;
+  const std::string out = app.output();
+  for (size_t at = out.find(".png ("); at != std::string::npos; at = out.find(".png (", at + 1)) ++screenshots;
+  EXPECT_EQ(screenshots, 6) << "a screenshot after each resize";
 }
