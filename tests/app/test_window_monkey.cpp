@@ -52,7 +52,9 @@ int count_of(const std::string& text, const std::string& what) {
 
 class Monkey {
  public:
-  Monkey(RunningApp& app, unsigned long window, uint32_t seed) : app_(app), w_(window), rng_(seed) {}
+  // `scene_share`: of the actions, the share of scene switches (each takes seconds).
+  Monkey(RunningApp& app, unsigned long window, uint32_t seed, double scene_share)
+      : app_(app), w_(window), rng_(seed), scene_share_(scene_share) {}
 
   double uniform(double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng_); }
   int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
@@ -74,7 +76,7 @@ class Monkey {
   void act() {
     static const char* keys[] = {"1", "2", "3", "4", "space", "s", "r", "Tab", "F5", "F9", "F12"};
     int kind = pick(12);
-    if (kind >= 10 && pick(4) != 0) kind = pick(10);  // (a scene switch takes seconds: 1 in 24)
+    if (kind >= 10 && uniform(0.0, 1.0) >= 6.0 * scene_share_) kind = pick(10);  // (scene switches: their share)
     const auto started = std::chrono::steady_clock::now();
     struct Timed {
       Monkey& m;
@@ -220,6 +222,7 @@ class Monkey {
   RunningApp& app_;
   unsigned long w_;
   std::mt19937 rng_;
+  double scene_share_;
   int width_ = 1280, height_ = 900;
   std::map<std::string, int> counts_;
 
@@ -249,7 +252,9 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
   send("windowfocus --sync " + std::to_string(w) + " key F8");
   ASSERT_TRUE(wait_for_output(app, "tidepool: recording session ")) << app.output();
 
-  Monkey monkey(app, w, seed);
+  // A scene switch takes seconds: 1 action in 24 in the short run; in the long one 1 in 12,
+  // so that an hour makes 100 of them (a 30-minute run with 1 in 24 made 18 water scenes).
+  Monkey monkey(app, w, seed, hour ? 1.0 / 12.0 : 1.0 / 24.0);
   const auto t0 = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   // Checkpoints: after the first minute, then every 5 minutes (the hour) or at the end.
