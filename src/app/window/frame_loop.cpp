@@ -268,7 +268,7 @@ int FrameLoop::run(WindowMode& mode) {
     if (last && !options_.screenshot.empty() && !save_last_frame(options_.screenshot, fb_width, fb_height))
       exit_code = 1;
     glfwSwapBuffers(window_);
-    if (video_.reads_shown()) {
+    if (video_.recording() && video_.reads_shown()) {  // (the X round trip only while recording)
       // (The window may have shrunk since the frame began: read no more than it has.)
       int now_width = fb_width, now_height = fb_height;
       window_pixels_now(window_, &now_width, &now_height);
