@@ -668,6 +668,10 @@ namespace {
 // 1e-3 spacings of the CPU's replay, then the statistics), where on the CPU it is exact.
 // The device's sums round otherwise, so its hashes are not expected to match: the replay
 // says so (a CUDA replay is checked as the device comparison checks, not by hashes).
+// The scripted 300 steps: a drag, a solver switch with a slider edit, a second
+// edit, and a body thrown (grabbed, swung for 20 steps, let go) near the end. A throw
+// amplifies the device's rounding: thrown at step 100 the box lands 4 cm from the CPU's
+// after 1.5 s; thrown at step 240 it is compared 40 steps after the release.
 TEST_F(EmulatedDevice, ASessionRecordedOnTheCpuReplaysWithinTheComparisonsTolerance) {
   const Scene scene = find_scene("floating", kSceneDir);
   const std::string path = testing::TempDir() + "tp_emulated.tpsession";
@@ -675,6 +679,7 @@ TEST_F(EmulatedDevice, ASessionRecordedOnTheCpuReplaysWithinTheComparisonsTolera
   struct LanesBack {
     ~LanesBack() { CpuBackend::set_lanes(true); }
   } lanes_back;
+  constexpr int kSteps = 300;
   {
     auto live = make_sim(BackendKind::Cpu, scene, 2000, 2);
     SimRunner runner(*live);
@@ -682,7 +687,7 @@ TEST_F(EmulatedDevice, ASessionRecordedOnTheCpuReplaysWithinTheComparisonsTolera
     std::string error;
     ASSERT_TRUE(recorder.start(runner, path, "floating", &error)) << error;
     SimParams p = runner.exclusive([](Simulation& sim) { return sim.params(); });
-    for (int frame = 0; frame < 160; ++frame) {
+    for (int frame = 0; frame < kSteps; ++frame) {
       if (frame >= 30 && frame < 60)  // a drag through the water
         runner.set_mouse(MouseForce{1, Vec3{-0.4f + 0.02f * float(frame - 30), 0.3f, 0.0f}, Vec3{1.0f, 0.0f, 0.0f}});
       if (frame == 60) runner.set_mouse(MouseForce{});
@@ -691,8 +696,14 @@ TEST_F(EmulatedDevice, ASessionRecordedOnTheCpuReplaysWithinTheComparisonsTolera
         p.viscosity *= 2.0f;
         runner.set_params(p);
       }
-      if (frame == 100) runner.grab_body(0, Vec3{0, 0, 0}, Vec3{-0.4f, 0.7f, 0.0f});
-      if (frame == 130) runner.release_body();
+      if (frame == 160) {  // a second slider edit
+        p.viscosity *= 0.5f;
+        runner.set_params(p);
+      }
+      if (frame == 240) runner.grab_body(0, Vec3{0, 0, 0}, Vec3{-0.4f, 0.6f, 0.0f});
+      if (frame > 240 && frame < 260)  // swung up and across
+        runner.move_grab(Vec3{-0.4f + 0.02f * float(frame - 240), 0.6f + 0.01f * float(frame - 240), 0.0f});
+      if (frame == 260) runner.release_body();
       runner.step_inline([](Simulation& sim) { sim.step(); }, false);
     }
     recorder.stop(runner);
@@ -712,24 +723,25 @@ TEST_F(EmulatedDevice, ASessionRecordedOnTheCpuReplaysWithinTheComparisonsTolera
   on_cpu.advance(*cpu, UINT64_MAX);
   on_gpu.advance(*gpu, UINT64_MAX);
   EXPECT_TRUE(on_cpu.finished() && on_gpu.finished());
-  EXPECT_EQ(on_gpu.step(), 160u);
+  EXPECT_EQ(on_gpu.step(), uint64_t(kSteps));
   EXPECT_EQ(on_cpu.report().mismatches, 0) << "exact on the CPU";
   const Snapshot c = cpu->snapshot(), g = gpu->snapshot();
   const RunStats cs = cpu->stats(), gs = gpu->stats();
   const ParticleCheck check = check_particles(g, gpu->tank_lo(), gpu->tank_hi());
   const double ce = test::kinetic_energy(c, cpu->mass()), ge = test::kinetic_energy(g, gpu->mass());
   std::printf("device replay: 20-step gap %.2e spacings; at the end kinetic energy %.4g J (CPU %.4g), density error "
-              "%.2f %% (CPU %.2f %%), solver %d, the box at x %.3f (CPU %.3f); %s\n",
+              "%.2f %% (CPU %.2f %%), solver %d, the box at x %.3f (CPU %.3f, spacing %.3f); %s\n",
               gap / cpu->spacing(), ge, ce, gs.density_error_mean * 100, cs.density_error_mean * 100,
               gpu->params().solver, gpu->bodies()[0].pose.position.x, cpu->bodies()[0].pose.position.x,
-              replay_summary(on_gpu.report(), gpu->simulated_time()).c_str());
+              cpu->spacing(), replay_summary(on_gpu.report(), gpu->simulated_time()).c_str());
   EXPECT_EQ(gpu->params().solver, 1) << "the switch was replayed";
   EXPECT_EQ(check.nonfinite, 0u);
   EXPECT_EQ(check.outside, 0u);
   EXPECT_NEAR(ge, ce, 0.25 * ce + 1e-6);
   EXPECT_NEAR(gs.density_error_mean, cs.density_error_mean, 0.01);
+  EXPECT_GT(cpu->bodies()[0].pose.position.x, 0.0f) << "the throw carried the box across (from x -0.4)";
   EXPECT_NEAR(gpu->bodies()[0].pose.position.x, cpu->bodies()[0].pose.position.x, 0.5f * cpu->spacing())
-      << "the grabbed box went where it went on the CPU";
+      << "the thrown box went where it went on the CPU";
   EXPECT_GT(on_gpu.report().hashes, 3);
 }
 
