@@ -243,8 +243,11 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
   std::printf("the monkey plays for %.0f s, seed %u (TP_MONKEY_SEED=%u repeats it)\n", seconds, seed, seed);
   const std::string work = test_dir() + "/work";
   std::filesystem::create_directories(work);
+  // TP_MONKEY_LAUNCHER: a command put before the app that execs it (so the pid stays the
+  // app's), e.g. a heap profiler's wrapper when the memory is to be explained.
+  const char* launcher_env = std::getenv("TP_MONKEY_LAUNCHER");
   RunningApp app("--scene dam_break --size 1280x900 --frames 1000000000 --gl-check", work + "/app.log", work,
-                 kWidgetLog);
+                 kWidgetLog + (launcher_env ? " " + std::string(launcher_env) : std::string()));
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long w = 0;
   start(app, &watcher, &w);

@@ -171,6 +171,7 @@ int FrameLoop::run(WindowMode& mode) {
   const RunningMode running(&mode, &frames);
   controls.files.video_as_shown = preferred_readback_source() == ReadbackSource::Shown;
   mode.start();
+  heap_trimmer_.soon(glfwGetTime());  // (a switch from the other kind of scene freed its mode)
   int exit_code = 0;
   bool panel_gl_errors = false;  // --gl-check saw an error after the panel's drawing
   double last_time = glfwGetTime();
@@ -200,6 +201,14 @@ int FrameLoop::run(WindowMode& mode) {
     frame.scripted_drag = drag_held;
     handle_keys(mode, &quit);
     apply_camera_input(window_, input_, camera);
+    {  // What frees much (a scene, a state or preset, a reset, a new window size): a trim soon.
+      const FileControls& f = controls.files;
+      if (!f.scene_request.empty() || f.state_load_requested || f.preset_load_requested || controls.reset_requested ||
+          fb_width != trim_width_ || fb_height != trim_height_)
+        heap_trimmer_.soon(frame.now);
+      trim_width_ = fb_width;
+      trim_height_ = fb_height;
+    }
     mode.apply_requests();
     reload_shaders_if_asked(renderer, controls);
     // --video from the first frame on; F9 and the panel's button start and stop one. An
@@ -275,6 +284,7 @@ int FrameLoop::run(WindowMode& mode) {
       video_.capture_if_due(video_now(), std::min(fb_width, now_width), std::min(fb_height, now_height));
     }
     input_.begin_frame();
+    heap_trimmer_.tick(frame.now);
     if (last) break;
   }
   // The figures of a run that ended here (one that passes to the other kind of scene is
@@ -291,6 +301,10 @@ int FrameLoop::run(WindowMode& mode) {
     print_window_bench(result, options_.bench_json);
   }
   if (options_.gl_check) exit_code = gl_check_verdict(renderer, panel_gl_errors, exit_code);
+  if (mode.next_scene().empty() && heap_trimmer_.trims() > 0)
+    std::fprintf(stderr, "tidepool: freed memory given back to the system %d times: %.0f MB (the longest %.1f ms)\n",
+                 heap_trimmer_.trims(), double(heap_trimmer_.released_bytes()) / 1048576.0,
+                 heap_trimmer_.longest_ms());
   return mode.finish(exit_code, stop_signal() ? signal_text(stop_signal()) : "", frames);
 }
 

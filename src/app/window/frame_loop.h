@@ -12,6 +12,7 @@
 
 #include "app/window/input.h"
 #include "app/window/video_recording.h"
+#include "util/heap_trim.h"
 #include "app/window/window_bench.h"
 #include "app/window/window_mode.h"
 #include "app/window/window_options.h"
@@ -47,6 +48,8 @@ class FrameLoop {
   double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
   VideoRecording video_;          ///< F9, the panel's Record video, --video
   bool video_option_started_ = false;  ///< --video has started its recording
+  HeapTrimmer heap_trimmer_;      ///< freed memory back to the system (util/heap_trim.h)
+  int trim_width_ = 0, trim_height_ = 0;  ///< the window's size the trimmer last saw
 };
 
 // Ends the running mode's session from outside its loop, when the display has gone away
