@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "util/gif_export.h"
 #include "util/video_pipe.h"
 
 using namespace tp;
@@ -243,4 +244,109 @@ TEST(VideoPipe, AMissingOrFailingEncoderIsASentence) {
     EXPECT_NE(error.find("ffmpeg"), std::string::npos) << error;
     EXPECT_NE(access(path.c_str(), F_OK), 0) << "no file under the video's name";
   }
+}
+
+// A GIF of a video's last seconds (util/gif_export.h): 4 s at 30 frames/s, dark for the
+// first 2 s and bright for the last 2; the GIF of its last 2 s at 15 frames/s, 160 px wide,
+// has 30 frames, all bright, the video's shape, and its name only once complete. A video
+// shorter than asked gives all of it.
+TEST(GifExport, TheLastSecondsOfAVideoBecomeAGifOfTheirLength) {
+  REQUIRE_FFMPEG();
+  const std::string video = testing::TempDir() + "tp_gif_source.mp4";
+  const std::string gif = testing::TempDir() + "tp_gif_last.gif";
+  std::remove(gif.c_str());
+  {
+    VideoPipeOptions options;
+    options.path = video;
+    options.width = 320;
+    options.height = 240;
+    options.wait_when_full = true;
+    VideoPipe pipe;
+    std::string error;
+    ASSERT_TRUE(pipe.open(options, &error)) << error;
+    for (int k = 0; k < 120; ++k) {
+      std::vector<uint8_t> frame = flat_yuv(320, 240, k < 60 ? 30 : 200, 128, 128);
+      ASSERT_TRUE(pipe.push(&frame, 1));
+    }
+    ASSERT_TRUE(pipe.close(&error)) << error;
+  }
+  GifOptions options;
+  options.video = video;
+  options.path = gif;
+  options.seconds = 2.0;
+  options.width = 160;
+  options.fps = 15.0;
+  GifExport job;
+  std::string error;
+  ASSERT_TRUE(job.start(options, &error)) << error;
+  EXPECT_TRUE(job.busy());
+  std::string second_error;
+  EXPECT_FALSE(job.start(options, &second_error)) << "one at a time";
+  bool ok = false;
+  bool ended = false;
+  for (int k = 0; k < 600 && !ended; ++k) {  // (polled as the window does, a minute at most)
+    ended = job.poll(false, &ok, &error);
+    if (!ended) {
+      EXPECT_NE(access(gif.c_str(), F_OK), 0) << "the GIF has its name only once complete";
+      usleep(100000);
+    }
+  }
+  ASSERT_TRUE(ended) << "no GIF within a minute";
+  ASSERT_TRUE(ok) << error;
+  EXPECT_FALSE(job.busy());
+  const std::string probed = probe(gif);
+  std::printf("%s", probed.c_str());
+  EXPECT_NE(probed.find("codec_name=gif"), std::string::npos) << probed;
+  EXPECT_EQ(value(probed, "width"), 160.0);
+  EXPECT_EQ(value(probed, "height"), 120.0);
+  EXPECT_NEAR(value(probed, "nb_read_frames"), 30.0, 2.0) << "2 s at 15 frames/s";
+  for (int index : {0, 29}) {
+    const std::vector<uint8_t> rgb = decode_rgb(gif, index, 160, 120);
+    ASSERT_FALSE(rgb.empty()) << "frame " << index;
+    EXPECT_GT(rgb[(60 * 160 + 80) * 3], 150) << "frame " << index << " is of the bright end, not the dark start";
+  }
+  // All of a video shorter than the seconds asked.
+  options.seconds = 10.0;
+  options.path = testing::TempDir() + "tp_gif_all.gif";
+  ASSERT_TRUE(job.start(options, &error)) << error;
+  ASSERT_TRUE(job.poll(true, &ok, &error));
+  ASSERT_TRUE(ok) << error;
+  EXPECT_NEAR(value(probe(options.path), "nb_read_frames"), 60.0, 2.0) << "4 s at 15 frames/s";
+}
+
+TEST(GifExport, AMissingVideoOrEncoderOrABrokenFileIsASentence) {
+  GifOptions options;
+  options.video = testing::TempDir() + "tp_gif_no_such_video.mp4";
+  options.path = testing::TempDir() + "tp_gif_none.gif";
+  GifExport job;
+  std::string error;
+  EXPECT_FALSE(job.start(options, &error));
+  EXPECT_NE(error.find("no video " + options.video), std::string::npos) << error;
+  // A file that is not a video: ffmpeg fails, and that is said; no GIF, no .part left.
+  options.video = testing::TempDir() + "tp_gif_not_a_video.mp4";
+  {
+    FILE* f = std::fopen(options.video.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not a video\n", f);
+    std::fclose(f);
+  }
+  if (have_ffmpeg()) {
+    error.clear();
+    ASSERT_TRUE(job.start(options, &error)) << error;
+    bool ok = true;
+    ASSERT_TRUE(job.poll(true, &ok, &error));
+    EXPECT_FALSE(ok);
+    EXPECT_NE(error.find("ffmpeg could not make the GIF"), std::string::npos) << error;
+    EXPECT_NE(access(options.path.c_str(), F_OK), 0);
+    EXPECT_NE(access((options.path + ".part").c_str(), F_OK), 0);
+  }
+  ASSERT_EQ(setenv("TIDEPOOL_FFMPEG", "/nonexistent/ffmpeg", 1), 0);
+  error.clear();
+  EXPECT_FALSE(job.start(options, &error));
+  unsetenv("TIDEPOOL_FFMPEG");
+  EXPECT_NE(error.find("TIDEPOOL_FFMPEG=/nonexistent/ffmpeg"), std::string::npos) << error;
+  options.seconds = -1.0;
+  error.clear();
+  EXPECT_FALSE(job.start(options, &error));
+  EXPECT_NE(error.find("0 to 60 s"), std::string::npos) << error;
 }

@@ -2,8 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-extern char** environ;
+#include "util/process.h"
 
 namespace tp {
 
@@ -104,31 +102,12 @@ bool VideoPipe::open(const VideoPipeOptions& options, std::string* error) {
                            "-threads", std::to_string(std::max(options.threads, 0)),
                            "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709",
                            "-color_trc", "bt709", "-color_range", "tv", "-movflags", "+faststart", "-f", "mp4", part});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[0], 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  // A process group of its own: Ctrl-C in the terminal stops the app, which then ends the
-  // video itself, rather than reaching ffmpeg too and cutting it short.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, program.c_str(), &actions, &attributes, argv.data(), environ);
-  posix_spawnattr_destroy(&attributes);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = spawn_helper(args, fds[0], options.nice, error);
   ::close(fds[0]);
-  if (spawned != 0) {
+  if (pid < 0) {
     ::close(fds[1]);
-    *error = "cannot start " + program + ": " + std::strerror(spawned);
     return false;
   }
-  if (options.nice > 0) setpriority(PRIO_PROCESS, id_t(pid), std::min(options.nice, 19));
   options_ = options;
   pid_ = pid;
   fd_ = fds[1];

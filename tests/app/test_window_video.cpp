@@ -56,8 +56,11 @@ void require_ffmpeg() {
 }
 
 struct Recorded {
+  bool gif = false;  // asked: the panel's "GIF of its last 5 s" once the video is saved
   std::string path, probe;
   Image middle;  // a frame from the middle of the video
+  std::string gif_path, gif_probe;
+  Image gif_middle;
 };
 
 // Starts the app in the test's directory with `launcher`, records about `seconds` with F9 (stopped with
@@ -93,6 +96,14 @@ void record(const std::string& launcher, double seconds, bool stop_with_button, 
   if (testing::Test::HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: saved video ")) << app.output();
   EXPECT_TRUE(app.running()) << "the app runs on after a video";
+  if (out->gif) {
+    const Widget button = wait_for_widget(app, "gif");
+    ASSERT_TRUE(button.found) << "no GIF button under the saved video";
+    click(w, button);
+    ASSERT_TRUE(wait_for_output(app, "tidepool: saved GIF ", 60.0)) << app.output();
+    const Widget status = wait_for_widget(app, "gif status");
+    EXPECT_TRUE(status.found) << "the panel says the GIF was saved";
+  }
   send("windowfocus --sync " + std::to_string(w) + " key Escape");
   ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
   EXPECT_EQ(app.exit_code(), 0) << app.output();
@@ -110,6 +121,15 @@ void record(const std::string& launcher, double seconds, bool stop_with_button, 
   run_command("ffmpeg -v error -y -ss " + std::to_string(duration / 2) + " -i '" + out->path +
               "' -frames:v 1 '" + png + "'");
   out->middle = load_png(png);
+  if (!out->gif) return;
+  out->gif_path = out->path.substr(0, out->path.size() - 4) + ".gif";
+  out->gif_probe = run_command("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                               "stream=codec_name,width,height,nb_read_frames -of default=nw=1 '" +
+                               out->gif_path + "'")
+                       .output;
+  const std::string gif_png = work + "/gif_middle.png";
+  run_command("ffmpeg -v error -y -i '" + out->gif_path + "' -vf 'select=eq(n\\,15)' -frames:v 1 '" + gif_png + "'");
+  out->gif_middle = load_png(gif_png);
 }
 
 // Checks what any recording must be: H.264 yuv420p at the window's size, 30 frames a second
@@ -162,6 +182,27 @@ TEST(Window, OnASoftwareDriverTheVideoIsTheWindowAsShown) {
   std::printf("marker on screen %ld px; panel grey in the video %ld px\n", marker, panel);
   EXPECT_GT(panel, kPanelArea.width() * kPanelArea.height() / 2) << "the panel, as the window shows it";
   EXPECT_LT(marker, 5) << "no marker: it would be in the video";
+}
+
+// The panel's "GIF of its last 5 s" under a saved video of 3 s: a GIF beside it, of the
+// same name, 480 pixels wide with the window's shape, 15 frames a second of all of it,
+// the water in its frames (dithered to 256 colours, it still reads as water).
+TEST(Window, AGifOfTheSavedVideosEndFromThePanel) {
+  Recorded r;
+  r.gif = true;
+  long marker = 0;
+  record("", 3.0, false, &r, &marker);
+  if (HasFatalFailure()) return;
+  std::printf("%s\n%s", r.gif_path.c_str(), r.gif_probe.c_str());
+  EXPECT_NE(r.gif_probe.find("codec_name=gif"), std::string::npos) << r.gif_probe;
+  EXPECT_EQ(probed(r.gif_probe, "width"), 480.0);
+  EXPECT_EQ(probed(r.gif_probe, "height"), 600.0);
+  const double seconds = probed(r.probe, "duration");
+  EXPECT_NEAR(probed(r.gif_probe, "nb_read_frames"), std::min(seconds, 5.0) * 15.0, 2.0);
+  ASSERT_TRUE(r.gif_middle.ok()) << r.gif_middle.error;
+  const Blob water = find_water(r.gif_middle, r.gif_middle.all());
+  std::printf("GIF frame 15: %ld water pixels\n", water.count);
+  EXPECT_GT(water.count, 5000) << "the water is in the GIF";
 }
 
 // Without ffmpeg on the PATH, F9 says what to install (on stderr and in the panel, in red)

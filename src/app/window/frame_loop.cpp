@@ -96,7 +96,7 @@ bool FrameLoop::idle(WindowMode& mode) const {
   if (!controls.paused || controls.step_requested || controls.reset_requested ||
       controls.reload_shaders_requested || !files.scene_request.empty() || files.record_toggle_requested ||
       files.preset_save_requested || files.preset_load_requested || files.state_save_requested ||
-      files.state_load_requested || files.video_toggle_requested)
+      files.state_load_requested || files.video_toggle_requested || files.gif_requested)
     return false;
   // A button held (a camera drag, a panel slider) wants every frame.
   for (int button : {GLFW_MOUSE_BUTTON_LEFT, GLFW_MOUSE_BUTTON_RIGHT, GLFW_MOUSE_BUTTON_MIDDLE})
@@ -236,6 +236,7 @@ int FrameLoop::run(WindowMode& mode) {
       if (video_.recording()) video_.stop(controls.files);
       else video_.start("", renderer.shader_dir(), fb_width, fb_height, frame.now, controls.files);
     }
+    if (take_request(controls.files.gif_requested)) video_.make_gif(controls.files);
     if (!mode.next_scene().empty()) break;  // a scene of the other kind: the caller opens it
     if (quit && offline) break;  // (its video could not start)
     mode.step(frame);

@@ -199,6 +199,16 @@ void video_rows(FileControls& files, WidgetLog& log) {
     tooltip("With a software OpenGL driver the video is the window as shown (reading the view "
             "alone would slow the window by a fifth): hide the panel with Tab to leave it out.");
   status_row(files.video_status, files.video_failed, files.video_recording, log, "video status");
+  if (files.video_saved && !files.video_recording) {
+    ImGui::BeginDisabled(files.gif_busy);
+    if (ImGui::Button("GIF of its last 5 s")) files.gif_requested = true;
+    note_widget(log, "gif");
+    ImGui::EndDisabled();
+    tooltip("Makes a GIF of the last 5 seconds of the video just saved, beside it (the same "
+            "name, .gif): 480 pixels wide, 15 frames a second, for a chat or an issue tracker. "
+            "Needs the ffmpeg program. docs/recording.md.");
+    status_row(files.gif_status, files.gif_failed, files.gif_busy, log, "gif status");
+  }
   if (!files.sessions) return;
   if (ImGui::Button(files.session_recording ? "Stop session" : "Record session"))
     files.session_toggle_requested = true;

@@ -36,6 +36,11 @@ struct FileControls {
   bool video_recording = false;          ///< set by the frame loop
   std::string video_status;              ///< "Saved NAME (12.3 s, ...)", or why not
   bool video_failed = false;             ///< the status is an error (red)
+  bool video_saved = false;              ///< a video was saved: a GIF of its end can be made
+  bool gif_requested = false;            ///< the "GIF of its last 5 s" button
+  bool gif_busy = false;                 ///< set by the frame loop while ffmpeg makes it
+  std::string gif_status;                ///< "Making NAME ...", "Saved NAME (1.2 MB)", or why not
+  bool gif_failed = false;
   // Session (F8; the water's mode records, sim/session)
   bool session_toggle_requested = false;  ///< the Record session button or F8 (start or stop)
   bool session_recording = false;         ///< set by the mode

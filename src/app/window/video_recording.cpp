@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -197,9 +198,46 @@ void VideoRecording::report_finished(FileControls& files, bool wait) {
                megabytes(pipe_->path()).c_str());
   files.video_status = "Saved " + file_name(pipe_->path()) + " (" + figures + ")";
   files.video_failed = false;
+  files.video_saved = written > 0;
+  last_video_ = pipe_->path();
+}
+
+void VideoRecording::make_gif(FileControls& files) {
+  if (last_video_.empty() || gif_.busy()) return;
+  GifOptions options;
+  options.video = last_video_;
+  const size_t dot = last_video_.rfind('.');
+  options.path = (dot == std::string::npos ? last_video_ : last_video_.substr(0, dot)) + ".gif";
+  options.width = std::min(480, width_ & ~1);
+  std::string error;
+  if (!gif_.start(options, &error)) {
+    std::fprintf(stderr, "tidepool: no GIF: %s\n", error.c_str());
+    files.gif_status = "No GIF: " + error;
+    files.gif_failed = true;
+    return;
+  }
+  files.gif_busy = true;
+  files.gif_failed = false;
+  files.gif_status = "Making " + file_name(options.path) + " ...";
+}
+
+void VideoRecording::report_gif(FileControls& files, bool wait) {
+  bool ok = false;
+  std::string error;
+  if (!gif_.poll(wait, &ok, &error)) return;
+  files.gif_busy = false;
+  files.gif_failed = !ok;
+  if (!ok) {
+    std::fprintf(stderr, "tidepool: GIF not saved: %s\n", error.c_str());
+    files.gif_status = "GIF not saved: " + error;
+    return;
+  }
+  std::fprintf(stderr, "tidepool: saved GIF %s (%s)\n", gif_.path().c_str(), megabytes(gif_.path()).c_str());
+  files.gif_status = "Saved " + file_name(gif_.path()) + " (" + megabytes(gif_.path()) + ")";
 }
 
 void VideoRecording::poll(FileControls& files) {
+  report_gif(files, false);
   if (recording_ && pipe_->finished()) {  // the encoder ended by itself: a failure to say
     stop(files);
     report_finished(files, true);
@@ -235,6 +273,7 @@ void VideoRecording::draw_marker(double now) const {
 void VideoRecording::close_at_exit(FileControls& files) {
   stop(files);
   report_finished(files, true);
+  report_gif(files, true);
 }
 
 long VideoRecording::frames() const { return pipe_ ? long(pipe_->frames_written()) : 0; }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "app/window/panel_files.h"
+#include "util/gif_export.h"
 
 namespace tp {
 
@@ -66,9 +67,13 @@ class VideoRecording {
   // way: drawn on the foreground list, which the frame loop keeps out of the video).
   void draw_marker(double now) const;
 
-  // Stops if recording and waits for the file (the end of a session). Says on stderr what
-  // was saved. Needs the GL context while a recording runs.
+  // Stops if recording and waits for the file (the end of a session), and for a GIF under
+  // way. Says on stderr what was saved. Needs the GL context while a recording runs.
   void close_at_exit(FileControls& files);
+
+  // The panel's "GIF of its last 5 s": a GIF of the end of the last video saved, beside it,
+  // made in the background (util/gif_export.h); poll says when it is done.
+  void make_gif(FileControls& files);
 
   // Frames in the video so far (repeats included) and frames dropped because the encoder
   // fell behind, of the latest recording.
@@ -79,7 +84,11 @@ class VideoRecording {
   void report_finished(FileControls& files, bool wait);
   void take(const uint8_t* pixels, int repeat);  // a finished read, to the encoder
 
+  void report_gif(FileControls& files, bool wait);
+
   std::unique_ptr<VideoPipe> pipe_;
+  GifExport gif_;
+  std::string last_video_;  // the last video saved
   std::unique_ptr<FrameReadback> readback_;
   std::vector<uint8_t> buffer_;
   bool recording_ = false, saving_ = false, with_panel_ = false, shown_ = false, offline_ = false;
