@@ -743,6 +743,12 @@ TEST_F(EmulatedDevice, ASessionRecordedOnTheCpuReplaysWithinTheComparisonsTolera
   EXPECT_NEAR(gpu->bodies()[0].pose.position.x, cpu->bodies()[0].pose.position.x, 0.5f * cpu->spacing())
       << "the thrown box went where it went on the CPU";
   EXPECT_GT(on_gpu.report().hashes, 3);
+  // The replay judges itself so: at every Check record, within the tolerance.
+  EXPECT_TRUE(on_gpu.report().tolerant);
+  EXPECT_FALSE(on_cpu.report().tolerant);
+  EXPECT_GE(on_gpu.report().checks, kSteps / int(kHashSteps));
+  EXPECT_EQ(on_gpu.report().checks_outside, 0) << on_gpu.report().first_outside;
+  EXPECT_FALSE(replay_departed(on_gpu.report()));
 }
 
 }  // namespace

@@ -149,6 +149,81 @@ TEST(Session, AScriptedSessionReplaysToTheIdenticalState) {
   EXPECT_LE(off.first_mismatch_step, 80u + 2 * kHashSteps) << "at the first hash after it";
 }
 
+// A replay on another backend than the CPU (CUDA: its sums round otherwise, so its hashes
+// depart) is judged by the Check records beside the hashes, within the device comparison's
+// tolerance. Judged so on the CPU (compare_as_device), the script's session is within it at
+// every check; a check made to differ (the kinetic energy doubled, a body moved by more
+// than half a spacing) is caught at its step, says what left the tolerance, and makes the
+// replay depart; a session without checks (an earlier version's) is said not to be judged.
+TEST(Session, AReplayOnAnotherBackendIsJudgedByItsChecksWithinTheTolerance) {
+  const Scene scene = pool_with_box();
+  const std::string path = testing::TempDir() + "tp_checks.tpsession";
+  record_script(scene, path);
+  const SessionContents session = read_session(path);
+  const auto judged = [&](const SessionContents& contents, bool as_device) {
+    auto sim = cpu_sim(scene, 0.04f);
+    SessionPlayer player(contents);
+    player.compare_as_device(as_device);
+    player.begin(*sim);
+    player.advance(*sim, UINT64_MAX);
+    std::printf("%s\n", replay_summary(player.report(), sim->simulated_time()).c_str());
+    return player.report();
+  };
+  size_t checks_recorded = 0;
+  for (const SessionRecord& r : session.records) checks_recorded += r.kind == SessionKind::Check;
+  EXPECT_GE(checks_recorded, 11u) << "a Check beside each Hash";
+
+  const ReplayReport exact = judged(session, false);
+  EXPECT_FALSE(exact.tolerant);
+  EXPECT_EQ(exact.checks, 0) << "on the CPU the hashes judge";
+  EXPECT_FALSE(replay_departed(exact));
+
+  const ReplayReport within = judged(session, true);
+  EXPECT_TRUE(within.tolerant);
+  EXPECT_EQ(size_t(within.checks), checks_recorded);
+  EXPECT_EQ(within.checks_outside, 0);
+  EXPECT_FALSE(replay_departed(within));
+  EXPECT_NE(replay_summary(within, 0.0).find("checks within the device comparison's tolerance"), std::string::npos);
+
+  // The sixth check changed, twice over: its kinetic energy, then a body's position.
+  for (int kind = 0; kind < 2; ++kind) {
+    SessionContents changed = session;
+    int seen = 0;
+    uint64_t step_at = 0, steps = 0;
+    for (SessionRecord& r : changed.records) {
+      if (r.kind == SessionKind::Steps) {
+        uint64_t n = 0;
+        ASSERT_TRUE(session_unpod(r.payload, &n));
+        steps += n;
+      }
+      if (r.kind != SessionKind::Check || ++seen != 6) continue;
+      SessionCheck c;
+      ASSERT_TRUE(session_unpod(r.payload, &c));
+      if (kind == 0) c.kinetic_energy = 2.0 * c.kinetic_energy + 1.0;
+      else c.body_position[0].x += 0.03f;  // (half a spacing: 2 cm)
+      r.payload = session_pod(c);
+      step_at = steps;
+    }
+    const ReplayReport off = judged(changed, true);
+    EXPECT_EQ(off.checks_outside, 1);
+    EXPECT_EQ(off.first_outside_step, step_at);
+    EXPECT_NE(off.first_outside.find(kind == 0 ? "kinetic energy" : "body 0"), std::string::npos) << off.first_outside;
+    EXPECT_TRUE(replay_departed(off));
+    EXPECT_NE(replay_summary(off, 0.0).find("it left the tolerance at step " + std::to_string(step_at)),
+              std::string::npos);
+  }
+
+  // An earlier version's session: no checks, so nothing to judge by on another backend.
+  SessionContents old = session;
+  std::vector<SessionRecord> kept;
+  for (const SessionRecord& r : old.records)
+    if (r.kind != SessionKind::Check) kept.push_back(r);
+  old.records = kept;
+  const ReplayReport unjudged = judged(old, true);
+  EXPECT_EQ(unjudged.checks, 0);
+  EXPECT_NE(replay_summary(unjudged, 0.0).find("no checks"), std::string::npos);
+}
+
 // A session cut at any byte (the program killed while writing) reads up to its last
 // complete record, says where it stopped, and replays that far, matching every hash it
 // has; one cut inside its start state is refused with a sentence.
@@ -227,12 +302,14 @@ TEST(Session, DamagedAndForeignFilesAreSaidSo) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("version '7'"), std::string::npos) << e.what();
   }
-  // Version 1 (before View records) is read as before.
+  // Versions 1 (before View records) and 2 (before Check records) are read as before.
   std::string v1 = read_bytes(path);
-  ASSERT_EQ(v1.rfind("TIDEPOOL SESSION 2\n", 0), 0u);
-  v1[17] = '1';
-  write_bytes(foreign, v1);
-  EXPECT_EQ(read_session(foreign).records.size(), whole.records.size());
+  ASSERT_EQ(v1.rfind("TIDEPOOL SESSION 3\n", 0), 0u);
+  for (const char version : {'1', '2'}) {
+    v1[17] = version;
+    write_bytes(foreign, v1);
+    EXPECT_EQ(read_session(foreign).records.size(), whole.records.size()) << "version " << version;
+  }
   try {
     read_session(testing::TempDir() + "no_such.tpsession");
     ADD_FAILURE() << "a missing file was read";
@@ -312,7 +389,9 @@ TEST(Session, SeekingBackAndForthReachesTheStraightReplaysStates) {
     SessionView view;
     const bool has = player.view(&view);
     EXPECT_EQ(has, t > 50);
-    if (has) EXPECT_TRUE(view == (t > 200 ? kViewB : kViewA)) << "the view at step " << t;
+    if (has) {
+      EXPECT_TRUE(view == (t > 200 ? kViewB : kViewA)) << "the view at step " << t;
+    }
     ++compared;
   }
   // Play on to the end (the last Hash and End records).

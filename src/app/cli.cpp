@@ -40,7 +40,8 @@ Window
                            hashes: in the window (pause, step, a time slider, take over);
                            with --headless (or --export, --export-mesh) without one, exit
                            code 1 when the replay departs from it; with --video MP4,
-                           rendered offline at --size, --render and --fps, then it quits
+                           rendered offline at --size, --render and --fps, then it quits;
+                           with --backend cuda on the GPU, within the device tolerance
   --fps N                  frames per simulated second of --replay's --video (default 30)
   --size WxH               window size in pixels (default 1280x800)
   --color MODE             water | speed | density | pressure | flat; debug views:
@@ -425,7 +426,7 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
   // start, or run another way, is refused.
   if (!o->replay.empty()) {
     for (const char* other : {"--scene", "--solver", "--particles", "--spacing", "--preset", "--set", "--load-state",
-                              "--bench", "--backend", "--quality", "--time", "--steps", "--save-state", "--report",
+                              "--bench", "--quality", "--time", "--steps", "--save-state", "--report",
                               "--bench-window", "--steps-per-frame"})
       if (o->given.count(other))
         return fail(std::string("--replay takes everything from the session; ") + other +

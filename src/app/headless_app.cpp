@@ -35,7 +35,9 @@ int gas_scenes(const Options& o, std::vector<Scene>* scenes) {
 }  // namespace
 
 int run_headless(const Options& o) {
-  if (!o.replay.empty()) return run_replay(o.replay, o.given.count("--threads") ? o.threads : 0, headless_options(o));
+  if (!o.replay.empty())
+    return run_replay(o.replay, o.given.count("--threads") ? o.threads : 0, o.given.count("--backend") ? o.backend : "",
+                      headless_options(o));
   const StartPlan plan = start_plan(o);
   const HeadlessOptions run = headless_options(o);
   std::vector<Scene> scenes;

@@ -30,7 +30,9 @@ StartPlan start_plan(const Options& o) {
   plan.cells = o.cells;
   plan.load_state = o.load_state;
   plan.replay = o.replay;
-  if (!plan.replay.empty()) plan.backend = "cpu";  // (exact on the CPU only)
+  // (Exact on the CPU only: a replay runs there unless --backend asks for the GPU, where it
+  // is judged by the session's checks.)
+  if (!plan.replay.empty() && !o.given.count("--backend")) plan.backend = "cpu";
   plan.steps_per_frame = o.steps_per_frame;
   for (const char* option : kWaterOnlyOptions)
     if (o.given.count(option)) plan.water_options.push_back(option);

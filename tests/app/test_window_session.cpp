@@ -90,6 +90,28 @@ TEST(Window, F8RecordsASessionThatReplaysExactly) {
   for (const auto& entry : std::filesystem::directory_iterator(work + "/frames"))
     bodies |= entry.path().filename().string().find("bod") != std::string::npos;
   EXPECT_TRUE(bodies) << "the bodies' poses go out with the frames";
+
+  // --backend auto: on a GPU the replay runs there, judged by the session's checks within
+  // the device comparison's tolerance; without one (as here) on the CPU, exact, saying why.
+  const ProcessResult automatic = run_command(tidepool() + " --replay '" + path + "' --headless --backend auto 2>&1");
+  std::printf("%s", automatic.output.c_str());
+  EXPECT_EQ(automatic.exit_code, 0) << automatic.output;
+  std::smatch a;
+  if (automatic.output.find(" on CUDA: ") != std::string::npos) {
+    ASSERT_TRUE(std::regex_search(automatic.output, a, std::regex(R"(on CUDA: (\d+) of (\d+) checks within)")))
+        << automatic.output;
+    EXPECT_EQ(a[1], a[2]) << "every check within the tolerance";
+  } else {
+    EXPECT_NE(automatic.output.find("tidepool: backend: CPU (auto: "), std::string::npos) << automatic.output;
+    ASSERT_TRUE(std::regex_search(automatic.output, a, std::regex(R"((\d+) of (\d+) hashes match)")))
+        << automatic.output;
+    EXPECT_EQ(a[1], a[2]);
+    // Asked for CUDA where there is none: said, exit code 2, nothing replayed.
+    const ProcessResult cuda = run_command(tidepool() + " --replay '" + path + "' --headless --backend cuda 2>&1");
+    EXPECT_EQ(cuda.exit_code, 2) << cuda.output;
+    EXPECT_NE(cuda.output.find("tidepool: --backend cuda: "), std::string::npos) << cuda.output;
+    EXPECT_EQ(cuda.output.find("replayed "), std::string::npos) << cuda.output;
+  }
 }
 
 // The replay in the window and rendered offline (issue 38): the session plays in the

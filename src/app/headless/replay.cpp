@@ -8,13 +8,14 @@
 #include <stdexcept>
 
 #include "app/headless/headless.h"
+#include "app/start/setup.h"
 #include "sim/session/session_replay.h"
 #include "sim/water/simulation.h"
 #include "util/stop_signals.h"
 
 namespace tp {
 
-int run_replay(const std::string& path, int threads, const HeadlessOptions& run) {
+int run_replay(const std::string& path, int threads, const std::string& backend, const HeadlessOptions& run) {
   SessionContents session;
   try {
     session = read_session(path);
@@ -33,7 +34,17 @@ int run_replay(const std::string& path, int threads, const HeadlessOptions& run)
   std::fprintf(stderr, "tidepool: replaying %s (scene %s, recorded on %d step threads, replayed on %d)%s\n",
                path.c_str(), scene.empty() ? "unnamed" : scene.c_str(), recorded, use,
                recorded > 0 && use != recorded ? ": on other threads the replay may depart from it" : "");
-  std::unique_ptr<Simulation> sim = make_simulation(BackendKind::Cpu);
+  std::unique_ptr<Simulation> sim;
+  try {
+    StartPlan plan;
+    plan.backend = backend.empty() ? "cpu" : backend;
+    const BackendChoice choice = start_backend(plan);
+    if (choice.kind != BackendKind::Cpu || !backend.empty()) std::fprintf(stderr, "tidepool: %s\n", choice.message.c_str());
+    sim = make_simulation(choice.kind);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tidepool: %s\n", e.what());
+    return 2;
+  }
   const auto start = std::chrono::steady_clock::now();
   const auto wall_seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -86,7 +97,7 @@ int run_replay(const std::string& path, int threads, const HeadlessOptions& run)
               wall_seconds());
   if (!export_failure.empty()) return 1;
   if (stop_signal()) return 130;
-  return report.mismatches > 0 ? 1 : 0;
+  return replay_departed(report) ? 1 : 0;
 }
 
 }  // namespace tp

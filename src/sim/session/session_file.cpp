@@ -1,6 +1,9 @@
 #include "sim/session/session_file.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -52,14 +55,58 @@ bool little_endian() {
 
 }  // namespace
 
-uint64_t session_hash(Simulation& sim) {
-  const Snapshot s = sim.snapshot();
+uint64_t session_hash(const Snapshot& s, double simulated_time) {
   uint64_t h = 14695981039346656037ull;
   h = fnv(h, s.id.data(), s.id.size() * sizeof(uint));
   h = fnv(h, s.position.data(), s.position.size() * sizeof(Vec4));
   h = fnv(h, s.velocity.data(), s.velocity.size() * sizeof(Vec4));
-  const double t = sim.simulated_time();
-  return fnv(h, &t, sizeof t);
+  return fnv(h, &simulated_time, sizeof simulated_time);
+}
+
+uint64_t session_hash(Simulation& sim) { return session_hash(sim.snapshot(), sim.simulated_time()); }
+
+SessionCheck session_check(Simulation& sim, const Snapshot& s) {
+  SessionCheck c;
+  const double mass = sim.mass();
+  for (const Vec4& v : s.velocity) c.kinetic_energy += 0.5 * mass * double(v.x * v.x + v.y * v.y + v.z * v.z);
+  c.density_error_mean = sim.stats().density_error_mean;
+  const std::vector<BodySpec> bodies = sim.bodies();
+  c.bodies = int32_t(std::min<size_t>(bodies.size(), kCheckBodies));
+  for (int32_t i = 0; i < c.bodies; ++i) c.body_position[i] = bodies[size_t(i)].pose.position;
+  return c;
+}
+
+bool within_device_tolerance(const SessionCheck& recorded, const SessionCheck& replayed, double fluid_mass,
+                             float spacing, std::string* why) {
+  char text[200];
+  const double floor = 0.5 * fluid_mass * 0.01 * 0.01;  // the whole fluid at 1 cm/s
+  if (std::fabs(replayed.kinetic_energy - recorded.kinetic_energy) > 0.25 * recorded.kinetic_energy + floor) {
+    std::snprintf(text, sizeof text, "kinetic energy %.4g J against the recorded %.4g", replayed.kinetic_energy,
+                  recorded.kinetic_energy);
+    *why = text;
+    return false;
+  }
+  if (std::fabs(replayed.density_error_mean - recorded.density_error_mean) > 0.01) {
+    std::snprintf(text, sizeof text, "mean density error %.2f %% against the recorded %.2f %%",
+                  replayed.density_error_mean * 100.0, recorded.density_error_mean * 100.0);
+    *why = text;
+    return false;
+  }
+  if (replayed.bodies != recorded.bodies) {
+    *why = std::to_string(replayed.bodies) + " bodies against the recorded " + std::to_string(recorded.bodies);
+    return false;
+  }
+  for (int32_t i = 0; i < recorded.bodies && i < kCheckBodies; ++i) {
+    const Vec3 a = recorded.body_position[i], b = replayed.body_position[i];
+    const float gap = std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
+    if (gap > 0.5f * spacing) {
+      std::snprintf(text, sizeof text, "body %d %.1f mm from where it was recorded (half a spacing: %.1f mm)", i,
+                    gap * 1000.0f, 500.0f * spacing);
+      *why = text;
+      return false;
+    }
+  }
+  return true;
 }
 
 std::string session_pod(const void* data, size_t size) { return std::string(static_cast<const char*>(data), size); }
@@ -155,7 +202,7 @@ SessionContents read_session(const std::string& path) {
     version += c[0];
     if (version.size() > 8) break;
   }
-  if (version != "1" && version != std::to_string(kSessionVersion))
+  if (version != "1" && version != "2" && version != std::to_string(kSessionVersion))
     throw std::runtime_error(path + " is a session file of version '" + version + "', which this Tidepool (version " +
                              std::to_string(kSessionVersion) + ") cannot read");
   SessionContents out;
@@ -170,7 +217,7 @@ SessionContents read_session(const std::string& path) {
     }
     std::string data(payload);
     if (crc != record_crc(kind, length, data) || kind < uint32_t(SessionKind::Start) ||
-        kind > uint32_t(SessionKind::View)) {
+        kind > uint32_t(SessionKind::Check)) {
       out.cut = "the record at byte " + std::to_string(offset) + " is damaged (its checksum does not match)";
       break;
     }

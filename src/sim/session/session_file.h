@@ -20,6 +20,9 @@
 // - End: the session was closed.
 // - View: the window's camera, render mode and colour mode, whenever they changed (written
 //   before the next step; the view draws the simulation, never changes it).
+// - Check: beside each Hash, the statistics a replay on another backend (CUDA, whose sums
+//   round otherwise: its hashes depart) is compared with, within the device comparison's
+//   tolerance: the kinetic energy, the mean density error and the bodies' positions.
 #pragma once
 
 #include <cstdint>
@@ -45,10 +48,12 @@ enum class SessionKind : uint32_t {
   Hash = 10,
   End = 11,
   View = 12,
+  Check = 13,
 };
 
-// 2 added View records (version 1 files, which have none, are read as before).
-constexpr int kSessionVersion = 2;
+// 2 added View records, 3 Check records (files of earlier versions, which have none, are
+// read as before).
+constexpr int kSessionVersion = 3;
 constexpr uint64_t kHashSteps = 30;  ///< a Hash record at least this often (in steps)
 
 struct SessionRecord {
@@ -60,6 +65,23 @@ struct SessionRecord {
 // A hash of what a replay must reproduce exactly: the fluid's ids, positions and
 // velocities in memory order, and the simulated time (FNV-1a, 64 bits).
 uint64_t session_hash(Simulation& sim);
+uint64_t session_hash(const Snapshot& s, double simulated_time);
+
+// A Check record's payload: what a replay on another backend must stay near.
+constexpr int kCheckBodies = 8;  ///< the first bodies' positions (a scene rarely has more)
+struct SessionCheck {
+  double kinetic_energy = 0.0;      ///< [J] of the fluid
+  double density_error_mean = 0.0;  ///< RunStats::density_error_mean
+  int32_t bodies = 0;               ///< of them, this many positions below (at most kCheckBodies)
+  Vec3 body_position[kCheckBodies] = {};
+};
+SessionCheck session_check(Simulation& sim, const Snapshot& s);
+// Whether `replayed` is within the device comparison's tolerance of `recorded`
+// (tests/backend_comparison.h): the kinetic energy within 25 % (and 1 cm/s of speed for
+// the whole fluid), the mean density error within 1 point, each body within half a
+// particle spacing. When not, *why says what left it.
+bool within_device_tolerance(const SessionCheck& recorded, const SessionCheck& replayed, double fluid_mass,
+                             float spacing, std::string* why);
 
 // Appends records to a session file; each record is flushed as it is written.
 class SessionWriter {

@@ -18,7 +18,7 @@ bool SessionRecorder::start(SimRunner& runner, const std::string& path, const st
     counted_ = sim.stats_as_stepped().steps;
     steps_ = since_hash_ = 0;
     view_written_ = false;
-    writer_.write(SessionKind::Hash, session_pod(session_hash(sim)));
+    write_hash(sim);
     write_view();
   });
   if (!ok) runner.set_observer(nullptr);
@@ -43,9 +43,15 @@ void SessionRecorder::write_steps(Simulation& sim, bool hash_now) {
   }
   counted_ = now;
   if (hash_now || since_hash_ >= kHashSteps) {
-    writer_.write(SessionKind::Hash, session_pod(session_hash(sim)));
+    write_hash(sim);
     since_hash_ = 0;
   }
+}
+
+void SessionRecorder::write_hash(Simulation& sim) {
+  const Snapshot s = sim.snapshot();
+  writer_.write(SessionKind::Hash, session_pod(session_hash(s, sim.simulated_time())));
+  writer_.write(SessionKind::Check, session_pod(session_check(sim, s)));
 }
 
 void SessionRecorder::before_inputs(Simulation& sim) {
@@ -102,7 +108,7 @@ void SessionRecorder::after_edit(Simulation& sim) {
   // (The state holds the mouse force but not the mouse joint, a thing of the window's.)
   if (grabbing_ && sim.grabbed_body() == grab_.index) writer_.write(SessionKind::Grab, session_pod(grab_));
   counted_ = sim.stats_as_stepped().steps;
-  writer_.write(SessionKind::Hash, session_pod(session_hash(sim)));
+  write_hash(sim);
   since_hash_ = 0;
 }
 

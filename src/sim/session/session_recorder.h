@@ -45,6 +45,7 @@ class SessionRecorder : public RunnerObserver {
  private:
   // The steps taken since the last record, as one Steps record; a Hash when due.
   void write_steps(Simulation& sim, bool hash_now);
+  void write_hash(Simulation& sim);  // a Hash and its Check
 
   void write_view();  // the pending view, when it changed (the simulation's side)
 

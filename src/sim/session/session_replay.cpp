@@ -29,6 +29,8 @@ SessionPlayer::SessionPlayer(const SessionContents& session, uint64_t snapshot_s
 }
 
 void SessionPlayer::begin(Simulation& sim) {
+  report_.tolerant = force_tolerant_ || sim.backend().kind != BackendKind::Cpu;
+  report_.backend = sim.backend().kind == BackendKind::Cuda ? "CUDA" : "CPU";
   record_ = 0;
   done_in_record_ = 0;
   step_ = 0;
@@ -89,7 +91,24 @@ void SessionPlayer::apply(Simulation& sim, const SessionRecord& r, bool stop_at_
         ++report_.hashes;
         if (!match && report_.mismatches++ == 0) report_.first_mismatch_step = step_;
       }
-      if (!match && stop_at_mismatch) report_.stopped_at_mismatch = true;
+      if (!match && stop_at_mismatch && !report_.tolerant) report_.stopped_at_mismatch = true;
+      break;
+    }
+    case SessionKind::Check: {
+      if (!report_.tolerant) break;  // (exact: the Hash beside it says more)
+      const SessionCheck recorded = payload_of<SessionCheck>(r, "check");
+      const SessionCheck now = session_check(sim, sim.snapshot());
+      std::string why;
+      const bool ok = within_device_tolerance(recorded, now, double(sim.mass()) * double(sim.particle_count()),
+                                              sim.spacing(), &why);
+      if (check_checked_.emplace(record_, ok).second) {
+        ++report_.checks;
+        if (!ok && report_.checks_outside++ == 0) {
+          report_.first_outside_step = step_;
+          report_.first_outside = why;
+        }
+      }
+      if (!ok && stop_at_mismatch) report_.stopped_at_mismatch = true;
       break;
     }
     case SessionKind::End:
@@ -179,13 +198,33 @@ ReplayReport replay_session(Simulation& sim, const SessionContents& session, con
 
 std::string replay_summary(const ReplayReport& report, double simulated_time) {
   char line[512];
-  std::snprintf(line, sizeof line, "replayed %llu steps (t = %.3f s): %d of %d hashes match",
-                static_cast<unsigned long long>(report.steps), simulated_time, report.hashes - report.mismatches,
-                report.hashes);
-  std::string out = line;
-  if (report.mismatches > 0)
-    out += "; the first mismatch at step " + std::to_string(report.first_mismatch_step) +
-           (report.stopped_at_mismatch ? " (stopped there)" : "");
+  std::string out;
+  if (report.tolerant) {
+    std::snprintf(line, sizeof line, "replayed %llu steps (t = %.3f s) on %s: ",
+                  static_cast<unsigned long long>(report.steps), simulated_time, report.backend.c_str());
+    out = line;
+    if (report.checks == 0) {
+      out += "the session has no checks to compare with (recorded by an earlier Tidepool), so it is not judged";
+    } else {
+      std::snprintf(line, sizeof line,
+                    "%d of %d checks within the device comparison's tolerance; %d of %d hashes match (the "
+                    "device's sums round otherwise than the CPU's: the hashes are not expected to)",
+                    report.checks - report.checks_outside, report.checks, report.hashes - report.mismatches,
+                    report.hashes);
+      out += line;
+    }
+    if (report.checks_outside > 0)
+      out += "; it left the tolerance at step " + std::to_string(report.first_outside_step) + ": " +
+             report.first_outside + (report.stopped_at_mismatch ? " (stopped there)" : "");
+  } else {
+    std::snprintf(line, sizeof line, "replayed %llu steps (t = %.3f s): %d of %d hashes match",
+                  static_cast<unsigned long long>(report.steps), simulated_time, report.hashes - report.mismatches,
+                  report.hashes);
+    out = line;
+    if (report.mismatches > 0)
+      out += "; the first mismatch at step " + std::to_string(report.first_mismatch_step) +
+             (report.stopped_at_mismatch ? " (stopped there)" : "");
+  }
   if (!report.cut.empty()) out += "; " + report.cut + ": replayed up to its last complete record";
   else if (!report.ended) out += "; the session has no end mark (the program was stopped while recording)";
   return out;

@@ -10,6 +10,11 @@
 // steps as the replay first passes them; a restored state continues bit for bit (state
 // files carry what the solvers keep between steps), so a seek reaches the state the
 // straight replay reaches, and the hashes after it still match.
+//
+// On another backend (CUDA), whose sums round otherwise, the hashes depart soon after the
+// first input: there the replay is compared as the device comparison compares, each Check
+// record within tolerance (session_file.h), and says so; the hashes are counted but do not
+// make it fail.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +36,19 @@ struct ReplayReport {
   int threads = 0;             ///< the steps' threads when recorded
   std::string cut;             ///< where a file cut short or damaged ends (read_session)
   bool ended = false;          ///< it had its End record
+  // A replay on another backend than the CPU (or compare_as_device): judged by the Check
+  // records, within the device comparison's tolerance, rather than by the hashes.
+  bool tolerant = false;
+  std::string backend = "CPU";  ///< the backend replayed on
+  int checks = 0;               ///< Check records compared (tolerant)
+  int checks_outside = 0;       ///< of them, outside the tolerance
+  uint64_t first_outside_step = 0;
+  std::string first_outside;    ///< what left the tolerance there
 };
+
+// Whether the replay departed from the recording: a hash that does not match (on the
+// CPU), a check outside the tolerance (tolerant).
+inline bool replay_departed(const ReplayReport& r) { return r.tolerant ? r.checks_outside > 0 : r.mismatches > 0; }
 
 struct ReplayOptions {
   bool stop_at_mismatch = false;  ///< stop at the first Hash that does not match
@@ -46,8 +63,11 @@ class SessionPlayer {
   explicit SessionPlayer(const SessionContents& session, uint64_t snapshot_steps = 0);
 
   // Restores the Start record's state into `sim` (step 0). Throws std::runtime_error with
-  // a sentence when the record is damaged.
+  // a sentence when the record is damaged. A `sim` on another backend than the CPU makes
+  // the replay tolerant (above).
   void begin(Simulation& sim);
+  // Judges the replay by its Check records even on the CPU (the tests of the judging).
+  void compare_as_device(bool on) { force_tolerant_ = on; }
   // Applies records until `max_steps` more steps have been taken or the session ends (or,
   // with stop_at_mismatch, a Hash does not match). `keep_going`, when given, is asked after
   // each step; false stops there. Returns the steps taken. Throws std::runtime_error when
@@ -101,7 +121,9 @@ class SessionPlayer {
   SessionView view_{};
   uint64_t view_serial_ = 0;
   ReplayReport report_;
+  bool force_tolerant_ = false;
   std::map<size_t, bool> hash_checked_;     // by record: matched (a seek passes some again)
+  std::map<size_t, bool> check_checked_;    // by record: within the tolerance
   std::map<uint64_t, Snapshot> snapshots_;  // by step
 };
 
@@ -109,7 +131,9 @@ class SessionPlayer {
 // std::runtime_error with a sentence when a record cannot be applied (a damaged state).
 ReplayReport replay_session(Simulation& sim, const SessionContents& session, const ReplayOptions& options = {});
 
-// One line for the terminal: "replayed 300 steps (t = 1.234 s): 11 of 11 hashes match".
+// One line for the terminal: "replayed 300 steps (t = 1.234 s): 11 of 11 hashes match", or
+// on another backend "replayed 300 steps (t = 1.234 s) on CUDA: 11 of 11 checks within the
+// device comparison's tolerance (...)".
 std::string replay_summary(const ReplayReport& report, double simulated_time);
 
 }  // namespace tp
