@@ -153,7 +153,7 @@ TEST(Session, AScriptedSessionReplaysToTheIdenticalState) {
 // depart) is judged by the Check records beside the hashes, within the device comparison's
 // tolerance. Judged so on the CPU (compare_as_device), the script's session is within it at
 // every check; a check made to differ (the kinetic energy doubled, a body moved by more
-// than half a spacing) is caught at its step, says what left the tolerance, and makes the
+// than a spacing) is caught at its step, says what left the tolerance, and makes the
 // replay depart; a session without checks (an earlier version's) is said not to be judged.
 TEST(Session, AReplayOnAnotherBackendIsJudgedByItsChecksWithinTheTolerance) {
   const Scene scene = pool_with_box();
@@ -200,7 +200,7 @@ TEST(Session, AReplayOnAnotherBackendIsJudgedByItsChecksWithinTheTolerance) {
       SessionCheck c;
       ASSERT_TRUE(session_unpod(r.payload, &c));
       if (kind == 0) c.kinetic_energy = 2.0 * c.kinetic_energy + 1.0;
-      else c.body_position[0].x += 0.03f;  // (half a spacing: 2 cm)
+      else c.body_position[0].x += 0.05f;  // (a spacing: 4 cm)
       r.payload = session_pod(c);
       step_at = steps;
     }

@@ -265,12 +265,17 @@ void simulation_section(PanelSim& sim, AppControls& controls) {
     ImGui::SameLine();
   }
   ImGui::SetNextItemWidth(combo_width);
-  int quality = int(controls.quality);
-  const char* qualities[] = {quality_name(Quality::Realtime), quality_name(Quality::Accurate)};
-  if (ImGui::Combo("Quality", &quality, qualities, 2)) {
-    controls.quality = Quality(quality);
-    controls.quality_chosen = true;  // applied even when it is the same one again
+  if (ImGui::BeginCombo("Quality", quality_name(controls.quality))) {
+    for (const Quality q : {Quality::Realtime, Quality::Accurate}) {
+      if (ImGui::Selectable(quality_name(q), q == controls.quality)) {
+        controls.quality = q;
+        controls.quality_chosen = true;  // applied even when it is the same one again
+      }
+      note_widget(controls.widgets, std::string("quality:") + quality_name(q));
+    }
+    ImGui::EndCombo();
   }
+  note_widget(controls.widgets, "quality");
   tooltip("realtime: the clock first. PBF with 3 iterations (warm-started, the last one "
           "damped) and steps of a 60 Hz frame, PCISPH and DFSPH with steps of a frame, spray "
           "and foam off on the CPU, and a particle count measured to keep real time. accurate: each solver's paper-grade settings (the "

@@ -123,6 +123,12 @@ void WaterMode::key(int key) {
       params_.solver = digit;
   }
   if (key == GLFW_KEY_F8) controls_.files.session_toggle_requested = true;
+  // V: the next way to draw the water (spheres, surface, mesh; no mesh in 2D).
+  if (key == GLFW_KEY_V) {
+    int next = (int(render_.mode) + 1) % kRenderModeCount;
+    if (dimensions_ == 2 && RenderMode(next) == RenderMode::Mesh) next = (next + 1) % kRenderModeCount;
+    render_.mode = RenderMode(next);
+  }
 }
 
 
@@ -529,6 +535,11 @@ void WaterMode::update_grid_overlay(const PublishedState& state) {
 
 void WaterMode::step(const FrameTime& frame) {
   fall_back_from_mesh();
+  if (render_.mode != said_render_mode_) {  // (from V or the panel: a line, as F12's)
+    if (frames_stepped_ > 0) std::fprintf(stderr, "tidepool: drawing as %s\n", render_mode_name(render_.mode));
+    said_render_mode_ = render_.mode;
+  }
+  ++frames_stepped_;
   update_threading();
   // Input for the simulation's next step, from the latest state (picking, obstacles).
   state_ = &runner_.latest();

@@ -163,6 +163,8 @@ class WaterMode final : public WindowMode {
   bool mesh_fallback_said_ = false;
   std::string next_scene_;  ///< a gas scene to switch to (see next_scene)
   std::string said_guard_note_;  ///< the NaN guard's latest sentence, printed once
+  RenderMode said_render_mode_ = RenderMode::Spheres;  ///< the draw mode last said on stderr
+  long frames_stepped_ = 0;
 };
 
 template <class F>

@@ -192,7 +192,7 @@ void WaterReplay::draw_bar(WindowControls& controls, float panel_width) {
     colored_text(r.checks_outside > 0 ? kErrorColor : kDoneColor, line);
     tooltip("On CUDA the sums round otherwise than on the CPU, so the replay is not exact: it is compared with "
             "the statistics recorded every 30 steps (kinetic energy within 25 %, mean density error within "
-            "1 point, bodies within half a spacing). docs/recording.md.");
+            "1 point, bodies within a particle spacing). docs/recording.md.");
   } else if (r.mismatches > 0) {
     std::snprintf(line, sizeof line, "departs from the recording at step %llu (%d of %d hashes differ)",
                   static_cast<unsigned long long>(r.first_mismatch_step), r.mismatches, r.hashes);

@@ -99,9 +99,9 @@ bool within_device_tolerance(const SessionCheck& recorded, const SessionCheck& r
   for (int32_t i = 0; i < recorded.bodies && i < kCheckBodies; ++i) {
     const Vec3 a = recorded.body_position[i], b = replayed.body_position[i];
     const float gap = std::sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
-    if (gap > 0.5f * spacing) {
-      std::snprintf(text, sizeof text, "body %d %.1f mm from where it was recorded (half a spacing: %.1f mm)", i,
-                    gap * 1000.0f, 500.0f * spacing);
+    if (gap > spacing) {
+      std::snprintf(text, sizeof text, "body %d %.1f mm from where it was recorded (a spacing: %.1f mm)", i,
+                    gap * 1000.0f, 1000.0f * spacing);
       *why = text;
       return false;
     }

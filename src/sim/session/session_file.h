@@ -78,8 +78,9 @@ struct SessionCheck {
 SessionCheck session_check(Simulation& sim, const Snapshot& s);
 // Whether `replayed` is within the device comparison's tolerance of `recorded`
 // (tests/backend_comparison.h): the kinetic energy within 25 % (and 1 cm/s of speed for
-// the whole fluid), the mean density error within 1 point, each body within half a
-// particle spacing. When not, *why says what left it.
+// the whole fluid), the mean density error within 1 point, each body within a particle
+// spacing (the finest thing the water resolves; bodies the flow carries drift apart as the
+// flow does). When not, *why says what left it.
 bool within_device_tolerance(const SessionCheck& recorded, const SessionCheck& replayed, double fluid_mass,
                              float spacing, std::string* why);
 
