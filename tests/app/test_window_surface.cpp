@@ -446,3 +446,49 @@ TEST(Window, SurfaceOutlineAtHalfResolutionFollowsFullResolution) {
   // Measured here: 0.28 px; 0.53 px with each pixel taking its nearest texel.
   EXPECT_LT(offset, 0.4) << "the outline at half resolution is a staircase of texels";
 }
+
+// V draws the water the next way, spheres, surface, mesh and back to spheres, each said on
+// standard error; on paused water the view changes with each and comes back to the
+// spheres' picture.
+TEST(Window, VCyclesTheDrawModes) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  RunningApp app("--scene pool --particles 3000 --size 1280x800 --frames 1000000 --gl-check",
+                 test_dir() + "/app.log");
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const std::string window = std::to_string(w);
+  send("windowfocus --sync " + window + " key space");  // paused: only the drawing changes
+  wait_frames(*watcher, 4, 1.0);
+  const auto view = [&] { return grab_window(*watcher, 1280, 800); };
+  // The mean difference of the view (right of the panel, above the help line).
+  const auto difference = [](const Image& a, const Image& b) {
+    double sum = 0.0;
+    long n = 0;
+    for (int y = 40; y < 740; ++y)
+      for (int x = 400; x < 1280; ++x, ++n)
+        for (int c = 0; c < 3; ++c) sum += std::abs(int(a.at(x, y)[c]) - int(b.at(x, y)[c]));
+    return sum / double(3 * n);
+  };
+  const Image spheres = view();
+  std::vector<Image> shots;
+  for (const char* mode : {"surface", "mesh", "spheres"}) {
+    send("windowfocus --sync " + window + " key v");
+    ASSERT_TRUE(wait_for_output(app, std::string("tidepool: drawing as ") + mode, 60.0)) << app.output();
+    wait_frames(*watcher, 4, 1.5);
+    if (HasFatalFailure()) return;
+    shots.push_back(view());
+    ASSERT_TRUE(shots.back().ok());
+  }
+  const double surface = difference(spheres, shots[0]), mesh = difference(spheres, shots[1]),
+               back = difference(spheres, shots[2]);
+  std::printf("mean difference from the spheres: surface %.2f, mesh %.2f, spheres again %.2f\n", surface, mesh, back);
+  EXPECT_GT(surface, 3.0 * back + 1.0) << "the surface is drawn otherwise";
+  EXPECT_GT(mesh, 3.0 * back + 1.0) << "the mesh is drawn otherwise";
+  EXPECT_LT(back, 1.0) << "back to the same picture";
+  send("windowfocus --sync " + window + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
