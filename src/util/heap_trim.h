@@ -8,7 +8,7 @@
 // from 230 to 326 MB. malloc_trim releases the free pages of every arena.
 //
 // HeapTrimmer does that when it is worth it: a second after an event that frees much (a
-// scene switched or loaded, a reset, the window resized: soon()), and otherwise when the
+// scene switched or loaded, a reset: soon()), and otherwise when the
 // resident size, looked at every few seconds, has grown by more than a slack since the last
 // trim (or the start); a steady run never trims. Elsewhere than glibc it does nothing.
 #pragma once
@@ -27,7 +27,7 @@ class HeapTrimmer {
   // Once a frame, with the wall clock in seconds.
   void tick(double now);
   // Something that frees much happened at `now`: trim `delay` seconds later (a later call
-  // puts it off again, so a drag of the window's edge trims once, at its end).
+  // puts it off again: a burst of events trims once, at its end).
   void soon(double now, double delay = 1.0) { pending_ = now + delay; }
 
   int trims() const { return trims_; }

@@ -201,13 +201,11 @@ int FrameLoop::run(WindowMode& mode) {
     frame.scripted_drag = drag_held;
     handle_keys(mode, &quit);
     apply_camera_input(window_, input_, camera);
-    {  // What frees much (a scene, a state or preset, a reset, a new window size): a trim soon.
+    {  // What frees much (a scene, a state or preset, a reset): a trim soon. (Not a resize: 60
+      // resizes left the resident size as it was, and the monkey's many made trims frequent.)
       const FileControls& f = controls.files;
-      if (!f.scene_request.empty() || f.state_load_requested || f.preset_load_requested || controls.reset_requested ||
-          fb_width != trim_width_ || fb_height != trim_height_)
+      if (!f.scene_request.empty() || f.state_load_requested || f.preset_load_requested || controls.reset_requested)
         heap_trimmer_.soon(frame.now);
-      trim_width_ = fb_width;
-      trim_height_ = fb_height;
     }
     mode.apply_requests();
     reload_shaders_if_asked(renderer, controls);

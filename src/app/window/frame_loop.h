@@ -49,7 +49,6 @@ class FrameLoop {
   VideoRecording video_;          ///< F9, the panel's Record video, --video
   bool video_option_started_ = false;  ///< --video has started its recording
   HeapTrimmer heap_trimmer_;      ///< freed memory back to the system (util/heap_trim.h)
-  int trim_width_ = 0, trim_height_ = 0;  ///< the window's size the trimmer last saw
 };
 
 // Ends the running mode's session from outside its loop, when the display has gone away
