@@ -116,11 +116,7 @@ bool VideoRecording::start(const std::string& path, const std::string& shader_di
   ticks_ = 0;
   last_width_ = fb_width;
   last_height_ = fb_height;
-  // The first two seconds are read the careful way, as after a resize: the window may have
-  // been resized just before (a software driver's back buffer follows a new size a frame
-  // or two late). (The monkey's hour run crashed in a memcpy right after F9, following a
-  // switch from a gas scene; this read is the likeliest place, not a proven one.)
-  steady_frames_ = 2;
+  steady_frames_ = 1000;  // (not resizing)
   files.video_recording = true;
   files.video_failed = false;
   files.video_status = "Recording " + file_name(target);
