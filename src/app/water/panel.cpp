@@ -564,7 +564,7 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
 void draw_help_overlay(const AppControls& controls, const SimParams& params, int dimensions) {
   const char* modes[] = {"push", "pull", "drag"};
   const int m = params.mouse_mode;
-  char mouse[256], keys[160];
+  char mouse[256], keys[256];
   std::snprintf(mouse, sizeof(mouse), "%sLeft drag: %s water   %s%s   Wheel: zoom",
                 controls.paused ? "PAUSED   " : "", m >= 0 && m < 3 ? modes[m] : "move",
                 controls.obstacles && controls.bodies ? "Ctrl+left drag: move obstacle or body   Shift+click: inspect   "
@@ -573,8 +573,8 @@ void draw_help_overlay(const AppControls& controls, const SimParams& params, int
                                                       : "Shift+click: inspect   ",
                 dimensions == 2 ? "Right or middle drag: pan" : "Right drag: orbit   Middle drag: pan");
   std::snprintf(keys, sizeof(keys),
-                "Space: pause   S: step   R: reset   %s   F5: shaders   F9: video   F12: screenshot   "
-                "Tab: hide panel   Esc: quit",
+                "Space: pause   S: step   R: reset   %s   V: draw as   F5: shaders   F9: video   "
+                "F12: screenshot   Tab: hide panel   Esc: quit",
                 solver_keys_help().c_str());
   help_overlay(mouse, keys);
 }
