@@ -1,10 +1,12 @@
 #include "util/gif_export.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 
 #include "util/process.h"
@@ -26,8 +28,10 @@ std::vector<std::string> gif_command(const std::string& ffmpeg, const GifOptions
   const std::string graph = "fps=" + number(options.fps) + ",scale=" + std::to_string(options.width) +
                             ":-2:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];"
                             "[b][p]paletteuse=dither=bayer:bayer_scale=3:diff_mode=rectangle";
+  // ("file:": a name with a colon in it is not taken for a protocol.)
   return {ffmpeg, "-hide_banner", "-loglevel", "error", "-y", "-sseof", "-" + number(options.seconds),
-          "-i",   options.video,  "-filter_complex", graph, "-loop", "0", "-f", "gif", options.path + ".part"};
+          "-i",   "file:" + options.video, "-filter_complex", graph, "-loop", "0", "-f", "gif",
+          "file:" + options.path + ".part"};
 }
 
 GifExport::~GifExport() {
@@ -64,8 +68,20 @@ bool GifExport::poll(bool wait, bool* ok, std::string* error) {
   if (pid_ <= 0) return false;
   int status = 0;
   pid_t waited;
-  do waited = waitpid(pid_, &status, wait ? 0 : WNOHANG);
-  while (waited < 0 && errno == EINTR);
+  // Waiting: a minute at most (a 5 s clip takes seconds), then it is stopped.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    waited = waitpid(pid_, &status, WNOHANG);
+    if (waited < 0 && errno == EINTR) continue;
+    if (waited != 0 || !wait) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid_, SIGKILL);
+      do waited = waitpid(pid_, &status, 0);
+      while (waited < 0 && errno == EINTR);
+      break;
+    }
+    usleep(20000);
+  }
   if (waited == 0) return false;  // at work
   pid_ = -1;
   const std::string part = options_.path + ".part";

@@ -32,7 +32,7 @@ std::vector<std::string> gif_command(const std::string& ffmpeg, const GifOptions
 class GifExport {
  public:
   GifExport() = default;
-  ~GifExport();  // waits for a GIF under way (seconds at most), and keeps it
+  ~GifExport();  // waits for a GIF under way (a minute at most, then stops it), and keeps it
   GifExport(const GifExport&) = delete;
   GifExport& operator=(const GifExport&) = delete;
 
@@ -40,7 +40,8 @@ class GifExport {
   // install), the video missing, options out of range, one under way already.
   bool start(const GifOptions& options, std::string* error);
   bool busy() const { return pid_ > 0; }
-  // Without waiting (`wait`: until it ends): true once the GIF under way has ended, with
+  // Without waiting (`wait`: until it ends, a minute at most, after which ffmpeg is stopped
+  // and that is the failure): true once the GIF under way has ended, with
   // *ok and, when not, a sentence in *error. false while it works or when none was started.
   bool poll(bool wait, bool* ok, std::string* error);
   const std::string& path() const { return options_.path; }

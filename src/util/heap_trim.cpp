@@ -24,10 +24,10 @@ void HeapTrimmer::tick(double now) {
   const bool asked = pending_ >= 0.0 && now >= pending_;
   if (now < next_ && !asked) return;
   next_ = now + period_;
+  if (asked) pending_ = -1.0;  // (asked once, whether or not the size can be read)
   const size_t resident = resident_bytes();
   if (resident == 0) return;
   if (asked) {
-    pending_ = -1.0;
     trim(resident);
     return;
   }
@@ -35,6 +35,7 @@ void HeapTrimmer::tick(double now) {
     baseline_ = resident;
     return;
   }
+  // (Growth that is memory in use trims once for each slack it grows: bounded.)
   if (resident >= baseline_ + slack_) trim(resident);
 }
 

@@ -186,6 +186,7 @@ class Monkey {
     double at = 0.0;
     long rss_kb = 0;
     double fps = 0.0;
+    long particles = 0;
   };
   // The dam break from the scene list at 1280x900, running, settled: memory and frames/s.
   bool checkpoint(double when, Checkpoint* c) {
@@ -221,10 +222,12 @@ class Monkey {
     bool loaded = load_scene("dam_break");
     if (!loaded) loaded = load_scene("dam_break");
     if (!loaded) return false;
-    for (int press = 0; press < 3; ++press) {  // V until it says spheres (each press says the mode)
+    // V until the water is drawn as spheres (the app says how it draws at the start of a
+    // water scene and at each change).
+    for (int press = 0; press < 3; ++press) {
       const std::string out = app_.output();
       const size_t last = out.rfind("tidepool: drawing as ");
-      if (press > 0 && last != std::string::npos && out.compare(last, 28, "tidepool: drawing as spheres") == 0) break;
+      if (last != std::string::npos && out.compare(last, 28, "tidepool: drawing as spheres") == 0) break;
       const int said = count_of(out, "tidepool: drawing as ");
       send("key v");
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
@@ -243,6 +246,12 @@ class Monkey {
     c->at = when;
     c->fps = frames.wait_changes(100000, 4.0) / 4.0;
     c->rss_kb = resident_kb(app_.pid());
+    {  // the dam break's particle count (measured at each load for real time)
+      const std::string out = app_.output();
+      const size_t at = out.rfind("tidepool: scene dam_break (");
+      const size_t colon = at == std::string::npos ? at : out.find("): ", at);
+      if (colon != std::string::npos) c->particles = std::atol(out.c_str() + colon + 3);
+    }
     return true;
   }
 
@@ -334,7 +343,8 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
   std::printf("  %6d  in all\n", total);
   for (const auto& [kind, secs] : monkey.seconds_) std::printf("  kind %d: %.1f s\n", kind, secs);
   for (const Monkey::Checkpoint& c : checkpoints)
-    std::printf("checkpoint at %5.0f s: %6.1f MB resident, %5.1f frames/s\n", c.at, c.rss_kb / 1024.0, c.fps);
+    std::printf("checkpoint at %5.0f s: %6.1f MB resident, %5.1f frames/s, %ld particles\n", c.at, c.rss_kb / 1024.0,
+                c.fps, c.particles);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(particles at exit: (\d+) outside the tank, (\d+) not finite)")))
       << "no check at exit (did it end in a gas scene? it loads the dam break at the end)\n" << out.substr(out.size() > 3000 ? out.size() - 3000 : 0);

@@ -110,7 +110,7 @@ TEST(Window, F8RecordsASessionThatReplaysExactly) {
     const ProcessResult cuda = run_command(tidepool() + " --replay '" + path + "' --headless --backend cuda 2>&1");
     EXPECT_EQ(cuda.exit_code, 2) << cuda.output;
     EXPECT_NE(cuda.output.find("tidepool: --backend cuda: "), std::string::npos) << cuda.output;
-    EXPECT_EQ(cuda.output.find("replayed "), std::string::npos) << cuda.output;
+    EXPECT_EQ(cuda.output.find("tidepool: replayed "), std::string::npos) << cuda.output;
   }
 }
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -474,9 +475,26 @@ TEST(Window, VCyclesTheDrawModes) {
   };
   const Image spheres = view();
   std::vector<Image> shots;
+  const auto said = [&] {  // the "drawing as" lines so far (the first: spheres, at the start)
+    const std::string out = app.output();
+    int n = 0;
+    for (size_t at = out.find("tidepool: drawing as "); at != std::string::npos;
+         at = out.find("tidepool: drawing as ", at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_TRUE(wait_for_output(app, "tidepool: drawing as spheres")) << "said at the start";
   for (const char* mode : {"surface", "mesh", "spheres"}) {
+    const int before = said();
     send("windowfocus --sync " + window + " key v");
-    ASSERT_TRUE(wait_for_output(app, std::string("tidepool: drawing as ") + mode, 60.0)) << app.output();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (said() == before && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string out = app.output();
+    ASSERT_EQ(out.compare(out.rfind("tidepool: drawing as "), 21 + std::strlen(mode),
+                          std::string("tidepool: drawing as ") + mode),
+              0)
+        << out;
     wait_frames(*watcher, 4, 1.5);
     if (HasFatalFailure()) return;
     shots.push_back(view());

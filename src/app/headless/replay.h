@@ -15,7 +15,8 @@ namespace tp {
 
 // Returns the exit code: 0 when every hash matched (on CUDA: every check within the
 // tolerance), 1 when the replay departed from the
-// session (said at the first step where it did), 2 when the file cannot be read, 130 on
+// session (said at the first step where it did), 2 when the file cannot be read or the
+// backend asked for is not there, 130 on
 // Ctrl-C (1 also when an export fails; 2 when its directory cannot be made). `threads` >
 // 0: steps on that many threads instead of the session's (a replay on other threads may
 // depart: said). `backend`: --backend as given ("" for the CPU). `run`: its export

@@ -535,11 +535,11 @@ void WaterMode::update_grid_overlay(const PublishedState& state) {
 
 void WaterMode::step(const FrameTime& frame) {
   fall_back_from_mesh();
-  if (render_.mode != said_render_mode_) {  // (from V or the panel: a line, as F12's)
-    if (frames_stepped_ > 0) std::fprintf(stderr, "tidepool: drawing as %s\n", render_mode_name(render_.mode));
+  if (render_.mode != said_render_mode_ || !render_mode_said_) {  // (at the start, then each change: V or the panel)
+    std::fprintf(stderr, "tidepool: drawing as %s\n", render_mode_name(render_.mode));
     said_render_mode_ = render_.mode;
+    render_mode_said_ = true;
   }
-  ++frames_stepped_;
   update_threading();
   // Input for the simulation's next step, from the latest state (picking, obstacles).
   state_ = &runner_.latest();

@@ -164,7 +164,7 @@ class WaterMode final : public WindowMode {
   std::string next_scene_;  ///< a gas scene to switch to (see next_scene)
   std::string said_guard_note_;  ///< the NaN guard's latest sentence, printed once
   RenderMode said_render_mode_ = RenderMode::Spheres;  ///< the draw mode last said on stderr
-  long frames_stepped_ = 0;
+  bool render_mode_said_ = false;
 };
 
 template <class F>

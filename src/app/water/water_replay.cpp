@@ -78,7 +78,9 @@ void WaterReplay::play(Simulation& sim, double frame_seconds, WindowControls& co
       std::fprintf(stderr, "tidepool: replay: the end of the session at step %llu (t = %.3f s): %s\n",
                    static_cast<unsigned long long>(player_->step()), sim.simulated_time(),
                    replay_departed(player_->report()) ? "it departed from the recording"
-                   : player_->report().tolerant    ? "within the device comparison's tolerance at every check"
+                   : player_->report().tolerant && player_->report().checks == 0
+                       ? "not judged (the session has no checks)"
+                   : player_->report().tolerant ? "within the device comparison's tolerance at every check"
                                                    : "every hash matched");
     at_end_said_ = true;
     return;
@@ -183,7 +185,10 @@ void WaterReplay::draw_bar(WindowControls& controls, float panel_width) {
                 with_thousands(total).c_str(), last_time_);
   ImGui::TextUnformatted(line);
   ImGui::SameLine();
-  if (r.tolerant) {  // (another backend than the CPU: judged by the checks, not the hashes)
+  if (r.tolerant && r.checks == 0) {  // (a session from before the checks)
+    std::snprintf(line, sizeof line, "on %s: not judged (the session has no checks)", r.backend.c_str());
+    colored_text(kNoteColor, line);
+  } else if (r.tolerant) {  // (another backend than the CPU: judged by the checks, not the hashes)
     if (r.checks_outside > 0)
       std::snprintf(line, sizeof line, "on %s: left the tolerance at step %llu (%s)", r.backend.c_str(),
                     static_cast<unsigned long long>(r.first_outside_step), r.first_outside.c_str());

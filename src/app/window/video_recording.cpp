@@ -105,6 +105,8 @@ bool VideoRecording::start(const std::string& path, const std::string& shader_di
   }
   pipe_ = std::move(pipe);
   readback_ = std::move(readback);
+  files.video_saved = false;  // (the GIF button waits for this video)
+  last_video_.clear();
   width_ = options.width;
   height_ = options.height;
   fps_ = options.fps;
@@ -189,6 +191,8 @@ void VideoRecording::report_finished(FileControls& files, bool wait) {
   std::snprintf(figures, sizeof figures, "%ld frames, %.1f s%s", written, double(written) / fps_,
                 dropped ? (", " + std::to_string(dropped) + " of them repeats where the encoder fell behind").c_str() : "");
   if (!ok) {
+    files.video_saved = false;
+    last_video_.clear();
     std::fprintf(stderr, "tidepool: video not saved: %s\n", error.c_str());
     files.video_status = "Video not saved: " + error;
     files.video_failed = true;
@@ -206,8 +210,8 @@ void VideoRecording::make_gif(FileControls& files) {
   if (last_video_.empty() || gif_.busy()) return;
   GifOptions options;
   options.video = last_video_;
-  const size_t dot = last_video_.rfind('.');
-  options.path = (dot == std::string::npos ? last_video_ : last_video_.substr(0, dot)) + ".gif";
+  options.path = std::filesystem::path(last_video_).replace_extension(".gif").string();
+  if (options.path == last_video_) options.path += ".gif";  // (a video named NAME.gif)
   options.width = std::min(480, width_ & ~1);
   std::string error;
   if (!gif_.start(options, &error)) {
@@ -224,6 +228,7 @@ void VideoRecording::make_gif(FileControls& files) {
 void VideoRecording::report_gif(FileControls& files, bool wait) {
   bool ok = false;
   std::string error;
+  files.gif_busy = gif_.busy();  // (a mode that began while the GIF was made knows it too)
   if (!gif_.poll(wait, &ok, &error)) return;
   files.gif_busy = false;
   files.gif_failed = !ok;

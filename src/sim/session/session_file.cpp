@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -67,9 +68,11 @@ uint64_t session_hash(Simulation& sim) { return session_hash(sim.snapshot(), sim
 
 SessionCheck session_check(Simulation& sim, const Snapshot& s) {
   SessionCheck c;
+  std::memset(static_cast<void*>(&c), 0, sizeof c);  // (its padding too: the bytes go to the file)
   const double mass = sim.mass();
   for (const Vec4& v : s.velocity) c.kinetic_energy += 0.5 * mass * double(v.x * v.x + v.y * v.y + v.z * v.z);
-  c.density_error_mean = sim.stats().density_error_mean;
+  // The latest state's, not the run's mean (which a few hundred steps barely move).
+  c.density_error_mean = sim.stats().last_density_error;
   const std::vector<BodySpec> bodies = sim.bodies();
   c.bodies = int32_t(std::min<size_t>(bodies.size(), kCheckBodies));
   for (int32_t i = 0; i < c.bodies; ++i) c.body_position[i] = bodies[size_t(i)].pose.position;

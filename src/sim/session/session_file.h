@@ -71,7 +71,7 @@ uint64_t session_hash(const Snapshot& s, double simulated_time);
 constexpr int kCheckBodies = 8;  ///< the first bodies' positions (a scene rarely has more)
 struct SessionCheck {
   double kinetic_energy = 0.0;      ///< [J] of the fluid
-  double density_error_mean = 0.0;  ///< RunStats::density_error_mean
+  double density_error_mean = 0.0;  ///< over the particles, the latest state's (RunStats::last_density_error)
   int32_t bodies = 0;               ///< of them, this many positions below (at most kCheckBodies)
   Vec3 body_position[kCheckBodies] = {};
 };
