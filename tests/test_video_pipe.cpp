@@ -73,6 +73,27 @@ std::vector<uint8_t> flat_yuv(int width, int height, uint8_t y, uint8_t u, uint8
   return f;
 }
 
+// A 320 x 240 video written off the clock (push waits rather than drop), as the offline
+// render writes one.
+VideoPipeOptions offline_options(const std::string& path) {
+  VideoPipeOptions options;
+  options.path = path;
+  options.width = 320;
+  options.height = 240;
+  options.wait_when_full = true;
+  return options;
+}
+
+// `count` grey frames, frame k of luma `luma(k)`; false at the first that push refuses.
+template <class Luma>
+bool push_greys(VideoPipe& pipe, int count, Luma luma) {
+  for (int k = 0; k < count; ++k) {
+    std::vector<uint8_t> frame = flat_yuv(320, 240, uint8_t(luma(k)), 128, 128);
+    if (!pipe.push(&frame, 1)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 // 30 frames shown once and 5 shown three times at 30 frames/s: 45 frames, 1.5 s, H.264
@@ -132,19 +153,12 @@ TEST(VideoPipe, OfflineEveryFramePushedIsInTheVideo) {
   REQUIRE_FFMPEG();
   const std::string path = testing::TempDir() + "tp_video_pipe_offline.mp4";
   std::remove(path.c_str());
-  VideoPipeOptions options;
-  options.path = path;
-  options.width = 320;
-  options.height = 240;
+  VideoPipeOptions options = offline_options(path);
   options.queue_frames = 1;
-  options.wait_when_full = true;
   VideoPipe pipe;
   std::string error;
   ASSERT_TRUE(pipe.open(options, &error)) << error;
-  for (int k = 0; k < 120; ++k) {
-    std::vector<uint8_t> frame = flat_yuv(320, 240, uint8_t(16 + k), 128, 128);
-    ASSERT_TRUE(pipe.push(&frame, 1)) << "frame " << k;
-  }
+  ASSERT_TRUE(push_greys(pipe, 120, [](int k) { return 16 + k; })) << "every frame taken";
   ASSERT_TRUE(pipe.close(&error)) << error;
   EXPECT_EQ(pipe.frames_written(), 120);
   EXPECT_EQ(pipe.frames_dropped(), 0);
@@ -256,18 +270,10 @@ TEST(GifExport, TheLastSecondsOfAVideoBecomeAGifOfTheirLength) {
   const std::string gif = testing::TempDir() + "tp_gif_last.gif";
   std::remove(gif.c_str());
   {
-    VideoPipeOptions options;
-    options.path = video;
-    options.width = 320;
-    options.height = 240;
-    options.wait_when_full = true;
     VideoPipe pipe;
     std::string error;
-    ASSERT_TRUE(pipe.open(options, &error)) << error;
-    for (int k = 0; k < 120; ++k) {
-      std::vector<uint8_t> frame = flat_yuv(320, 240, k < 60 ? 30 : 200, 128, 128);
-      ASSERT_TRUE(pipe.push(&frame, 1));
-    }
+    ASSERT_TRUE(pipe.open(offline_options(video), &error)) << error;
+    ASSERT_TRUE(push_greys(pipe, 120, [](int k) { return k < 60 ? 30 : 200; }));
     ASSERT_TRUE(pipe.close(&error)) << error;
   }
   GifOptions options;
