@@ -535,10 +535,9 @@ void WaterMode::update_grid_overlay(const PublishedState& state) {
 
 void WaterMode::step(const FrameTime& frame) {
   fall_back_from_mesh();
-  if (render_.mode != said_render_mode_ || !render_mode_said_) {  // (at the start, then each change: V or the panel)
+  if (int(render_.mode) != said_render_mode_) {  // (at the start, then each change: V or the panel)
     std::fprintf(stderr, "tidepool: drawing as %s\n", render_mode_name(render_.mode));
-    said_render_mode_ = render_.mode;
-    render_mode_said_ = true;
+    said_render_mode_ = int(render_.mode);
   }
   update_threading();
   // Input for the simulation's next step, from the latest state (picking, obstacles).

@@ -163,8 +163,7 @@ class WaterMode final : public WindowMode {
   bool mesh_fallback_said_ = false;
   std::string next_scene_;  ///< a gas scene to switch to (see next_scene)
   std::string said_guard_note_;  ///< the NaN guard's latest sentence, printed once
-  RenderMode said_render_mode_ = RenderMode::Spheres;  ///< the draw mode last said on stderr
-  bool render_mode_said_ = false;
+  int said_render_mode_ = -1;  ///< the draw mode last said on stderr (-1: none yet)
 };
 
 template <class F>
