@@ -8,16 +8,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
 #include "sim/gas/gas_sim.h"
 #include "sim/backend/backend_cpu.h"
+#include "sim/runner/sim_runner.h"
 #include "scene_cases.h"
 #include "sim_helpers.h"
 
@@ -100,9 +103,46 @@ inline float largest_gap(const Snapshot& a, const Snapshot& b) {
 //    particle non-finite or outside the tank, kinetic energy within 25 % and mean density
 //    error within one percentage point of the CPU's, spray and foam on both; the published
 //    positions equal the snapshot's (device path and staging copy).
+// How far the CPU backend's scalar path (the one a CUDA thread runs, and the comparison's)
+// moves from its lanes path (the same kernels, some sums taken 8 at a time in another
+// order) in 20 steps [m]: the scene's own sensitivity to rounding, the yardstick for a real
+// GPU's gap (below).
+inline float rounding_twin_gap(const Scene& scene, int solver, float spacing_for_2000) {
+  const InitialState initial = build_initial_state(scene, spacing_for_2000);
+  auto scalar = make_simulation(BackendKind::Cpu), lanes = make_simulation(BackendKind::Cpu);
+  comparison_params(*scalar, scene, solver);
+  comparison_params(*lanes, scene, solver);
+  scalar->reset(initial);
+  lanes->reset(initial);
+  for (int step = 0; step < 20; ++step) {
+    CpuBackend::set_lanes(false);
+    scalar->step();
+    CpuBackend::set_lanes(true);
+    lanes->step();
+  }
+  CpuBackend::set_lanes(false);
+  return largest_gap(scalar->snapshot(), lanes->snapshot());
+}
+
+// `real_device`: the device's arithmetic is not the CPU's. nvcc contracts a * b + c into one
+// fused multiply-add (one rounding instead of two) where g++ for x86-64 does not, and its
+// exp, pow and sin round otherwise, so any operation may differ in its last bit, not only
+// the reductions' order; an iteration to a tolerance may then stop one sooner or later.
+// Measured on an H200 (docs/gpu-check-report.md), 20 steps in: WCSPH and PCISPH within
+// 1e-3 spacings of the CPU everywhere; PBF and DFSPH 1e-3 to 6e-3 spacings in most scenes,
+// 0.03 in the 2D dam break and 0.38 in the droplets, where the CPU's own two paths part by
+// 0.012 and 0.30; the statistics at the end as close as the emulated device's. So on a real
+// device the bound is 5e-3 spacings or kTwinFactor times the CPU's own two paths' gap,
+// whichever is larger (measured ratios: at most 3.3). A kernel that reads the wrong particle
+// or stale data moves particles by a good part of a spacing at once, beyond that wherever
+// the scene is calm; where it is not (the droplets), the statistics are the check.
+inline constexpr float kTwinFactor = 10.0f;
+inline constexpr float kRealDeviceGap = 5e-3f;  // [spacings]
+
 template <class Device>
 void compare_with_cpu(const std::string& name, int solver,
-                      const std::function<std::unique_ptr<Simulation>()>& make_device) {
+                      const std::function<std::unique_ptr<Simulation>()>& make_device,
+                      bool real_device = false) {
   const Scene scene = find_scene(name, kShippedSceneDir);
   const float spacing_for_2000 = spacing_for_count(scene, 2000);
   auto start = [&](std::unique_ptr<Simulation> sim) {
@@ -119,14 +159,17 @@ void compare_with_cpu(const std::string& name, int solver,
   ASSERT_EQ(gpu->backend().kind, BackendKind::Cuda);
   ASSERT_EQ(cpu->particle_count(), gpu->particle_count());
   const float spacing = cpu->spacing();
+  const float twin_gap = real_device ? rounding_twin_gap(scene, solver, spacing_for_2000) : 0.0f;
   float early_gap = 0.0f;
   for (int step = 1; step <= 160; ++step) {
     cpu->step();
     gpu->step();
     if (step == 20) {
       early_gap = largest_gap(cpu->snapshot(), gpu->snapshot());
-      const float bound = cpu->params().surface_tension > 0.0f ? 0.05f : 1e-3f;
-      EXPECT_LT(early_gap, bound * spacing) << "20 steps in";
+      float bound = (cpu->params().surface_tension > 0.0f ? 0.05f : 1e-3f) * spacing;
+      if (real_device) bound = std::max({bound, kRealDeviceGap * spacing, kTwinFactor * twin_gap});
+      EXPECT_LT(early_gap, bound) << "20 steps in (the CPU's scalar and lanes paths: "
+                                  << twin_gap / spacing << " spacings apart)";
     }
     if (step == 80) {
       // A jump: the obstacles cross it at up to 20 m/s for a few steps. In 2D, where the
@@ -149,9 +192,10 @@ void compare_with_cpu(const std::string& name, int solver,
   const RunStats cs = cpu->stats(), gs = gpu->stats();
   const ParticleCheck check = check_particles(g, gpu->tank_lo(), gpu->tank_hi());
   const double ce = test::kinetic_energy(c, cpu->mass()), ge = test::kinetic_energy(g, gpu->mass());
-  std::printf("%s/%s: %zu particles (CPU %zu), 20-step gap %.2e spacings, kinetic energy %.4g J "
+  std::printf("%s/%s: %zu particles (CPU %zu), 20-step gap %.2e spacings (CPU lanes %.2e), kinetic energy %.4g J "
               "(CPU %.4g), density error %.2f %% (CPU %.2f %%), diffuse %u (CPU %u)\n",
-              name.c_str(), solver_name(solver), g.id.size(), c.id.size(), early_gap / spacing, ge,
+              name.c_str(), solver_name(solver), g.id.size(), c.id.size(), early_gap / spacing,
+              twin_gap / spacing, ge,
               ce, gs.density_error_mean * 100, cs.density_error_mean * 100, gs.diffuse.total(),
               cs.diffuse.total());
   EXPECT_NEAR(double(g.id.size()), double(c.id.size()), 2.0);
@@ -160,7 +204,14 @@ void compare_with_cpu(const std::string& name, int solver,
   EXPECT_EQ(gs.nonfinite_resets, 0u);
   EXPECT_NEAR(ge, ce, 0.25 * ce + 1e-6);
   EXPECT_NEAR(gs.density_error_mean, cs.density_error_mean, 0.01);
-  EXPECT_EQ(gs.diffuse.total() > 0, cs.diffuse.total() > 0);
+  // Spray and foam on both where either makes more than a few (one or two particles on
+  // one side and none on the other is chance: on the H200, boat/PBF made 0 to the CPU's 1).
+  if (cs.diffuse.total() >= 10) {
+    EXPECT_GT(gs.diffuse.total(), 0u) << "spray and foam on the device";
+  }
+  if (gs.diffuse.total() >= 10) {
+    EXPECT_GT(cs.diffuse.total(), 0u) << "spray and foam on the CPU";
+  }
 
   for (const bool device : {true, false}) {
     DeviceTarget<Device> target(device);
@@ -257,6 +308,79 @@ void compare_gas_with_cpu(Make make_device) {
       }
     }
   }
+}
+
+// The window's asynchronous step on a device backend (issue 22's, done in stop 54): the
+// runner's own thread steps the simulation (on the device of the thread that started it)
+// and publishes each state with its particles, mesh and splats copied to the host, while
+// this thread only takes the newest state. Checked: states keep coming while this thread
+// does nothing else; each holds every particle, finite and inside the tank, with the
+// mesh and the splats as host copies; a parameter change reaches the steps and comes back
+// in a state; an exclusive look (a reset) parks the thread and the states go on after.
+inline void check_runner_thread(std::unique_ptr<Simulation> sim) {
+  using Clock = std::chrono::steady_clock;
+  const Scene scene = find_scene("dam_break", kShippedSceneDir);
+  comparison_params(*sim, scene, 0);
+  sim->reset(build_initial_state(scene, spacing_for_count(scene, 2000)));
+  ASSERT_EQ(sim->backend().kind, BackendKind::Cuda);
+  SimRunner runner(*sim);
+  runner.set_mesh(true);
+  runner.set_splats(true);
+  runner.start(2);
+  ASSERT_TRUE(runner.threaded());
+  // Waits (polling, as frames do) until `done(state)`, at most a minute; the states taken.
+  const auto wait_for = [&](const std::function<bool(const PublishedState&)>& done) {
+    int taken = 0;
+    uint64_t serial = 0;
+    for (const auto until = Clock::now() + std::chrono::seconds(60); Clock::now() < until;) {
+      const PublishedState& s = runner.latest();
+      if (s.serial != serial) ++taken, serial = s.serial;
+      if (done(s)) return taken;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ADD_FAILURE() << "no such state within a minute (newest: " << serial << ")";
+    return taken;
+  };
+  bool mesh_seen = false, splats_seen = false;
+  const int taken = wait_for([&](const PublishedState& s) {
+    if (s.serial == 0) return false;
+    EXPECT_EQ(s.particles.size(), size_t(s.particle_count)) << "state " << s.serial;
+    for (const Vec4& p : s.particles) {
+      const bool inside = std::isfinite(p.x + p.y + p.z) && p.x >= sim->tank_lo().x - 1e-3f &&
+                          p.x <= sim->tank_hi().x + 1e-3f && p.y >= sim->tank_lo().y - 1e-3f;
+      if (!inside) {
+        ADD_FAILURE() << "state " << s.serial << ": a particle at " << p.x << ", " << p.y << ", " << p.z;
+        break;
+      }
+    }
+    if (s.has_mesh && s.mesh_error.empty()) {
+      EXPECT_FALSE(s.mesh_on_device);
+      mesh_seen = mesh_seen || s.mesh.triangle_count() > 100;
+    }
+    if (s.has_splats && s.splats_error.empty()) {
+      EXPECT_FALSE(s.splats_on_device);
+      EXPECT_EQ(s.splats.size(), 3 * size_t(s.particle_count));
+      splats_seen = true;
+    }
+    return s.serial >= 12 && mesh_seen && splats_seen;
+  });
+  EXPECT_GE(taken, 2) << "states came one after another while this thread only took them";
+  EXPECT_TRUE(mesh_seen && splats_seen);
+  SimParams p = runner.latest().params;
+  p.solver = 2;
+  const uint64_t serial = runner.set_params(p);
+  wait_for([&](const PublishedState& s) { return s.input_serial >= serial && s.params.solver == 2; });
+  const uint64_t before = runner.latest().serial;
+  const uint count = runner.exclusive([&](Simulation& s) {
+    s.reset(build_initial_state(scene, spacing_for_count(scene, 2000)));
+    return s.particle_count();
+  });
+  wait_for([&](const PublishedState& s) { return s.serial > before + 3; });
+  EXPECT_EQ(runner.latest().particle_count, count);
+  runner.stop();
+  EXPECT_FALSE(runner.threaded());
+  const ParticleCheck check = check_particles(sim->snapshot(), sim->tank_lo(), sim->tank_hi());
+  EXPECT_EQ(check.nonfinite + check.outside, 0u);
 }
 
 }  // namespace tp::test

@@ -85,6 +85,11 @@ TEST_P(EmulatedScene, MatchesTheCpuBackend) {
   test::compare_with_cpu<EmulatedMemory>(name, solver, [] { return make_emulated_cuda_simulation(); });
 }
 
+// The window's asynchronous step: the runner's thread steps the device (backend_comparison.h).
+TEST_F(EmulatedDevice, TheRunnersThreadStepsTheDeviceAndPublishesToTheHost) {
+  test::check_runner_thread(make_emulated_cuda_simulation());
+}
+
 INSTANTIATE_TEST_SUITE_P(Scenes, EmulatedScene, testing::ValuesIn(test::scene_solver_share(false)),
                          test::scene_solver_name);
 INSTANTIATE_TEST_SUITE_P(AllScenes, EmulatedScene, testing::ValuesIn(test::scene_solver_share(true)),

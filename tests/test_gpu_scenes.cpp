@@ -30,11 +30,20 @@ TEST_P(GpuScene, MatchesTheCpuBackend) {
   const BackendChoice choice = choose_backend(BackendRequest::Cuda, cuda_runtime());
   if (!choice.ok) GTEST_SKIP() << "no usable CUDA device here: " << choice.message;
   const auto& [name, solver] = GetParam();
-  test::compare_with_cpu<RealMemory>(name, solver, [] { return make_simulation(BackendKind::Cuda); });
+  test::compare_with_cpu<RealMemory>(
+      name, solver, [] { return make_simulation(BackendKind::Cuda); }, /*real_device=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, GpuScene, testing::ValuesIn(test::every_scene_and_solver()),
                          test::scene_solver_name);
+
+// The window's asynchronous step on the real device: the runner's thread (not the one that
+// made the simulation) steps it and publishes to the host (backend_comparison.h).
+TEST(Gpu, TheRunnersThreadStepsTheDevice) {
+  const BackendChoice choice = choose_backend(BackendRequest::Cuda, cuda_runtime());
+  if (!choice.ok) GTEST_SKIP() << "no usable CUDA device here: " << choice.message;
+  test::check_runner_thread(make_simulation(BackendKind::Cuda));
+}
 
 // The gas on the real device against the CPU backend (the emulated device's test, on a GPU).
 TEST(GpuGas, MatchesTheCpuBackend) {

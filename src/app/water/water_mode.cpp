@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <optional>
@@ -66,6 +67,8 @@ WaterMode::WaterMode(GLFWwindow* window, InputState& input, SimSetup& setup, con
   reset_camera();
   params_ = setup_.sim->params();
   backend_kind_ = setup_.sim->backend().kind;
+  if (const char* inline_steps = std::getenv("TIDEPOOL_CUDA_INLINE"))
+    cuda_inline_ = *inline_steps != '\0' && std::string(inline_steps) != "0";
   device_ = setup_.sim->backend().description;
   controls_.quality = plan.quality;
   controls_.lockstep = plan.steps_per_frame > 0;
@@ -145,11 +148,13 @@ void WaterMode::follow_quality() {
 }
 
 bool WaterMode::want_thread() const {
-  // CUDA keeps its steps and the interop on this thread (the asynchronous CUDA path is
-  // issue 22's); --steps-per-frame is lockstep by definition; a recording takes its frames
-  // between steps on this thread.
-  return backend_kind_ == BackendKind::Cpu && plan_.steps_per_frame == 0 && !recording_.active() &&
-         !replay_.active();
+  // On both backends a frame never waits for a step (CUDA: the runner's thread copies each
+  // state's particles to the host, and the interop serves the inline cases below);
+  // --steps-per-frame is lockstep by definition; a recording takes its frames between
+  // steps on this thread; a replay plays the session's steps at the frame's pace.
+  // TIDEPOOL_CUDA_INLINE=1 keeps CUDA's steps on this thread (with the interop), as before.
+  if (backend_kind_ == BackendKind::Cuda && cuda_inline_) return false;
+  return plan_.steps_per_frame == 0 && !recording_.active() && !replay_.active();
 }
 
 void WaterMode::update_threading() {

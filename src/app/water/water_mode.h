@@ -113,6 +113,7 @@ class WaterMode final : public WindowMode {
   SimRunner runner_;         ///< steps the simulation (its thread, or inline)
   SimParams params_{};       ///< the window's parameters: the panel edits them
   BackendKind backend_kind_;
+  bool cuda_inline_ = false;  ///< TIDEPOOL_CUDA_INLINE=1: CUDA's steps on this thread (want_thread)
   std::string device_;       ///< the backend's description, read once
   const PublishedState* state_ = nullptr;  ///< the latest state, this frame
   uint64_t drawn_serial_ = 0;              ///< the state in the renderer's buffers

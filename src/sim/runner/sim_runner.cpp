@@ -8,6 +8,7 @@
 #include <exception>
 #include <utility>
 
+#include "gpu/cuda_runtime.h"
 #include "kernels/particles.h"
 
 namespace tp {
@@ -79,8 +80,15 @@ void SimRunner::start(int threads) {
   if (threads > 0) omp_set_num_threads(threads);
   thread_description_ = sim_.backend().description;
   omp_set_num_threads(here);
-  thread_ = std::thread([this, threads] {
+  // CUDA's current device is a setting of each thread too: a new one starts on device 0,
+  // where the simulation may not be (the window moves it to the GPU that runs OpenGL).
+  const int device = sim_.backend().kind == BackendKind::Cuda ? cuda_runtime().current_device() : 0;
+  thread_ = std::thread([this, threads, device] {
     if (threads > 0) omp_set_num_threads(threads);
+    std::string error;
+    if (device != 0 && !cuda_runtime().use_device(device, &error))
+      std::fprintf(stderr, "tidepool: the simulation's thread could not use CUDA device %d: %s\n", device,
+                   error.c_str());
     loop();
   });
 }

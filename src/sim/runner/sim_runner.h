@@ -1,6 +1,6 @@
 // The simulation off the window's critical path (issue 21, section 3).
 //
-// Threaded (the CPU backend in the window): the runner's own thread steps the simulation on
+// Threaded (the window, on either backend): the runner's own thread steps the simulation on
 // the wall clock and publishes every completed state (particles with their colour value,
 // diffuse particles, statistics, obstacles, rigid bodies) into a triple buffer. The window thread takes
 // the newest state without waiting, hands its inputs (parameters, the mouse force, obstacle
@@ -14,9 +14,13 @@
 // than kMaxLagSeconds the clock is moved up to it, so the water plays slower rather than
 // catching up in a burst.
 //
-// Inline (CUDA, whose interop must stay on the GL thread; --steps-per-frame, which must be
-// deterministic; recording, which needs every step's time): no thread. The caller runs the
-// frame's steps through step_inline() and the same mailbox, publishing and statistics.
+// On CUDA the thread uses the device of the thread that started it, and each published
+// state's particles are copied to the host there (the window then uploads them, as on the
+// CPU); the CUDA-GL interop, which must stay on the GL thread, serves the inline path.
+//
+// Inline (--steps-per-frame, which must be deterministic; recording, which needs every
+// step's time; a replay): no thread. The caller runs the frame's steps through
+// step_inline() and the same mailbox, publishing and statistics.
 #pragma once
 
 #include <condition_variable>
