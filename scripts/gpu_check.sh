@@ -468,7 +468,7 @@ stage_sanitizer() {
       elif ((rc == 124 || rc == 137)); then
         record "$tool" "$item" timeout "$took" "no end within ${san_timeout}s"
       elif [[ -n $errors && $errors != 0 ]]; then
-        record "$tool" "$item" failed "$took" "$errors errors: $(grep -m1 -E '^========= (Invalid|Race|Uninitialized|Barrier|Program hit|Error|Saved host)' "$log" | sed 's/^=* *//')"
+        record "$tool" "$item" failed "$took" "$errors errors: $(grep -m1 -E '^========= (Invalid|Race|Uninitialized|Barrier|Program hit|Error|Host API|Saved host)' "$log" | sed 's/^=* *//')"
       elif ((rc != 0)); then
         record "$tool" "$item" failed "$took" "exit $rc: $(grep -v '^=====' "$log" | tail -n1)"
       else

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 STAGES = ["build", "gpu-tests", "memcheck", "racecheck", "initcheck", "synccheck", "bench",
           "interop"]
 TOOLS = ["memcheck", "racecheck", "initcheck", "synccheck"]
-SOLVERS = ["wcsph", "pcisph", "pbf"]
+SOLVERS = ["wcsph", "pcisph", "pbf", "dfsph"]
 
 
 def read_kv(path):
@@ -232,7 +232,7 @@ def main():
 
     if bench or stages["bench"]["items"]:
         md += ["## Bench", "",
-               "`tidepool --bench --backend cpu,cuda` on the default scene: the three solvers at "
+               "`tidepool --bench --backend cpu,cuda` on the default scene: the four solvers at "
                "their defaults, and PBF at the realtime quality. ms/step is wall time per step; "
                "wall/sim is wall seconds per simulated second; speed-up is the CPU's ms/step "
                "over CUDA's.", "",
