@@ -40,6 +40,30 @@ void window_pixels_now(GLFWwindow* window, int* width, int* height) {
 #endif
 }
 
+WindowSizeHold::WindowSizeHold(GLFWwindow* window, int* width, int* height) {
+#ifdef TP_HAVE_XLIB
+  if (Display* display = glfwGetX11Display()) {
+    XGrabServer(display);
+    grabbed_ = true;
+  }
+#endif
+  int now_width = *width, now_height = *height;
+  window_pixels_now(window, &now_width, &now_height);
+  *width = std::min(*width, now_width);
+  *height = std::min(*height, now_height);
+}
+
+WindowSizeHold::~WindowSizeHold() {
+  glFinish();
+#ifdef TP_HAVE_XLIB
+  if (grabbed_) {
+    Display* display = glfwGetX11Display();
+    XUngrabServer(display);
+    XFlush(display);
+  }
+#endif
+}
+
 namespace {
 
 std::string g_glfw_error;  // GLFW reports errors through a callback; keep the last one

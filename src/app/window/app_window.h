@@ -18,6 +18,24 @@ namespace tp {
 // end of llvmpipe's back buffer (found by the monkey test).
 void window_pixels_now(GLFWwindow* window, int* width, int* height);
 
+// For its lifetime no other X client can change the window (the X server is grabbed), and
+// `width` and `height` are made no larger than window_pixels_now() says: a read of the
+// default framebuffer within it meets a back buffer of that size. At its end GL has
+// finished (the read is done, not queued) and the server is let go. Without Xlib, only
+// the size and the finish. A software driver's read raced with a resize from another
+// client (xdotool) in the monkey test's hour runs: llvmpipe copied rows of the size read
+// before from a back buffer already reallocated smaller (a crash in memcpy, twice).
+class WindowSizeHold {
+ public:
+  WindowSizeHold(GLFWwindow* window, int* width, int* height);
+  ~WindowSizeHold();
+  WindowSizeHold(const WindowSizeHold&) = delete;
+  WindowSizeHold& operator=(const WindowSizeHold&) = delete;
+
+ private:
+  bool grabbed_ = false;
+};
+
 class AppWindow {
  public:
   AppWindow() = default;

@@ -277,10 +277,11 @@ int FrameLoop::run(WindowMode& mode) {
       exit_code = 1;
     glfwSwapBuffers(window_);
     if (video_.recording() && video_.reads_shown()) {  // (the X round trip only while recording)
-      // (The window may have shrunk since the frame began: read no more than it has.)
+      // (The window may have shrunk since the frame began: read no more than it has, with
+      // the window held at that size until the read is done.)
       int now_width = fb_width, now_height = fb_height;
-      window_pixels_now(window_, &now_width, &now_height);
-      video_.capture_if_due(video_now(), std::min(fb_width, now_width), std::min(fb_height, now_height));
+      const WindowSizeHold hold(window_, &now_width, &now_height);
+      video_.capture_if_due(video_now(), now_width, now_height);
     }
     input_.begin_frame();
     heap_trimmer_.tick(frame.now);
