@@ -200,11 +200,24 @@ class Monkey {
       const Widget combo = widget(app_, "scene");
       if (combo.found && !combo.clipped && combo.y + combo.height < height_) break;
       const Widget section = widget(app_, "section Simulation");
+      const size_t mark = app_.output().size();
       if (section.found && !section.clipped && !combo.found) send(at(w_, section.cx(), section.cy()) + " click 1");
       else if (section.found) send(at(w_, 200, 300) + " click --repeat 10 4");  // the panel's scroll: to its top
       else if (attempt % 2 == 0) send("key Tab");
       else send(at(w_, 19, 19) + " click 1");
-      std::this_thread::sleep_for(std::chrono::milliseconds(600));
+      // Until the app has drawn the panel as the action left it (a line about either widget
+      // after the action), at most 3 s: at 7 frames/s (the hour beside a CI run) a fixed
+      // 0.6 s read the panel before the click had shown, so the next attempt clicked the
+      // section shut again, and three checkpoints in four were skipped.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+      while (std::chrono::steady_clock::now() < deadline && app_.running()) {
+        const std::string out = app_.output();
+        const size_t scene = out.find("tidepool: widget 'scene' ", mark);
+        const size_t opened = out.find("tidepool: widget 'section Simulation' ", mark);
+        if (scene != std::string::npos || opened != std::string::npos) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
     // The same state at every checkpoint, so that they compare memory rather than what the
     // monkey left (the surface and mesh modes hold their buffers: the dam break drawn as
