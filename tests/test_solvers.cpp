@@ -172,23 +172,43 @@ TEST(SolverSwitch, SettlingColumnSwitchedThroughAllPairsStaysCalm) { expect_sett
 // Switching while the water sloshes: a small dam break, switched every 30 steps through
 // all pairs twice while the surge runs up the far wall and falls back.
 namespace {
-void expect_sloshing_storm_bounded(const std::vector<SolverKind>& order) {
+std::unique_ptr<Simulation> sloshing_dam_break() {
   const float s = 0.02f;
-  auto sim = cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{0.9f, 0.6f, 0.24f}, Vec3{0, 0, 0},
-                               Vec3{0.3f, 0.4f, 0.24f}, s),
-                     s);
+  return cpu_sim(box_scene(Vec3{0, 0, 0}, Vec3{0.9f, 0.6f, 0.24f}, Vec3{0, 0, 0},
+                           Vec3{0.3f, 0.4f, 0.24f}, s),
+                 s);
+}
+
+void expect_sloshing_storm_bounded(const std::vector<SolverKind>& order) {
+  auto sim = sloshing_dam_break();
   while (sim->stats().simulated_time < 0.05) sim->step();
   SwitchRecord r1 = switch_storm(*sim, 30, 0.5, order);
   SwitchRecord r2 = switch_storm(*sim, 30, 0.5, order);
   const double jump = std::max(r1.worst_jump, r2.worst_jump);
   const double speed = std::max(r1.max_speed, r2.max_speed);
   const double error = std::max(r1.max_error, r2.max_error);
-  // A fall from the top of the block (0.4 m) gives 2.8 m/s, from the tank's top 3.4 m/s;
-  // the surge running up the wall and falling back goes little beyond (measured 4.4).
-  std::printf("sloshing (%.2f s): worst jump x%.2f, max speed %.3f m/s, max density error %.2f %%\n",
-              sim->stats().simulated_time, jump, speed, 100.0 * error);
+  // The top speed is the surge's jet running up the far wall at about 0.3 s, whose speed
+  // is each solver's own: alone, to the storm's end, WCSPH 6.9 m/s, DFSPH 6.0, PCISPH 5.4,
+  // PBF 4.3 (a fall from the block's top gives 2.8 m/s). So the storm is held to the
+  // fastest of its solvers alone, not to a fixed figure that depends on which solver the
+  // jet happens to meet.
+  double alone = 0.0;
+  std::vector<SolverKind> seen;
+  for (SolverKind kind : order) {
+    if (std::find(seen.begin(), seen.end(), kind) != seen.end()) continue;
+    seen.push_back(kind);
+    auto solo = sloshing_dam_break();
+    solo->params().solver = int(kind);
+    while (solo->stats().simulated_time < sim->stats().simulated_time) {
+      solo->step();
+      alone = std::max(alone, solo->stats().last_max_speed);
+    }
+  }
+  std::printf("sloshing (%.2f s): worst jump x%.2f, max speed %.3f m/s (its solvers alone: %.3f), "
+              "max density error %.2f %%\n",
+              sim->stats().simulated_time, jump, speed, alone, 100.0 * error);
   EXPECT_LT(jump, 2.0) << "top speed after a switch / before it (floor 0.5 m/s)";
-  EXPECT_LT(speed, 5.0) << "m/s";
+  EXPECT_LT(speed, 1.1 * alone) << "m/s, against the fastest of its solvers alone";
   EXPECT_LT(error, 0.05);
   const ParticleCheck c = check(*sim);
   EXPECT_EQ(c.nonfinite + sim->stats().nonfinite_resets, 0u);
@@ -200,12 +220,15 @@ TEST(SolverSwitch, SloshingDamBreakSwitchedThroughAllPairsStaysBounded) {
   expect_sloshing_storm_bounded(kSwitchOrder);
 }
 
-// The same two storms through every pair of the four solvers. Label `validation`: not met
-// yet (2026-11-30). Into DFSPH is calm since it lets the compression another solver left
-// out gradually (dfsph_allowed_compression; PBF -> DFSPH 0.24 -> 0.54 m/s, from 1.2); out
-// of it, PBF after DFSPH in the settling column reaches 0.94 m/s (bound 0.8), and WCSPH
-// after DFSPH in the sloshing dam break 5.2 m/s from 3.4 (bound 5): DFSPH leaves the water
-// at rho0, and the next solver's pressure builds from the compression it must first make.
+// The same two storms through every pair of the four solvers. The sloshing one holds
+// (2026-12-01: x1.54 worst jump, 6.41 m/s against 6.93 for WCSPH alone; 24 s, in the
+// default run). The settling one carries the label `validation`: not met yet. Into DFSPH
+// is calm since it lets the compression another solver left out gradually
+// (dfsph_allowed_compression; PBF -> DFSPH 0.24 -> 0.54 m/s, from 1.2); out of it, PBF
+// after DFSPH reaches 0.96 m/s (bound 0.8): PBF at 10 iterations holds the column 1.3 %
+// compressed where DFSPH left it at 0.2 %, and the column falls into it and bounces.
+// Starting PBF's multipliers from DFSPH's pressures (lambda = -dt^2 p / rho0) was tried:
+// 0.84 m/s, and WCSPH -> PBF went from 0.59 to 1.27, so it was not kept.
 TEST(SolverSwitch, FourSolversSettlingColumnSwitchedThroughAllPairsStaysCalm) {
   expect_settling_storm_calm(kSwitchOrderWithDfsph);
 }
@@ -368,3 +391,4 @@ TEST(Pbf, LargeStepsWithFewIterationsDoNotFlingParticles) {
   EXPECT_EQ(c.nonfinite, 0u);
   EXPECT_EQ(c.outside, 0u);
 }
+
