@@ -406,3 +406,41 @@ TEST(Session, SeekingBackAndForthReachesTheStraightReplaysStates) {
   EXPECT_LE(r.hashes, int(300 / kHashSteps) + 4) << "each Hash record counted once";
   EXPECT_EQ(r.steps, 300u);
 }
+
+// The CPU's lanes (a block of particles a call) and its scalar loops round their sums
+// otherwise, so a session records which ran and its replay runs the same: a session
+// recorded with the lanes off (as the emulated device's tests run the CPU) replays to its
+// hashes with them on in the replaying process, which says so and turns them off. The
+// Start record keeps the threads apart from the flag, and files from before it read as
+// recorded with the lanes on.
+TEST(Session, ASessionRecordedWithTheLanesOffReplaysWithThemOff) {
+  int threads = 0;
+  bool lanes = false;
+  std::string scene_name, state;
+  ASSERT_TRUE(session_read_start(session_start_payload(2, true, "s", "x"), &threads, &lanes, &scene_name, &state));
+  EXPECT_EQ(threads, 2);
+  EXPECT_TRUE(lanes);
+  ASSERT_TRUE(session_read_start(session_start_payload(3, false, "s", "x"), &threads, &lanes, &scene_name, &state));
+  EXPECT_EQ(threads, 3);
+  EXPECT_FALSE(lanes);
+  EXPECT_EQ(scene_name, "s");
+
+  const Scene scene = pool_with_box();
+  const std::string path = testing::TempDir() + "tp_scalar.tpsession";
+  struct LanesBack {
+    ~LanesBack() { set_cpu_lanes(true); }
+  } back;
+  set_cpu_lanes(false);
+  record_script(scene, path);
+  set_cpu_lanes(true);
+  const SessionContents session = read_session(path);
+  ASSERT_TRUE(session_read_start(session.records.front().payload, &threads, &lanes, &scene_name, &state));
+  EXPECT_FALSE(lanes) << "the Start record says the lanes were off";
+  auto replay = cpu_sim(scene, 0.04f);
+  const ReplayReport report = replay_session(*replay, session);
+  std::printf("%s\n", replay_summary(report, replay->simulated_time()).c_str());
+  EXPECT_FALSE(cpu_lanes()) << "the replay turned them off as recorded";
+  EXPECT_EQ(report.steps, 300u);
+  EXPECT_GE(report.hashes, 11);
+  EXPECT_EQ(report.mismatches, 0);
+}

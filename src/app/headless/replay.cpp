@@ -28,7 +28,7 @@ int run_replay(const std::string& path, int threads, const std::string& backend,
   // may round otherwise).
   int recorded = 0;
   std::string scene, ignored;
-  session_read_start(session.records.front().payload, &recorded, &scene, &ignored);
+  session_read_start(session.records.front().payload, &recorded, nullptr, &scene, &ignored);
   const int use = threads > 0 ? threads : recorded > 0 ? recorded : omp_get_max_threads();
   omp_set_num_threads(use);
   std::fprintf(stderr, "tidepool: replaying %s (scene %s, recorded on %d step threads, replayed on %d)%s\n",

@@ -260,7 +260,7 @@ void start_replay(SimSetup& setup, const std::string& path) {
   std::string scene_name, state_bytes, ignored;
   try {
     *session = read_session(path);
-    if (!session_read_start(session->records.front().payload, &threads, &scene_name, &state_bytes))
+    if (!session_read_start(session->records.front().payload, &threads, nullptr, &scene_name, &state_bytes))
       throw std::runtime_error(path + ": the session's start record is damaged");
     setup.sim->restore(decode_state(state_bytes, path, &ignored));
   } catch (const std::exception& e) {

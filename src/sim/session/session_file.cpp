@@ -114,9 +114,9 @@ bool within_device_tolerance(const SessionCheck& recorded, const SessionCheck& r
 
 std::string session_pod(const void* data, size_t size) { return std::string(static_cast<const char*>(data), size); }
 
-std::string session_start_payload(int threads, const std::string& scene, const std::string& state_bytes) {
+std::string session_start_payload(int threads, bool lanes, const std::string& scene, const std::string& state_bytes) {
   std::string out;
-  const int32_t t = threads;
+  const int32_t t = (threads & ~kStartScalarBit) | (lanes ? 0 : kStartScalarBit);
   const uint8_t little = little_endian() ? 1 : 0;
   const uint64_t scene_size = scene.size();
   out += session_pod(t);
@@ -127,7 +127,8 @@ std::string session_start_payload(int threads, const std::string& scene, const s
   return out;
 }
 
-bool session_read_start(const std::string& payload, int* threads, std::string* scene, std::string* state_bytes) {
+bool session_read_start(const std::string& payload, int* threads, bool* lanes, std::string* scene,
+                        std::string* state_bytes) {
   BinaryReader in(payload);
   int32_t t = 0;
   uint8_t little = 0;
@@ -136,7 +137,8 @@ bool session_read_start(const std::string& payload, int* threads, std::string* s
   if (!in.get(&t) || !in.get(&little) || !in.get(&scene_size) || !in.take(scene_size, &name)) return false;
   if (little != (little_endian() ? 1 : 0)) return false;
   in.take(in.left(), &rest);
-  *threads = t;
+  *threads = t & ~kStartScalarBit;
+  if (lanes) *lanes = (t & kStartScalarBit) == 0;
   *scene = std::string(name);
   *state_bytes = std::string(rest);
   return true;

@@ -6,7 +6,8 @@
 // killed): a u32 kind, a u64 length and the payload, then a u32 CRC-32 of those, all in
 // the machine's byte order (the Start record says which). The records, in the order the
 // simulation met them:
-// - Start: the threads the steps ran on, the byte order, the scene's name and the whole
+// - Start: the threads the steps ran on and whether the CPU's lanes were on, the byte
+//   order, the scene's name and the whole
 //   state at the start (a state file's bytes, src/sim/io/state_file.h).
 // - Steps: so many steps of the simulation (Simulation::step, whose time step is the
 //   solver's own choice from the state: the same on replay).
@@ -160,8 +161,14 @@ struct MoveInput {
   Vec3 center{0, 0, 0};
 };
 
-// The Start record's payload and its reading.
-std::string session_start_payload(int threads, const std::string& scene, const std::string& state_bytes);
-bool session_read_start(const std::string& payload, int* threads, std::string* scene, std::string* state_bytes);
+// The Start record's payload and its reading: the step threads, whether the CPU ran its
+// loops a block of lanes a call (cpu_lanes(): the two round otherwise, so a replay must run
+// as the recording did; stored as kStartScalarBit in the threads' field, clear in files
+// that predate it, which were recorded with the lanes on unless a test turned them off),
+// the scene's name and the state.
+constexpr int32_t kStartScalarBit = int32_t(1) << 30;
+std::string session_start_payload(int threads, bool lanes, const std::string& scene, const std::string& state_bytes);
+bool session_read_start(const std::string& payload, int* threads, bool* lanes, std::string* scene,
+                        std::string* state_bytes);
 
 }  // namespace tp

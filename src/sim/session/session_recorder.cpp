@@ -14,7 +14,7 @@ bool SessionRecorder::start(SimRunner& runner, const std::string& path, const st
       return;
     }
     writer_.write(SessionKind::Start,
-                  session_start_payload(runner.step_threads(), scene, encode_state(sim.capture(), scene)));
+                  session_start_payload(runner.step_threads(), cpu_lanes(), scene, encode_state(sim.capture(), scene)));
     counted_ = sim.stats_as_stepped().steps;
     steps_ = since_hash_ = 0;
     view_written_ = false;

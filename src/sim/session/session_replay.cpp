@@ -48,8 +48,9 @@ void SessionPlayer::apply(Simulation& sim, const SessionRecord& r, bool stop_at_
   switch (r.kind) {
     case SessionKind::Start: {
       std::string state_bytes, ignored;
-      if (!session_read_start(r.payload, &report_.threads, &report_.scene, &state_bytes))
+      if (!session_read_start(r.payload, &report_.threads, &report_.lanes, &report_.scene, &state_bytes))
         throw std::runtime_error("the session's start record is damaged or from a machine of the other byte order");
+      replay_with_recorded_lanes(report_.lanes);
       sim.restore(decode_state(state_bytes, "the session's start", &ignored));
       break;
     }
@@ -228,6 +229,13 @@ std::string replay_summary(const ReplayReport& report, double simulated_time) {
   if (!report.cut.empty()) out += "; " + report.cut + ": replayed up to its last complete record";
   else if (!report.ended) out += "; the session has no end mark (the program was stopped while recording)";
   return out;
+}
+
+void replay_with_recorded_lanes(bool lanes) {
+  if (cpu_lanes() == lanes) return;
+  std::fprintf(stderr, "tidepool: the session was recorded with the CPU's lanes %s; replayed so\n",
+               lanes ? "on" : "off (TIDEPOOL_SCALAR=1)");
+  set_cpu_lanes(lanes);
 }
 
 }  // namespace tp

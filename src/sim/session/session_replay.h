@@ -34,6 +34,7 @@ struct ReplayReport {
   bool stopped_at_mismatch = false;
   std::string scene;           ///< the Start record's scene
   int threads = 0;             ///< the steps' threads when recorded
+  bool lanes = true;           ///< whether the CPU's lanes were on when recorded (cpu_lanes())
   std::string cut;             ///< where a file cut short or damaged ends (read_session)
   bool ended = false;          ///< it had its End record
   // A replay on another backend than the CPU (or compare_as_device): judged by the Check
@@ -135,5 +136,10 @@ ReplayReport replay_session(Simulation& sim, const SessionContents& session, con
 // on another backend "replayed 300 steps (t = 1.234 s) on CUDA: 11 of 11 checks within the
 // device comparison's tolerance (...)".
 std::string replay_summary(const ReplayReport& report, double simulated_time);
+
+// Sets the CPU's lanes (cpu_lanes()) as the session was recorded, saying so on stderr when
+// that differs from this run's: on the other path the sums round otherwise and the replay
+// departs at its first hash.
+void replay_with_recorded_lanes(bool lanes);
 
 }  // namespace tp

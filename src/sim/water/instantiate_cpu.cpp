@@ -25,6 +25,9 @@ template class SimulationImpl<CpuBackend>;
 TP_SOLVERS(TP_INSTANTIATE_SOLVER)
 #undef TP_INSTANTIATE_SOLVER
 
+bool cpu_lanes() { return CpuBackend::lanes_enabled(); }
+void set_cpu_lanes(bool on) { CpuBackend::set_lanes(on); }
+
 std::unique_ptr<Simulation> make_cpu_simulation() {
   return std::make_unique<SimulationImpl<CpuBackend>>();
 }

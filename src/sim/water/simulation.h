@@ -334,4 +334,10 @@ class Simulation {
 // std::runtime_error when that backend is not compiled in or cannot start.
 std::unique_ptr<Simulation> make_simulation(BackendKind kind);
 
+/// Whether the CPU backend runs its per-particle loops a block of lanes a call (the
+/// default where the build has AVX2 or AVX-512; TIDEPOOL_SCALAR=1 turns it off). The two
+/// paths' sums round otherwise, so a session records it and its replay sets it.
+bool cpu_lanes();
+void set_cpu_lanes(bool on);
+
 }  // namespace tp
