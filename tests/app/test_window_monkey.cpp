@@ -15,6 +15,7 @@
 // left, e.g. the mesh mode's buffers), and the frames a second do not drift down.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -35,6 +36,29 @@ namespace {
 const char* const kWaterScenes[] = {"dam_break", "pool", "floating", "water_wheel", "boat", "cup", "fountain",
                                     "drop_into_pool", "dam_break_2d", "floating_2d", "obstacles", "droplets"};
 const char* const kGasScenes[] = {"plume", "ink_box", "smoke_obstacles", "cavity"};
+
+// The resident memory of the malloc heap ([heap]), of anonymous mappings (the other
+// threads' malloc arenas, large allocations, the driver's buffers) and of files (code,
+// shared libraries), from /proc/PID/smaps: where a growth between checkpoints lies.
+struct ResidentParts {
+  long heap_kb = 0, anon_kb = 0, file_kb = 0;
+};
+ResidentParts resident_parts(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/smaps");
+  std::string line;
+  ResidentParts r;
+  long* into = &r.anon_kb;
+  while (std::getline(in, line)) {
+    if (!line.empty() && std::isxdigit(static_cast<unsigned char>(line[0])) && line.find('-') < 17) {
+      const size_t path = line.find_first_of("/[", 20);
+      const std::string name = path == std::string::npos ? "" : line.substr(path);
+      into = name == "[heap]" ? &r.heap_kb : !name.empty() && name[0] == '/' ? &r.file_kb : &r.anon_kb;
+    } else if (line.rfind("Rss:", 0) == 0) {
+      *into += std::atol(line.c_str() + 4);
+    }
+  }
+  return r;
+}
 
 long resident_kb(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
@@ -213,6 +237,7 @@ class Monkey {
   struct Checkpoint {
     double at = 0.0;
     long rss_kb = 0;
+    ResidentParts parts;
     double fps = 0.0;
     long particles = 0;
   };
@@ -292,6 +317,11 @@ class Monkey {
     c->at = when;
     c->fps = frames.wait_changes(100000, 4.0) / 4.0;
     c->rss_kb = resident_kb(app_.pid());
+    c->parts = resident_parts(app_.pid());
+    // TP_MONKEY_SMAPS=DIR keeps each checkpoint's whole map, to compare mapping by mapping.
+    if (std::getenv("TP_MONKEY_SMAPS"))
+      run_command("cp /proc/" + std::to_string(app_.pid()) + "/smaps " + std::getenv("TP_MONKEY_SMAPS") + "/smaps_" +
+                  std::to_string(int(when)) + ".txt");
     {  // the dam break's particle count (measured at each load for real time)
       const std::string out = app_.output();
       const size_t at = out.rfind("tidepool: scene dam_break (");
@@ -391,7 +421,9 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
   std::printf("  %6d  in all\n", total);
   for (const auto& [kind, secs] : monkey.seconds_) std::printf("  kind %d: %.1f s\n", kind, secs);
   for (const Monkey::Checkpoint& c : checkpoints)
-    std::printf("checkpoint at %5.0f s: %6.1f MB resident, %5.1f frames/s, %ld particles\n", c.at, c.rss_kb / 1024.0,
+    std::printf("checkpoint at %5.0f s: %6.1f MB resident (heap %.1f, anonymous %.1f, files %.1f), %5.1f frames/s, "
+                "%ld particles\n", c.at, c.rss_kb / 1024.0, c.parts.heap_kb / 1024.0, c.parts.anon_kb / 1024.0,
+                c.parts.file_kb / 1024.0,
                 c.fps, c.particles);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(particles at exit: (\d+) outside the tank, (\d+) not finite)")))
