@@ -15,6 +15,7 @@
 // left, e.g. the mesh mode's buffers), and the frames a second do not drift down.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -266,25 +267,39 @@ class Monkey {
   // shown (Tab), expanded (its title's arrow), its Simulation section open, scrolled to the
   // top.
   void reach_scene_list() {
-    for (int attempt = 0; attempt < 6; ++attempt) {
+    for (int attempt = 0; attempt < 10; ++attempt) {
       const Widget combo = widget(app_, "scene");
       if (combo.found && !combo.clipped && combo.y + combo.height < height_) break;
+      // The app logs the panel's window as "panel", or "panel collapsed", and neither while
+      // Tab hides it: one step at a time towards the list.
+      const Widget panel = widget(app_, "panel"), collapsed = widget(app_, "panel collapsed");
       const Widget section = widget(app_, "section Simulation");
       const size_t mark = app_.output().size();
-      if (section.found && !section.clipped && !combo.found) send(at(w_, section.cx(), section.cy()) + " click 1");
-      else if (section.found) send(at(w_, 200, 300) + " click --repeat 10 4");  // the panel's scroll: to its top
-      else if (attempt % 2 == 0) send("key Tab");
-      else send(at(w_, 19, 19) + " click 1");
-      // Until the app has drawn the panel as the action left it (a line about either widget
-      // after the action), at most 3 s: at 7 frames/s (the hour beside a CI run) a fixed
-      // 0.6 s read the panel before the click had shown, so the next attempt clicked the
-      // section shut again, and three checkpoints in four were skipped.
+      // (each action with the line the app prints once it has drawn what the action did)
+      std::vector<std::string> shown;
+      if (!panel.found && !collapsed.found) {
+        send("key Tab");
+        shown = {"tidepool: widget 'panel' ", "tidepool: widget 'panel collapsed' "};
+      } else if (!panel.found) {
+        send(at(w_, collapsed.x + 9, collapsed.y + 9) + " click 1");  // the title's arrow
+        shown = {"tidepool: widget 'panel' "};
+      } else if (section.found && !section.clipped && !combo.found) {
+        send(at(w_, section.cx(), section.cy()) + " click 1");
+        shown = {"tidepool: widget 'scene' ", "tidepool: widget 'section Simulation' "};
+      } else {
+        send(at(w_, panel.x + 100, panel.y + 60) + " click --repeat 10 4");  // the panel's scroll: to its top
+        shown = {"tidepool: widget 'scene' ", "tidepool: widget 'section Simulation' "};
+      }
+      // At most 3 s: at 7 frames/s (the hour beside a CI run) a fixed 0.6 s read the panel
+      // before the click had shown, so the next attempt clicked the section shut again, and
+      // three checkpoints in four were skipped.
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
       while (std::chrono::steady_clock::now() < deadline && app_.running()) {
         const std::string out = app_.output();
-        const size_t scene = out.find("tidepool: widget 'scene' ", mark);
-        const size_t opened = out.find("tidepool: widget 'section Simulation' ", mark);
-        if (scene != std::string::npos || opened != std::string::npos) break;
+        if (std::any_of(shown.begin(), shown.end(), [&](const std::string& line) {
+              return out.find(line, mark) != std::string::npos;
+            }))
+          break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -198,7 +198,7 @@ PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSett
   PanelExtent extent;
   const std::string title =
       std::string("Tidepool: gas (") + (sim.grid.n.z == 1 ? "2D" : "3D") + ")###Tidepool";
-  if (!begin_panel(title, &extent)) return extent;
+  if (!begin_panel(title, &extent, controls.common.widgets)) return extent;
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
     statistics_section(sim, frame, controls);
   const bool simulation = ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen);

@@ -531,7 +531,7 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   PanelExtent extent;
   if (!begin_panel(std::string("Tidepool: ") + solver_label(sim.params.solver) +
                        (sim.dimensions == 2 ? " (2D)" : "") + "###Tidepool",
-                   &extent))
+                   &extent, controls.widgets))
     return extent;
   if (ImGui::CollapsingHeader("Statistics", ImGuiTreeNodeFlags_DefaultOpen))
     statistics_section(sim, stats, frame, controls);

@@ -122,7 +122,7 @@ void keep_inside_after_resize() {
 
 }  // namespace
 
-bool begin_panel(const std::string& title, PanelExtent* extent) {
+bool begin_panel(const std::string& title, PanelExtent* extent, WidgetLog& widgets) {
   const float em = ImGui::GetFontSize();
   // Fixed width, height following the open sections up to the window's height (then it
   // scrolls), so opening a section never needs a manual resize.
@@ -132,7 +132,9 @@ bool begin_panel(const std::string& title, PanelExtent* extent) {
   ImGui::SetNextWindowSizeConstraints(
       ImVec2(em * 26.0f, 0.0f), ImVec2(em * 26.0f, max_height > 100.0f ? max_height : 100.0f));
   ImGui::SetNextWindowBgAlpha(0.85f);
-  if (!ImGui::Begin(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+  const bool open = ImGui::Begin(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+  note_window(widgets, open ? "panel" : "panel collapsed");
+  if (!open) {
     ImGui::End();  // collapsed to its title bar
     *extent = PanelExtent{};
     return false;

@@ -54,7 +54,9 @@ struct PanelExtent {
 
 // The panel's window (fixed width, kept inside the display, the items' width pushed):
 // false when it is collapsed (nothing to draw; end_panel not needed).
-bool begin_panel(const std::string& title, PanelExtent* extent);
+// Logs the panel's window as the widget "panel" (open) or "panel collapsed" (its title
+// bar alone), so that a test finds out which before it clicks; neither while hidden (Tab).
+bool begin_panel(const std::string& title, PanelExtent* extent, WidgetLog& widgets);
 void end_panel();
 
 // Bottom-left, translucent: the mouse's and the keys' help, on one line when it fits.

@@ -27,6 +27,12 @@ void note_widget(WidgetLog& log, const std::string& name) {
   log.rects[name] = WidgetRect{int(lo.x), int(lo.y), int(hi.x - lo.x), int(hi.y - lo.y), clipped};
 }
 
+void note_window(WidgetLog& log, const std::string& name) {
+  if (!log.enabled || ImGui::IsWindowAppearing()) return;
+  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  log.rects[name] = WidgetRect{int(pos.x), int(pos.y), int(size.x), int(size.y), false};
+}
+
 void print_widget_changes(WidgetLog& log) {
   if (!log.enabled) return;
   for (const auto& [name, rect] : log.rects) {

@@ -81,6 +81,8 @@ struct WidgetLog {
 };
 // Records the last ImGui item's rectangle under `name` when the log is enabled.
 void note_widget(WidgetLog& log, const std::string& name);
+// Records the current ImGui window's rectangle under `name` when the log is enabled.
+void note_window(WidgetLog& log, const std::string& name);
 // Prints "tidepool: widget 'NAME' X Y W H" to stderr for each rectangle that is new or has
 // moved since last printed, with " clipped" after it while a click at its centre would miss
 // (the panel's scrolled part), and "tidepool: widget 'NAME' gone" for each printed one not
