@@ -150,7 +150,7 @@ class Monkey {
         // (Reached first: the panel as the other actions left it hid the list nine times in
         // ten, and an hour made 59 switches of the 100 it asks for.)
         reach_scene_list();
-        count(load_scene(name) ? (gas ? "gas scene" : "water scene") : "scene list out of reach");
+        count(load_scene(name) ? (gas ? "gas scene" : "water scene") : "scene switch missed: " + miss_);
         break;
       }
     }
@@ -197,7 +197,8 @@ class Monkey {
   bool load_scene(const std::string& name) {
     const int before = count_of(app_.output(), "tidepool: scene " + name);
     const Widget combo = widget(app_, "scene");
-    if (!combo.found || combo.clipped || combo.x + combo.width > width_ || combo.y + combo.height > height_) return false;
+    if (!combo.found || combo.clipped || combo.x + combo.width > width_ || combo.y + combo.height > height_)
+      return miss_ = "the scene list was out of reach", false;
     send(at(w_, combo.cx(), combo.cy()) + " sleep 0.2 click 1");
     // The list open: its item drawn (at most 3 s; at a few frames a second, as in an hour
     // beside a CI run, a fixed half second missed it and 426 switches were given up).
@@ -220,15 +221,17 @@ class Monkey {
     }
     if (!item.found || item.clipped) {
       send(point(0.7, 0.05) + " click 1");  // closes the list
-      return false;
+      return miss_ = item.found ? "the scene's item stayed scrolled out of the list" : "the list did not open", false;
     }
     send(at(w_, item.cx(), item.cy()) + " sleep 0.2 click 1");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (count_of(app_.output(), "tidepool: scene " + name) == before && app_.running() &&
            std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    return count_of(app_.output(), "tidepool: scene " + name) > before;
+    if (count_of(app_.output(), "tidepool: scene " + name) > before) return true;
+    return miss_ = "the app did not say it loaded the scene within 10 s", false;
   }
+  std::string miss_;  ///< why the last load_scene failed
 
   bool in_gas() const {
     const std::string out = app_.output();
@@ -267,39 +270,25 @@ class Monkey {
   // shown (Tab), expanded (its title's arrow), its Simulation section open, scrolled to the
   // top.
   void reach_scene_list() {
-    for (int attempt = 0; attempt < 10; ++attempt) {
+    for (int attempt = 0; attempt < 6; ++attempt) {
       const Widget combo = widget(app_, "scene");
       if (combo.found && !combo.clipped && combo.y + combo.height < height_) break;
-      // The app logs the panel's window as "panel", or "panel collapsed", and neither while
-      // Tab hides it: one step at a time towards the list.
-      const Widget panel = widget(app_, "panel"), collapsed = widget(app_, "panel collapsed");
       const Widget section = widget(app_, "section Simulation");
       const size_t mark = app_.output().size();
-      // (each action with the line the app prints once it has drawn what the action did)
-      std::vector<std::string> shown;
-      if (!panel.found && !collapsed.found) {
-        send("key Tab");
-        shown = {"tidepool: widget 'panel' ", "tidepool: widget 'panel collapsed' "};
-      } else if (!panel.found) {
-        send(at(w_, collapsed.x + 9, collapsed.y + 9) + " click 1");  // the title's arrow
-        shown = {"tidepool: widget 'panel' "};
-      } else if (section.found && !section.clipped && !combo.found) {
-        send(at(w_, section.cx(), section.cy()) + " click 1");
-        shown = {"tidepool: widget 'scene' ", "tidepool: widget 'section Simulation' "};
-      } else {
-        send(at(w_, panel.x + 100, panel.y + 60) + " click --repeat 10 4");  // the panel's scroll: to its top
-        shown = {"tidepool: widget 'scene' ", "tidepool: widget 'section Simulation' "};
-      }
-      // At most 3 s: at 7 frames/s (the hour beside a CI run) a fixed 0.6 s read the panel
-      // before the click had shown, so the next attempt clicked the section shut again, and
-      // three checkpoints in four were skipped.
+      if (section.found && !section.clipped && !combo.found) send(at(w_, section.cx(), section.cy()) + " click 1");
+      else if (section.found) send(at(w_, 200, 300) + " click --repeat 10 4");  // the panel's scroll: to its top
+      else if (attempt % 2 == 0) send("key Tab");
+      else send(at(w_, 19, 19) + " click 1");
+      // Until the app has drawn the panel as the action left it (a line about either widget
+      // after the action), at most 3 s: at 7 frames/s (the hour beside a CI run) a fixed
+      // 0.6 s read the panel before the click had shown, so the next attempt clicked the
+      // section shut again, and three checkpoints in four were skipped.
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
       while (std::chrono::steady_clock::now() < deadline && app_.running()) {
         const std::string out = app_.output();
-        if (std::any_of(shown.begin(), shown.end(), [&](const std::string& line) {
-              return out.find(line, mark) != std::string::npos;
-            }))
-          break;
+        const size_t scene = out.find("tidepool: widget 'scene' ", mark);
+        const size_t opened = out.find("tidepool: widget 'section Simulation' ", mark);
+        if (scene != std::string::npos || opened != std::string::npos) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -307,7 +296,8 @@ class Monkey {
   }
 
   // The dam break from the scene list at 1280x900, running, settled: memory and frames/s.
-  bool checkpoint(double when, Checkpoint* c) {
+  // On failure *why says which step failed.
+  bool checkpoint(double when, Checkpoint* c, std::string* why) {
     width_ = 1280;
     height_ = 900;
     send("windowsize --sync " + win() + " 1280 900");
@@ -328,7 +318,7 @@ class Monkey {
     }
     bool loaded = load_scene("dam_break");
     if (!loaded) loaded = load_scene("dam_break");
-    if (!loaded) return false;
+    if (!loaded) return *why = miss_, false;
     // V until the water is drawn as spheres (the app says how it draws at the start of a
     // water scene and at each change).
     for (int press = 0; press < 3; ++press) {
@@ -344,10 +334,11 @@ class Monkey {
     {
       const std::string out = app_.output();
       const size_t last = out.rfind("tidepool: drawing as ");
-      if (last == std::string::npos || out.compare(last, 28, "tidepool: drawing as spheres") != 0) return false;
+      if (last == std::string::npos || out.compare(last, 28, "tidepool: drawing as spheres") != 0)
+        return *why = "V did not bring back the spheres", false;
     }
     FrameWatcher frames(w_, WindowRect{420, 150, 820, 500});
-    if (!frames.ok()) return false;
+    if (!frames.ok()) return *why = "the window could not be read", false;
     if (frames.wait_changes(100000, 2.0) < 6) send("key space");  // paused: run
     std::this_thread::sleep_for(std::chrono::seconds(3));
     c->at = when;
@@ -419,10 +410,11 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
   while (elapsed() < seconds && app.running()) {
     if (next_due < due.size() && elapsed() >= due[next_due]) {
       Monkey::Checkpoint c;
-      const bool made = monkey.checkpoint(elapsed(), &c);
+      std::string why;
+      const bool made = monkey.checkpoint(elapsed(), &c, &why);
       std::printf("checkpoint at %.0f s: %s\n", elapsed(),
                   made ? (std::to_string(c.rss_kb / 1024) + " MB resident, " + std::to_string(c.fps) + " frames/s").c_str()
-                       : "the scene list was out of reach; skipped");
+                       : (why + "; skipped").c_str());
       if (made) checkpoints.push_back(c);
       ++next_due;
       continue;
@@ -441,7 +433,9 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
   ASSERT_TRUE(app.running()) << "the app ended under the monkey (seed " << seed << "):\n"
                              << app.output().substr(app.output().size() > 6000 ? app.output().size() - 6000 : 0);
   Monkey::Checkpoint last;
-  if (monkey.checkpoint(elapsed(), &last)) checkpoints.push_back(last);
+  std::string why_last;
+  if (monkey.checkpoint(elapsed(), &last, &why_last)) checkpoints.push_back(last);
+  else std::printf("the last checkpoint: %s; skipped\n", why_last.c_str());
   const int escapes = monkey.quit();
   ASSERT_GT(escapes, 0) << "three Escapes did not quit within 120 s:\n"
                         << app.output().substr(app.output().size() > 3000 ? app.output().size() - 3000 : 0);
@@ -480,7 +474,11 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
     EXPECT_GE(monkey.counts().count(kind) ? monkey.counts().at(kind) : 0, minimum) << kind;
   ASSERT_GE(checkpoints.size(), 2u) << "the checkpoints could not load the dam break";
   const Monkey::Checkpoint& first = checkpoints.front();
-  const double bound = hour ? 1.05 : 1.25;
+  // The 2-minute run catches a gross leak; its checkpoints a minute apart moved by -3 to
+  // +27 % in six runs (2026-12-01: malloc's arenas and the buffers of the scenes the monkey
+  // visited between them; docs/testing.md), so it allows half again. The hour holds the
+  // issue's 5 %.
+  const double bound = hour ? 1.05 : 1.5;
   for (const Monkey::Checkpoint& c : checkpoints)
     EXPECT_LE(double(c.rss_kb), bound * double(first.rss_kb))
         << "resident memory at " << c.at << " s against the first checkpoint's (" << first.at << " s)";
