@@ -314,10 +314,12 @@ struct Widget {
 };
 
 // The latest rectangle the app printed for widget `name` (not found when it was printed
-// "gone" since: not drawn any more).
-inline Widget widget(const RunningApp& app, const std::string& name) {
+// "gone" since: not drawn any more); with `from`, only what it printed from that offset of
+// its output on (a list opened since).
+inline Widget widget(const RunningApp& app, const std::string& name, size_t from = 0) {
   Widget w;
-  const std::string log = app.output();
+  const std::string all = app.output();
+  const std::string log = from < all.size() ? all.substr(from) : std::string();
   const std::regex re("tidepool: widget '" + std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
                       R"(' (?:(gone)|(-?\d+) (-?\d+) (\d+) (\d+)( clipped)?))");
   for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {

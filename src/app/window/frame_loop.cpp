@@ -160,6 +160,7 @@ int FrameLoop::run(WindowMode& mode) {
   // Tests that click the panel's widgets ask where they are (panel_files.h).
   const char* widgets = std::getenv("TIDEPOOL_TEST_WIDGETS");
   controls.widgets.enabled = widgets && *widgets && std::string(widgets) != "0";
+  input_.log_buttons = controls.widgets.enabled;
   std::unique_ptr<WindowBench> bench;  // --bench-window
   ScriptedDrag drag;                   // --bench-drag
   bool drag_held = false;
@@ -287,6 +288,10 @@ int FrameLoop::run(WindowMode& mode) {
     heap_trimmer_.tick(frame.now);
     if (last) break;
   }
+  // This mode's panel is drawn no more (the other kind of scene draws its own): its widgets
+  // gone, or a test would click where a list of the last mode stood.
+  controls.widgets.rects.clear();
+  print_widget_changes(controls.widgets);
   // The figures of a run that ended here (one that passes to the other kind of scene is
   // measured again there).
   // (Its end waits for the encoder, after the measured run. A switch to a scene of the

@@ -2,6 +2,8 @@
 
 #include <GLFW/glfw3.h>
 
+#include <cstdio>
+
 #include "imgui.h"
 
 namespace tp {
@@ -21,6 +23,13 @@ bool imgui_wants_keyboard() {
 void on_mouse_button(GLFWwindow* window, int button, int action, int mods) {
   InputState& s = state_of(window);
   const bool press = action == GLFW_PRESS;
+  if (s.log_buttons) {
+    double x = 0.0, y = 0.0;
+    glfwGetCursorPos(window, &x, &y);
+    const ImVec2 seen = ImGui::GetCurrentContext() ? ImGui::GetIO().MousePos : ImVec2(-1.0f, -1.0f);
+    std::fprintf(stderr, "tidepool: button %d %s at %.0f %.0f (the panel saw the cursor at %.0f %.0f%s)\n", button,
+                 press ? "down" : "up", x, y, seen.x, seen.y, imgui_wants_mouse() ? ", over it" : "");
+  }
   if (press && imgui_wants_mouse()) return;  // a click on the panel
   glfwGetCursorPos(window, &s.cursor_x, &s.cursor_y);
   if (button == GLFW_MOUSE_BUTTON_LEFT) {

@@ -22,6 +22,9 @@ struct InputState {
   double pan_dx = 0.0, pan_dy = 0.0;      ///< middle-drag motion since the last frame
   double scroll = 0.0;                    ///< wheel steps since the last frame
   std::vector<int> keys;                  ///< GLFW key codes pressed since the last frame
+  /// Tests: each button press and release said on stderr, with where the cursor and the
+  /// panel's last frame saw it (TIDEPOOL_TEST_WIDGETS, beside the widgets' places).
+  bool log_buttons = false;
 
   void begin_frame() {  ///< clears the per-frame accumulators after the frame used them
     left_pressed = false;

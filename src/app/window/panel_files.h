@@ -78,13 +78,15 @@ struct WidgetLog {
   bool enabled = false;
   std::map<std::string, WidgetRect> rects;   ///< this frame's
   std::map<std::string, WidgetRect> printed;  ///< as last printed
+  std::map<std::string, WidgetRect> before;   ///< the frame before's
 };
 // Records the last ImGui item's rectangle under `name` when the log is enabled.
 void note_widget(WidgetLog& log, const std::string& name);
 // Records the current ImGui window's rectangle under `name` when the log is enabled.
 void note_window(WidgetLog& log, const std::string& name);
 // Prints "tidepool: widget 'NAME' X Y W H" to stderr for each rectangle that is new or has
-// moved since last printed, with " clipped" after it while a click at its centre would miss
+// moved since last printed and has stood still for two frames (a list that opens is placed
+// over its first frames: a test clicking where it stood one frame missed), with " clipped" after it while a click at its centre would miss
 // (the panel's scrolled part), and "tidepool: widget 'NAME' gone" for each printed one not
 // drawn this frame; then starts the next frame's record.
 void print_widget_changes(WidgetLog& log);
