@@ -204,11 +204,21 @@ class Monkey {
     const Widget combo = widget(app_, "scene");
     if (!combo.found || combo.clipped || combo.x + combo.width > width_ || combo.y + combo.height > height_)
       return miss_ = "the scene list was out of reach", false;
-    const size_t opened = app_.output().size();
+    size_t opened = app_.output().size();
     send(at(w_, combo.cx(), combo.cy()) + " sleep 0.2 click 1");
+    const size_t first_open = opened;
     const auto loaded = [&] { return count_of(app_.output(), "tidepool: scene " + name) > before; };
     std::vector<std::string> clicks;
     for (int attempt = 0; attempt < 3; ++attempt) {
+      // A click that missed may have shut the list (the panel above it moved: a wrapped
+      // line of its statistics one more or less, and the item stood 30 pixels higher by
+      // the click; an hour missed 2 switches so): open it again where the list stands now.
+      if (attempt > 0 && !widget(app_, "scene:" + name, opened).found) {
+        const Widget again = widget(app_, "scene");
+        if (!again.found || again.clipped || again.y + again.height > height_) break;
+        opened = app_.output().size();
+        send(at(w_, again.cx(), again.cy()) + " sleep 0.2 click 1");
+      }
       // The list open: its item drawn (at most 3 s; at a few frames a second, as in an hour
       // beside a CI run, a fixed half second missed it and 426 switches were given up).
       Widget item;
@@ -235,6 +245,9 @@ class Monkey {
         send(point(0.7, 0.05) + " click 1");  // closes the list
         return miss_ = item.found ? "the scene's item stayed scrolled out of the list" : "the list did not open", false;
       }
+      // Where it stands a moment later (a list that moved since it was first read).
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      if (const Widget now = widget(app_, "scene:" + name, opened); now.found && !now.clipped) item = now;
       clicks.push_back(std::to_string(item.cx()) + "," + std::to_string(item.cy()));
       send(at(w_, item.cx(), item.cy()) + " sleep 0.2 click 1");
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(attempt < 2 ? 4 : 10);
@@ -252,7 +265,7 @@ class Monkey {
     std::printf("missed %s: clicked the list at %d,%d, its item at", name.c_str(), combo.cx(), combo.cy());
     for (const std::string& c : clicks) std::printf(" %s", c.c_str());
     std::printf(" in a %dx%d window; the app said from the first click on:\n", width_, height_);
-    const std::string out = app_.output().substr(opened);
+    const std::string out = app_.output().substr(first_open);
     int shown = 0;
     for (size_t a = 0, b; a < out.size() && shown < 60; a = b + 1) {
       b = out.find('\n', a);
