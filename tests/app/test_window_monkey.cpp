@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <random>
 #include <regex>
@@ -157,6 +158,19 @@ class Monkey {
     std::this_thread::sleep_for(std::chrono::milliseconds(50 + pick(300)));
   }
 
+  // Waits until the app has printed one of `lines` after offset `mark` of its output (true),
+  // at most `seconds`, or until it exits.
+  bool said_since(size_t mark, std::initializer_list<std::string> lines, double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (;;) {
+      const std::string out = app_.output();
+      for (const std::string& line : lines)
+        if (out.find(line, mark) != std::string::npos) return true;
+      if (!app_.running() || std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
   // What the app allocates once and keeps, made before the first checkpoint so that the
   // checkpoints compare growth rather than first uses: each render mode drawn once (the
   // surface and mesh modes keep their buffers when left: the dam break drawn as spheres,
@@ -164,11 +178,9 @@ class Monkey {
   // resizes reach. Back to spheres at the checkpoints' size after.
   void warm_up() {
     for (int press = 0; press < kRenderModes; ++press) {
-      const int said = count_of(app_.output(), "tidepool: drawing as ");
+      const size_t mark = app_.output().size();
       send("key v");
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (count_of(app_.output(), "tidepool: drawing as ") == said && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      said_since(mark, {"tidepool: drawing as "}, 10.0);
       std::this_thread::sleep_for(std::chrono::seconds(2));  // a few frames in that mode
     }
     send("windowsize --sync " + win() + " 1280 1000");
@@ -200,14 +212,14 @@ class Monkey {
   // at 1154x899 an open list moved 34 pixels in the frame after a click on its item, which
   // then selected nothing.
   bool load_scene(const std::string& name) {
-    const int before = count_of(app_.output(), "tidepool: scene " + name);
     const Widget combo = widget(app_, "scene");
     if (!combo.found || combo.clipped || combo.x + combo.width > width_ || combo.y + combo.height > height_)
       return miss_ = "the scene list was out of reach", false;
     size_t opened = app_.output().size();
     send(at(w_, combo.cx(), combo.cy()) + " sleep 0.2 click 1");
     const size_t first_open = opened;
-    const auto loaded = [&] { return count_of(app_.output(), "tidepool: scene " + name) > before; };
+    const std::string said_loaded = "tidepool: scene " + name;
+    const auto loaded = [&] { return app_.output().find(said_loaded, first_open) != std::string::npos; };
     std::vector<std::string> clicks;
     for (int attempt = 0; attempt < 3; ++attempt) {
       // A click that missed may have shut the list (the panel above it moved: a wrapped
@@ -233,11 +245,7 @@ class Monkey {
         const size_t mark = app_.output().size();
         send(at(w_, combo.cx(), combo.y + combo.height + 80) + " click " +
              (item.y < combo.y + combo.height ? "4" : "5"));
-        // (until the item is drawn elsewhere, at most 2 s)
-        for (const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-             std::chrono::steady_clock::now() < until &&
-             app_.output().find("tidepool: widget 'scene:" + name + "' ", mark) == std::string::npos;)
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        said_since(mark, {"tidepool: widget 'scene:" + name + "' "}, 2.0);  // (drawn elsewhere)
         item = widget(app_, "scene:" + name, opened);
       }
       if (!item.found || item.clipped) {
@@ -250,10 +258,7 @@ class Monkey {
       if (const Widget now = widget(app_, "scene:" + name, opened); now.found && !now.clipped) item = now;
       clicks.push_back(std::to_string(item.cx()) + "," + std::to_string(item.cy()));
       send(at(w_, item.cx(), item.cy()) + " sleep 0.2 click 1");
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(attempt < 2 ? 4 : 10);
-      while (!loaded() && app_.running() && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (loaded()) {
+      if (said_since(first_open, {said_loaded}, attempt < 2 ? 4.0 : 10.0)) {
         if (attempt > 0) count("scene switch: the item clicked again");
         return true;
       }
@@ -265,19 +270,24 @@ class Monkey {
     std::printf("missed %s: clicked the list at %d,%d, its item at", name.c_str(), combo.cx(), combo.cy());
     for (const std::string& c : clicks) std::printf(" %s", c.c_str());
     std::printf(" in a %dx%d window; the app said from the first click on:\n", width_, height_);
-    const std::string out = app_.output().substr(first_open);
+    print_said_since(first_open);
+    return false;
+  }
+  // The app's lines from offset `mark` on, up to 60, but the places of widgets other than
+  // the scene list's and the panel's.
+  void print_said_since(size_t mark) const {
+    const std::string all = app_.output();
     int shown = 0;
-    for (size_t a = 0, b; a < out.size() && shown < 60; a = b + 1) {
-      b = out.find('\n', a);
-      if (b == std::string::npos) b = out.size();
-      const std::string line = out.substr(a, b - a);
+    for (size_t a = mark, b; a < all.size() && shown < 60; a = b + 1) {
+      b = all.find('\n', a);
+      if (b == std::string::npos) b = all.size();
+      const std::string line = all.substr(a, b - a);
       if (line.rfind("tidepool: widget '", 0) == 0 && line.rfind("tidepool: widget 'scene", 0) != 0 &&
           line.rfind("tidepool: widget 'panel", 0) != 0)
         continue;
       std::printf("  | %s\n", line.c_str());
       ++shown;
     }
-    return false;
   }
   std::string miss_;  ///< why the last load_scene failed
 
@@ -331,14 +341,7 @@ class Monkey {
       // after the action), at most 3 s: at 7 frames/s (the hour beside a CI run) a fixed
       // 0.6 s read the panel before the click had shown, so the next attempt clicked the
       // section shut again, and three checkpoints in four were skipped.
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-      while (std::chrono::steady_clock::now() < deadline && app_.running()) {
-        const std::string out = app_.output();
-        const size_t scene = out.find("tidepool: widget 'scene' ", mark);
-        const size_t opened = out.find("tidepool: widget 'section Simulation' ", mark);
-        if (scene != std::string::npos || opened != std::string::npos) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
+      said_since(mark, {"tidepool: widget 'scene' ", "tidepool: widget 'section Simulation' "}, 3.0);
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
   }
@@ -367,19 +370,11 @@ class Monkey {
     // No video being recorded (F9 again): its queue of frames for the encoder (12 frames,
     // 21 MB at 1280x900) held at one checkpoint and not at the next moved the resident size
     // by as much.
-    {
-      const std::string out = app_.output();
-      if (count_of(out, "tidepool: recording video ") >
-          count_of(out, "tidepool: saved video ") + count_of(out, "tidepool: video not saved")) {
-        const int ended = count_of(out, "tidepool: saved video ") + count_of(out, "tidepool: video not saved");
-        send("key F9");
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-        while (std::chrono::steady_clock::now() < deadline && app_.running()) {
-          const std::string now = app_.output();
-          if (count_of(now, "tidepool: saved video ") + count_of(now, "tidepool: video not saved") > ended) break;
-          std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        }
-      }
+    if (const std::string out = app_.output(); count_of(out, "tidepool: recording video ") >
+                                               count_of(out, "tidepool: saved video ") +
+                                                   count_of(out, "tidepool: video not saved")) {
+      send("key F9");
+      said_since(out.size(), {"tidepool: saved video ", "tidepool: video not saved"}, 20.0);
     }
     bool loaded = load_scene("dam_break");
     if (!loaded) loaded = load_scene("dam_break");
@@ -390,11 +385,8 @@ class Monkey {
       const std::string out = app_.output();
       const size_t last = out.rfind("tidepool: drawing as ");
       if (last != std::string::npos && out.compare(last, 28, "tidepool: drawing as spheres") == 0) break;
-      const int said = count_of(out, "tidepool: drawing as ");
       send("key v");
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      while (count_of(app_.output(), "tidepool: drawing as ") == said && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      said_since(out.size(), {"tidepool: drawing as "}, 5.0);
     }
     {
       const std::string out = app_.output();

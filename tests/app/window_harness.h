@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -318,11 +319,11 @@ struct Widget {
 // its output on (a list opened since).
 inline Widget widget(const RunningApp& app, const std::string& name, size_t from = 0) {
   Widget w;
-  const std::string all = app.output();
-  const std::string log = from < all.size() ? all.substr(from) : std::string();
+  const std::string log = app.output();
   const std::regex re("tidepool: widget '" + std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
                       R"(' (?:(gone)|(-?\d+) (-?\d+) (\d+) (\d+)( clipped)?))");
-  for (auto it = std::sregex_iterator(log.begin(), log.end(), re); it != std::sregex_iterator(); ++it) {
+  const auto start = log.begin() + std::string::difference_type(std::min(from, log.size()));
+  for (auto it = std::sregex_iterator(start, log.end(), re); it != std::sregex_iterator(); ++it) {
     if ((*it)[1].matched) {  // no longer drawn
       w = Widget{};
       continue;

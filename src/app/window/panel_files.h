@@ -86,8 +86,8 @@ void note_widget(WidgetLog& log, const std::string& name);
 void note_window(WidgetLog& log, const std::string& name);
 // Prints "tidepool: widget 'NAME' X Y W H" to stderr for each rectangle that is new or has
 // moved since last printed and has stood still for two frames (a list that opens is placed
-// over its first frames: a test clicking where it stood one frame missed), with " clipped" after it while a click at its centre would miss
-// (the panel's scrolled part), and "tidepool: widget 'NAME' gone" for each printed one not
+// over its first frames: a test clicking where it stood one frame missed), with " clipped"
+// after it while a click at its centre would miss (the panel's scrolled part), and "tidepool: widget 'NAME' gone" for each printed one not
 // drawn this frame; then starts the next frame's record.
 void print_widget_changes(WidgetLog& log);
 
