@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <initializer_list>
 #include <map>
 #include <random>
 #include <regex>
@@ -160,7 +159,7 @@ class Monkey {
 
   // Waits until the app has printed one of `lines` after offset `mark` of its output (true),
   // at most `seconds`, or until it exits.
-  bool said_since(size_t mark, std::initializer_list<std::string> lines, double seconds) {
+  bool said_since(size_t mark, const std::vector<std::string>& lines, double seconds) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     for (;;) {
       const std::string out = app_.output();
@@ -218,8 +217,12 @@ class Monkey {
     size_t opened = app_.output().size();
     send(at(w_, combo.cx(), combo.cy()) + " sleep 0.2 click 1");
     const size_t first_open = opened;
-    const std::string said_loaded = "tidepool: scene " + name;
-    const auto loaded = [&] { return app_.output().find(said_loaded, first_open) != std::string::npos; };
+    // The scene's own line, whole (a water scene's "NAME (", a gas scene's "NAME:", a switch
+    // of kind's "NAME" alone): a prefix took a click that landed on dam_break_2d, the item
+    // under dam_break, for the dam break.
+    const std::string said = "tidepool: scene " + name;
+    const std::vector<std::string> said_loaded = {said + " (", said + ":", said + "\n"};
+    const auto loaded = [&] { return said_since(first_open, said_loaded, 0.0); };
     std::vector<std::string> clicks;
     for (int attempt = 0; attempt < 3; ++attempt) {
       // A click that missed may have shut the list (the panel above it moved: a wrapped
@@ -258,7 +261,7 @@ class Monkey {
       if (const Widget now = widget(app_, "scene:" + name, opened); now.found && !now.clipped) item = now;
       clicks.push_back(std::to_string(item.cx()) + "," + std::to_string(item.cy()));
       send(at(w_, item.cx(), item.cy()) + " sleep 0.2 click 1");
-      if (said_since(first_open, {said_loaded}, attempt < 2 ? 4.0 : 10.0)) {
+      if (said_since(first_open, said_loaded, attempt < 2 ? 4.0 : 10.0)) {
         if (attempt > 0) count("scene switch: the item clicked again");
         return true;
       }
