@@ -159,6 +159,26 @@ inline double mean_abs_diff(const Image& a, const Image& b, Rect rect) {
   return n ? sum / double(n) : 0.0;
 }
 
+// As mean_abs_diff, over the means of `block` x `block` tiles: what a lossy video's
+// chroma subsampling and quantisation blur (a spray dot's edge, a sphere's rim) averages
+// out, where a different state (water that moved) still differs tile by tile.
+inline double mean_abs_diff_tiles(const Image& a, const Image& b, Rect rect, int block) {
+  if (a.width != b.width || a.height != b.height || block < 1) return 255.0;
+  rect = a.clip(rect);
+  double sum = 0;
+  long n = 0;
+  for (int y0 = rect.y0; y0 + block <= rect.y1; y0 += block)
+    for (int x0 = rect.x0; x0 + block <= rect.x1; x0 += block) {
+      double d[3] = {0, 0, 0};
+      for (int y = y0; y < y0 + block; ++y)
+        for (int x = x0; x < x0 + block; ++x)
+          for (int c = 0; c < 3; ++c) d[c] += double(a.at(x, y)[c]) - double(b.at(x, y)[c]);
+      sum += (std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2])) / (3.0 * block * block);
+      ++n;
+    }
+  return n ? sum / double(n) : 0.0;
+}
+
 // Number of pixels that differ at all (any channel) inside the rectangle.
 inline long count_differing(const Image& a, const Image& b, Rect rect) {
   if (a.width != b.width || a.height != b.height) return -1;

@@ -194,9 +194,13 @@ TEST(Window, AReplayPlaysInTheWindowSeeksAndRendersOfflineAsTheWindowDraws) {
   const Image a = load_png(first), b = load_png(last);
   ASSERT_TRUE(a.ok() && b.ok()) << a.error << b.error;
   const Rect all{0, 0, 900, 700};
-  const double to_last = mean_abs_diff(b, shown, all), to_first = mean_abs_diff(a, shown, all);
-  std::printf("the window's view at the end against the video's last frame: %.2f, its first: %.2f\n", to_last,
-              to_first);
-  EXPECT_LT(to_last, 3.0) << "the offline render draws what the window drew (see last.png and the F12 png)";
+  // Per pixel, H.264 at crf 20 in yuv420p (the video's colours at half resolution) costs
+  // a busy frame of spray dots about 3 of 255 by itself (2.9 to 3.3 measured on the same
+  // state); over 8 x 8 tiles that noise averages out and a moved state does not.
+  const double to_last = mean_abs_diff_tiles(b, shown, all, 8), to_first = mean_abs_diff_tiles(a, shown, all, 8);
+  std::printf("the window's view at the end against the video's last frame: %.2f per 8x8 tile (%.2f per pixel), "
+              "its first: %.2f (%.2f)\n",
+              to_last, mean_abs_diff(b, shown, all), to_first, mean_abs_diff(a, shown, all));
+  EXPECT_LT(to_last, 1.5) << "the offline render draws what the window drew (see last.png and the F12 png)";
   EXPECT_LT(to_last, 0.5 * to_first) << "and the comparison tells states apart";
 }
