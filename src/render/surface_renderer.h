@@ -83,6 +83,9 @@ class SurfaceRenderer {
   void draw_mesh(const CameraView& camera, const MeshBuffer& mesh, const FluidDraw& fluid,
                  const SurfaceSettings& settings, PassProbe& probe) const;
   float scale() const { return targets_.scale(); }  ///< of the targets, as resized last
+  // Gives back the targets' memory while neither the surface nor the mesh is drawn (the
+  // next begin_scene makes them again, at the size then).
+  void release_targets() { targets_.release(); }
 
   // The off-screen textures, for passes drawn after the water (the diffuse bubbles read
   // the opaque scene's depth and the water's smoothed depth).

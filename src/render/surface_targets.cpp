@@ -85,6 +85,19 @@ void SurfaceTargets::draw_water_rect(const GlProgram& program, glm::vec2 grow) c
   glBindVertexArray(0);
 }
 
+void SurfaceTargets::release() {
+  if (empty()) return;
+  // Unbound from every unit the passes use first: a texture a unit still samples keeps
+  // its store alive in Mesa after the delete.
+  for (int unit = 0; unit <= kBoundsUnit; ++unit) {
+    glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+    glBindTexture(GL_TEXTURE_2D, 0);
+  }
+  glActiveTexture(GL_TEXTURE0);
+  release_scaled();
+  release_window_sized();
+}
+
 void SurfaceTargets::release_window_sized() {
   glDeleteFramebuffers(1, &scene_fbo);
   const GLuint textures[] = {scene_color, scene_depth};

@@ -42,6 +42,11 @@ class SurfaceTargets {
   // (Re)creates the textures whose size differs from the one asked for: the window's
   // `width` x `height`, and that times `scale` (clamped to [kMinSurfaceScale, 1]).
   void resize(int width, int height, float scale);
+  // Deletes the sized textures and their framebuffers (the next resize makes them again).
+  // At 1280x900 they hold about 60 MB, which Mesa's software GL keeps in the process's
+  // heap: the spheres mode gives them back rather than keep what the surface last drew at.
+  void release();
+  bool empty() const { return width_ == 0 && scaled_width_ == 0; }
   int width() const { return width_; }
   int height() const { return height_; }
   float scale() const { return scale_; }

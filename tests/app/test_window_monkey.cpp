@@ -61,14 +61,6 @@ ResidentParts resident_parts(pid_t pid) {
   return r;
 }
 
-long resident_kb(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
-  return -1;
-}
-
 int count_of(const std::string& text, const std::string& what) {
   int n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -100,8 +92,10 @@ class Monkey {
 
   void act() {
     static const char* keys[] = {"1", "2", "3", "4", "space", "s", "r", "Tab", "F5", "F9", "F12", "v"};
-    int kind = pick(12);
-    if (kind >= 10 && uniform(0.0, 1.0) >= 6.0 * scene_share_) kind = pick(10);  // (scene switches: their share)
+    // Keys have three kinds of the thirteen (5, 6, 12): with two of twelve an hour pressed
+    // each of the twelve keys 88 to 116 times, where the issue asks 100.
+    int kind = pick(13);
+    if ((kind == 10 || kind == 11) && uniform(0.0, 1.0) >= 6.0 * scene_share_) kind = pick(10);  // (their share)
     const auto started = std::chrono::steady_clock::now();
     struct Timed {
       Monkey& m;
@@ -117,7 +111,7 @@ class Monkey {
       case 4: send(point(uniform(0.4, 0.9), uniform(0.2, 0.8)) + " click --repeat " + std::to_string(1 + pick(3)) +
                    (pick(2) ? " 4" : " 5"));
               count("wheel"); break;
-      case 5: case 6: {
+      case 5: case 6: case 12: {
         const char* key = keys[pick(12)];
         send("key " + std::string(key));
         count(std::string("key ") + key);
@@ -186,6 +180,20 @@ class Monkey {
     std::this_thread::sleep_for(std::chrono::seconds(2));
     send("windowsize --sync " + win() + " 1280 900");
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // A scene with bodies and one of gas (the gas mode's shaders, the bodies' meshes), a
+    // second of video (the encoder's thread and queue), then back to the dam break.
+    for (const char* name : {"floating", "plume", "dam_break"}) {
+      reach_scene_list();
+      if (!load_scene(name)) std::printf("warm-up: %s not loaded (%s)\n", name, miss_.c_str());
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+      if (std::string(name) == "floating") {
+        const size_t mark = app_.output().size();
+        send("key F9");
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        send("key F9");
+        said_since(mark, {"tidepool: saved video ", "tidepool: video not saved"}, 20.0);
+      }
+    }
   }
   static constexpr int kRenderModes = 3;  // spheres, surface, mesh (V cycles them)
 
@@ -382,6 +390,9 @@ class Monkey {
     bool loaded = load_scene("dam_break");
     if (!loaded) loaded = load_scene("dam_break");
     if (!loaded) return *why = miss_, false;
+    // PBF, the realtime quality's solver (the solver stays across scenes, and each runs at
+    // its own frame rate).
+    send("windowfocus --sync " + win() + " key 3");
     // V until the water is drawn as spheres (the app says how it draws at the start of a
     // water scene and at each change).
     for (int press = 0; press < 3; ++press) {

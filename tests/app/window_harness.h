@@ -290,6 +290,15 @@ inline void wait_frames(FrameWatcher& watcher, int frames, double min_seconds = 
     std::this_thread::sleep_for(std::chrono::duration<double>(min_seconds - waited));
 }
 
+// A process's resident memory [kB] (VmRSS), -1 when it cannot be read.
+inline long resident_kb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::atol(line.c_str() + 6);
+  return -1;
+}
+
 inline void send(const std::string& xdotool_args) {
   const ProcessResult r = xdotool(xdotool_args);
   ASSERT_EQ(r.exit_code, 0) << "xdotool " << xdotool_args << ": " << r.output;

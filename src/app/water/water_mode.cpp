@@ -542,6 +542,9 @@ void WaterMode::step(const FrameTime& frame) {
   fall_back_from_mesh();
   if (int(render_.mode) != said_render_mode_) {  // (at the start, then each change: V or the panel)
     std::fprintf(stderr, "tidepool: drawing as %s\n", render_mode_name(render_.mode));
+    // The surface's targets and the mesh go when the spheres come back (Renderer::draw,
+    // SimRunner::publish).
+    if (said_render_mode_ >= 0 && render_.mode == RenderMode::Spheres) controls_.memory_released = true;
     said_render_mode_ = int(render_.mode);
   }
   update_threading();

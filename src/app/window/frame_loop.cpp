@@ -205,7 +205,8 @@ int FrameLoop::run(WindowMode& mode) {
     {  // What frees much (a scene, a state or preset, a reset): a trim soon. (Not a resize: 60
       // resizes left the resident size as it was, and the monkey's many made trims frequent.)
       const FileControls& f = controls.files;
-      if (!f.scene_request.empty() || f.state_load_requested || f.preset_load_requested || controls.reset_requested)
+      if (!f.scene_request.empty() || f.state_load_requested || f.preset_load_requested ||
+          controls.reset_requested || take_request(controls.memory_released))
         heap_trimmer_.soon(frame.now);
     }
     mode.apply_requests();

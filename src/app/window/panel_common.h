@@ -22,6 +22,9 @@ struct WindowControls {
   bool reload_shaders_requested = false;
   bool screenshot_requested = false;     ///< save the 3D view as a PNG (Save screenshot, F12)
   bool panel_hidden = false;             ///< Tab: no panel and no help line, the view alone
+  /// The mode let go of much memory (the surface's targets, the mesh: back to spheres):
+  /// the frame loop gives the heap's free pages back to the system soon.
+  bool memory_released = false;
   std::string reset_error;               ///< shown in red until the next successful reset
   std::string shader_error;              ///< last failed shader reload
   /// "Saved NAME (WxH)", or why the last screenshot could not be saved.

@@ -298,7 +298,7 @@ void SimRunner::set_splats(bool on) {
 void SimRunner::publish(bool copy_particles, bool force_mesh) {
   ColorField field;
   int back = 0;
-  bool mesh = false, splats = false;
+  bool mesh = false, splats = false, mesh_wanted = false, splats_wanted = false;
   MeshSettings mesh_settings;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -312,6 +312,8 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     mesh = mesh_on_ && (!fresh_ || force_mesh);
     splats = splats_on_ && (!fresh_ || force_mesh);
     mesh_settings = mesh_settings_;
+    mesh_wanted = mesh_on_;
+    splats_wanted = splats_on_;
     states_[back].input_serial = applied_serial_;
     states_[back].mouse_serial = felt_mouse_serial_;
   }
@@ -333,6 +335,9 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
   }
   s.has_mesh = s.has_splats = false;
   s.mesh_on_device = s.splats_on_device = false;
+  // Neither drawn: what the last ones held is given back, not kept for the next time.
+  if (!mesh_wanted && s.mesh.index.capacity()) s.mesh = TriangleMesh{};
+  if (!splats_wanted && s.splats.capacity()) std::vector<Vec4>().swap(s.splats);
   s.mesh_error.clear();
   s.splats_error.clear();
   const double now = sim_.simulated_time();
