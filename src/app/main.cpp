@@ -10,6 +10,7 @@
 #include "app/cli.h"
 #include "app/headless_app.h"
 #include "app/window_app.h"
+#include "util/heap_trim.h"
 #include "sim/water/simulation.h"
 
 namespace {
@@ -45,6 +46,9 @@ int run(int argc, char** argv) {
   }
   if (options.headless || options.bench) return tp::run_headless(options);
   prefer_passive_openmp_waits(argv);
+  // An interactive run of hours, whose threads and scenes come and go: malloc's thresholds
+  // held where they start, so that freed memory goes back (util/heap_trim.h).
+  tp::fix_malloc_thresholds();
   return tp::run_window(options);
 }
 

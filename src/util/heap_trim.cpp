@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -18,6 +20,20 @@ size_t resident_bytes() {
   const int read = std::fscanf(f, "%lu %lu", &size, &resident);
   std::fclose(f);
   return read == 2 ? size_t(resident) * size_t(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+bool fix_malloc_thresholds() {
+#if defined(__GLIBC__)
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables && std::strstr(tunables, "glibc.malloc.")) return false;  // the user's choice
+  // Any one of these also stops glibc's dynamic raising of the mmap and trim thresholds.
+  bool set = mallopt(M_MMAP_THRESHOLD, 1 << 20) == 1;
+  set = mallopt(M_TRIM_THRESHOLD, 8 << 20) == 1 && set;
+  set = mallopt(M_ARENA_MAX, 2) == 1 && set;
+  return set;
+#else
+  return false;
+#endif
 }
 
 void HeapTrimmer::tick(double now) {

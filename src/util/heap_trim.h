@@ -11,6 +11,16 @@
 // scene switched or loaded, a reset: soon()), and otherwise when the
 // resident size, looked at every few seconds, has grown by more than a slack since the last
 // trim (or the start); a steady run never trims. Elsewhere than glibc it does nothing.
+//
+// malloc_trim cannot shrink the top of a thread's arena (only free chunks inside it), and
+// glibc raises its thresholds as the program frees large blocks (the mmap threshold up to
+// 32 MB, the trim threshold to twice that), after which a thread's arena gives nothing
+// back by itself either: under the monkey, two arenas whose threads had freed everything
+// (2 kB in use) kept 10 to 12 MB resident each, and the main arena held 181 MB from the
+// system for 102 MB in use. fix_malloc_thresholds() (the window calls it first thing)
+// holds the thresholds where they start: blocks of a megabyte or more are mapped and given
+// back when freed, an arena's free top beyond 8 MB is given back at the next large free,
+// and the window's threads share two arenas instead of one each.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +29,11 @@ namespace tp {
 
 // The process's resident size, from /proc/self/statm; 0 where that cannot be read.
 size_t resident_bytes();
+
+// Fixes glibc malloc's thresholds as above (before the program starts threads); a user's
+// GLIBC_TUNABLES for malloc wins. Elsewhere than glibc it does nothing. Returns whether it
+// set them.
+bool fix_malloc_thresholds();
 
 class HeapTrimmer {
  public:
