@@ -257,6 +257,40 @@ TEST(SimRunner, InlineMeshesStayOnTheDeviceAndComeAfterAPausedChange) {
   EXPECT_LT(after.mesh.triangle_count(), target.triangles) << "built with the coarser cells";
 }
 
+// Memory follows the draw mode: a publish that draws neither the mesh nor the splats
+// gives back the mesher's arrays (the simulation's own, beside the published copies), and
+// the mesh comes back whole when it is drawn again.
+TEST(SimRunner, NeitherMeshNorSplatsDrawnGivesBackTheMesher) {
+  auto sim = resting_block();
+  SimRunner runner(*sim);
+  struct Count final : MeshTarget {
+    size_t triangles = 0;
+    void upload(const TriangleMesh& m) override { triangles = m.triangle_count(); }
+  };
+  runner.set_mesh(true);
+  runner.step_inline([](Simulation& s) { s.step(); }, /*copy_particles=*/false);
+  ASSERT_TRUE(runner.latest().has_mesh) << runner.latest().mesh_error;
+  Count before;
+  sim->publish_mesh(before);
+  ASSERT_GT(before.triangles, 100u);
+
+  runner.set_mesh(false);
+  runner.step_inline([](Simulation&) {}, false);
+  EXPECT_FALSE(runner.latest().has_mesh);
+  Count gone;
+  gone.triangles = 1;
+  sim->publish_mesh(gone);
+  EXPECT_EQ(gone.triangles, 0u) << "the mesher still held the last mesh";
+
+  runner.set_mesh(true);
+  runner.exclusive([](Simulation&) {});
+  runner.step_inline([](Simulation&) {}, false);
+  ASSERT_TRUE(runner.latest().has_mesh) << runner.latest().mesh_error;
+  Count again;
+  sim->publish_mesh(again);
+  EXPECT_EQ(again.triangles, before.triangles) << "the same water meshed again";
+}
+
 TEST(SimRunner, PicksThePublishedParticlesAsTheSimulationDoes) {
   auto sim = resting_block();
   SimRunner runner(*sim);

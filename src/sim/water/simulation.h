@@ -314,6 +314,11 @@ class Simulation {
   // The splats of the last build_splats() as 3 Vec4 per particle, as publish() writes
   // particles (interop on CUDA when the target gives it).
   virtual void publish_splats(PublishTarget& target) = 0;
+  // Gives back what the mesher holds (its lattice and output arrays, sized by the largest
+  // water and the finest mesh it has built): the window calls it when neither the mesh
+  // nor the splats are drawn, so that memory follows the draw mode. The next build makes
+  // them again.
+  virtual void release_mesher() = 0;
 
   virtual uint particle_count() const = 0;
   virtual uint boundary_count() const = 0;

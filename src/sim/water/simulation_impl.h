@@ -91,6 +91,7 @@ class SimulationImpl final : public Simulation {
   void build_mesh(const MeshSettings& settings, TriangleMesh* out, MeshTimes* times) override;
   void publish_mesh(MeshTarget& target) override;
   void build_splats(const MeshSettings& settings, std::vector<Vec4>* out) override;
+  void release_mesher() override { mesher_.reset(); }
   void publish_splats(PublishTarget& target) override;
   RunStats stats() override;
   RunStats stats_as_stepped() override;
