@@ -119,7 +119,9 @@ long long kept_after_a_thread_freed_everything(bool held) {
 TEST(HeapTrimChild, AThreadFreesEverything) {
   const char* mode = std::getenv("TP_HEAP_TRIM_CHILD");
   if (!mode) GTEST_SKIP() << "run by HeapTrim.WithHeldThresholdsWhatAThreadFreedGoesBackWithoutATrim";
-  if (std::string(mode) == "held") ASSERT_TRUE(fix_malloc_thresholds());
+  if (std::string(mode) == "held") {
+    ASSERT_TRUE(fix_malloc_thresholds());
+  }
   char* big = new char[24 << 20];
   for (int k = 0; k < (24 << 20); k += 4096) big[k] = 1;
   delete[] big;

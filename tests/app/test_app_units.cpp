@@ -215,6 +215,7 @@ struct FakeSim : Simulation {
   void build_splats(const MeshSettings&, std::vector<Vec4>*) override {}
   void publish_mesh(MeshTarget&) override {}
   void publish_splats(PublishTarget&) override {}
+  void release_mesher() override {}
   RunStats stats() override { return {}; }
   double simulated_time() const override { return 0.0; }
   std::vector<ObstacleShape> obstacles() const override { return {}; }
