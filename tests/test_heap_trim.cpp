@@ -20,16 +20,23 @@ namespace {
 
 constexpr size_t kMB = size_t(1) << 20;
 
-// 256 MB in 32 kB blocks (below malloc's mmap threshold: from the thread's arena), written,
-// then freed but the last, which keeps the arena's top in use.
+// `count` blocks of 32 kB (below malloc's mmap threshold: from the calling thread's
+// arena), each page written.
+std::vector<char*> written_blocks(int count) {
+  std::vector<char*> blocks;
+  for (int i = 0; i < count; ++i) {
+    char* b = new char[32 << 10];
+    for (int k = 0; k < (32 << 10); k += 4096) b[k] = char(i);
+    blocks.push_back(b);
+  }
+  return blocks;
+}
+
+// 256 MB in a thread of its own, written, then freed but the last block, which keeps the
+// arena's top in use.
 void churn_in_a_thread() {
   std::thread worker([] {
-    std::vector<char*> blocks;
-    for (int i = 0; i < 8192; ++i) {
-      char* b = new char[32 << 10];
-      for (int k = 0; k < (32 << 10); k += 4096) b[k] = char(i);
-      blocks.push_back(b);
-    }
+    const std::vector<char*> blocks = written_blocks(8192);
     for (size_t i = 0; i + 1 < blocks.size(); ++i) delete[] blocks[i];
     static char* kept = nullptr;
     kept = blocks.back();
@@ -127,13 +134,7 @@ TEST(HeapTrimChild, AThreadFreesEverything) {
   delete[] big;
   const size_t before = resident_bytes();
   std::thread worker([] {
-    std::vector<char*> blocks;
-    for (int i = 0; i < 768; ++i) {
-      char* b = new char[32 << 10];
-      for (int k = 0; k < (32 << 10); k += 4096) b[k] = char(i);
-      blocks.push_back(b);
-    }
-    for (char* b : blocks) delete[] b;
+    for (char* b : written_blocks(768)) delete[] b;
   });
   worker.join();
   std::printf("kept %lld\n", (long long)resident_bytes() - (long long)before);
