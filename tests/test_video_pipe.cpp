@@ -122,7 +122,9 @@ TEST(VideoPipe, FramesAndRepeatsMakeAnMp4OfTheirLengthAndColours) {
     ASSERT_TRUE(pipe.push(&frame, 3));
   }
   EXPECT_NE(access(path.c_str(), F_OK), 0) << "the file is NAME.part until closed";
+  EXPECT_GE(pipe.frames_held(), 1u) << "the last frame pushed is queued or kept as a spare";
   ASSERT_TRUE(pipe.close(&error)) << error;
+  EXPECT_EQ(pipe.frames_held(), 0u) << "a finished pipe gives its frames back";
   EXPECT_NE(access((path + ".part").c_str(), F_OK), 0);
   EXPECT_EQ(pipe.frames_written(), 45);
   EXPECT_EQ(pipe.frames_dropped(), 0);

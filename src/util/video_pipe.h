@@ -88,6 +88,9 @@ class VideoPipe {
   // failed (what it wrote is kept as path.part for a look). Safe to call twice.
   bool close(std::string* error);
 
+  // Frame buffers the pipe holds (queued for the encoder, or spare for the next push); none
+  // once it has finished.
+  size_t frames_held() const;
   int64_t frames_written() const;  ///< frames of the video (repeats included)
   int64_t frames_dropped() const;  ///< frames of the video that repeat the one before for want of the encoder
   const std::string& path() const { return options_.path; }

@@ -173,6 +173,7 @@ void VideoRecording::stop(FileControls& files) {
   if (!recording_) return;
   readback_->collect(true);
   readback_.reset();  // (the callback it holds is done with)
+  std::vector<uint8_t>().swap(buffer_);  // (a frame: 4.6 MB at 1280x900)
   pipe_->finish();
   recording_ = false;
   saving_ = true;
