@@ -62,6 +62,10 @@ void Renderer::set_tank(const glm::vec3& lo, const glm::vec3& hi) {
 void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
                     const Marker& marker) {
   probe_.begin_frame();
+  if (recycle_scenes_) {  // (after the surface's targets went, or the first frame: render/driver_scenes.h)
+    driver_scenes_.recycle();
+    recycle_scenes_ = false;
+  }
   const bool surface = settings.mode == RenderMode::Surface || settings.mode == RenderMode::Mesh;
   if (surface) {
     const float scale = surface_scale_for(settings.surface);
@@ -150,7 +154,12 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     // What the surface last drew at is not kept: memory follows the mode shown, not the
     // modes and window sizes seen before (a window that had drawn the surface at 1600x1200
     // held 36 MB more as spheres than one that had drawn it at 1280x900).
-    surface_->release_targets();
+    if (surface_->holds_targets()) {
+      surface_->release_targets();
+      // llvmpipe's scenes that only the surface's passes reached still hold its textures
+      // and triangles: emptied before the next frame.
+      recycle_scenes_ = driver_scenes_.needed();
+    }
   }
 
   probe_.begin("diffuse");

@@ -15,6 +15,7 @@
 
 #include "render/body_pass.h"
 #include "render/diffuse_pass.h"
+#include "render/driver_scenes.h"
 #include "render/gas_field.h"
 #include "render/gas_plane_pass.h"
 #include "render/gas_volume_pass.h"
@@ -116,6 +117,8 @@ class Renderer {
   std::vector<ObstacleDraw> obstacles_;
   std::vector<BodyDraw> bodies_;
   PassProbe probe_;
+  DriverScenes driver_scenes_;  ///< llvmpipe's scenes (render/driver_scenes.h)
+  bool recycle_scenes_ = true;  ///< before the next frame: the first (what the mode before left), or after the surface
   ResolutionController resolution_;  ///< the surface's scale while it is automatic
   glm::vec3 tank_lo_{0.0f}, tank_hi_{0.0f};
   bool have_tank_ = false;

@@ -86,6 +86,7 @@ class SurfaceRenderer {
   // Gives back the targets' memory while neither the surface nor the mesh is drawn (the
   // next begin_scene makes them again, at the size then).
   void release_targets() { targets_.release(); }
+  bool holds_targets() const { return !targets_.empty(); }
 
   // The off-screen textures, for passes drawn after the water (the diffuse bubbles read
   // the opaque scene's depth and the water's smoothed depth).
