@@ -8,9 +8,13 @@
 // from 230 to 326 MB. malloc_trim releases the free pages of every arena.
 //
 // HeapTrimmer does that when it is worth it: a second after an event that frees much (a
-// scene switched or loaded, a reset: soon()), and otherwise when the
-// resident size, looked at every few seconds, has grown by more than a slack since the last
-// trim (or the start); a steady run never trims. Elsewhere than glibc it does nothing.
+// scene switched or loaded, a reset: soon()), and otherwise when the resident size, looked
+// at every 2 s, has grown by more than 8 MB since the last trim (or the start). A steady
+// window trims rarely (20 s of the dam break: twice as spheres, once as the surface, about
+// 2 ms each); under the monkey's churn of modes, sizes and scenes about every 3 s, the
+// longest 37 ms. (It was 24 MB every 3 s: the monkey's checkpoints, the same seed, held 193
+// to 232 MB; with 8 MB and the video's frames given back, 167 to 185.) Elsewhere than
+// glibc it does nothing.
 //
 // malloc_trim cannot shrink the top of a thread's arena (only free chunks inside it), and
 // glibc raises its thresholds as the program frees large blocks (the mmap threshold up to
@@ -37,7 +41,7 @@ bool fix_malloc_thresholds();
 
 class HeapTrimmer {
  public:
-  explicit HeapTrimmer(double period_seconds = 3.0, size_t slack_bytes = size_t(24) << 20)
+  explicit HeapTrimmer(double period_seconds = 2.0, size_t slack_bytes = size_t(8) << 20)
       : period_(period_seconds), slack_(slack_bytes) {}
   // Once a frame, with the wall clock in seconds.
   void tick(double now);
