@@ -25,7 +25,6 @@ class DriverScenes {
  public:
   // Looks at the current context's GL_RENDERER: only llvmpipe needs it.
   DriverScenes();
-  bool needed() const { return llvmpipe_; }
   // Before the frame's drawing (it clears the back buffer, which the frame clears again);
   // nothing elsewhere than llvmpipe. Leaves framebuffer 0 bound and the clear colour as
   // it was.

@@ -158,7 +158,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
       surface_->release_targets();
       // llvmpipe's scenes that only the surface's passes reached still hold its textures
       // and triangles: emptied before the next frame.
-      recycle_scenes_ = driver_scenes_.needed();
+      recycle_scenes_ = true;  // (a no-op elsewhere than llvmpipe)
     }
   }
 
