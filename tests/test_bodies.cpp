@@ -382,13 +382,38 @@ TEST_P(BodiesSwitch, NineEightyFloatsAndTenTwentySinks3D) { expect_switch(3, Get
 INSTANTIATE_TEST_SUITE_P(Bodies, BodiesSwitch, testing::Values("pbf", "pcisph", "wcsph", "dfsph"),
                          [](const testing::TestParamInfo<const char*>& i) { return std::string(i.param); });
 
+// The level at which the far water's pressure extrapolates to zero: a straight line
+// through the pressures of the particles within `band` of the side walls, from 0.1 m up
+// to three spacings under `surface` (the pressure solvers; PBF has none: NaN).
+double pressure_zero_level(const Snapshot& snap, float spacing, float half_width, float band, float surface) {
+  double n = 0, sy = 0, sp = 0, syy = 0, syp = 0;
+  for (size_t i = 0; i < snap.position.size(); ++i) {
+    const Vec4& q = snap.position[i];
+    if (std::fabs(q.x) < half_width - band || q.y < 0.1f || q.y > surface - 3.0f * spacing) continue;
+    n += 1;
+    sy += q.y;
+    sp += snap.pressure[i];
+    syy += double(q.y) * q.y;
+    syp += double(q.y) * snap.pressure[i];
+  }
+  const double slope = (n * syp - sy * sp) / (n * syy - sy * sy);
+  if (!(n > 2) || !(slope < 0.0)) return NAN;
+  return -(sp - slope * sy) / n / slope;
+}
+
 // Archimedes in 2D: a box twice as wide as tall (or more) of density rho comes to rest at
 // a draft of rho / rho_water times its height (the far-field surface minus its lowest
 // point, averaged over a second at rest), within 3 % of its height. The tests average the
 // third second: over the second second PBF's 300 kg/m^3 box, still settling, read +3.2 %
 // (+0.2 % over the third, +0.4 % over the fourth).
-void expect_draft_2d(const char* solver, float density, float settle, float within) {
-  const float s = 0.01f, depth = 0.3f, height = 0.08f;
+// The box is 0.08 m tall, 8 spacings at 0.01 m and 16 at 0.005. The pressure solvers float
+// it high by a fraction of a spacing (2026-12-02: PCISPH -3.2, -3.2, -4.0 % of the height at
+// 0.01 m, -1.0, -0.8, -1.4 % at 0.005 m; WCSPH -3.6, -2.2, -4.3 % and -2.2, -2.2, -2.9 %).
+// Printed beside it, where the far water's pressure extrapolates to zero, against the
+// surface the particles show (the top particles plus half a spacing): PCISPH's a third of a
+// spacing above it, WCSPH's on it, so that is not the whole of it (docs/bodies.md).
+void expect_draft_2d(const char* solver, float density, float settle, float within, float s = 0.01f) {
+  const float depth = 0.3f, height = 0.08f;
   const float draft = density / 1000.0f * height;
   const float y = depth - draft + 0.5f * height;  // its centre where it floats
   const Scene scene = pool_with_body(
@@ -398,21 +423,30 @@ void expect_draft_2d(const char* solver, float density, float settle, float with
   auto sim = cpu_sim(scene, s);
   sim->params().solver = int(solver_named(solver));
   while (sim->simulated_time() < settle) sim->step();
-  double sum = 0.0;
-  int samples = 0;
+  double sum = 0.0, zero_sum = 0.0;
+  int samples = 0, zeros = 0;
   double t_next = settle;
   while (sim->simulated_time() < settle + 1.0) {
     sim->step();
     if (sim->simulated_time() < t_next) continue;
     t_next += 0.05;
     const BodySpec b = sim->bodies()[0];
-    const float surface = far_surface(sim->snapshot(), s, -0.6f, 0.6f, 0.15f);
+    const Snapshot snap = sim->snapshot();
+    const float surface = far_surface(snap, s, -0.6f, 0.6f, 0.15f);
     sum += surface - (b.pose.position.y - 0.5f * height);
     ++samples;
+    const double zero = pressure_zero_level(snap, s, 0.6f, 0.15f, surface);
+    if (!std::isnan(zero)) {
+      zero_sum += zero - surface;
+      ++zeros;
+    }
   }
   const double measured = sum / samples;
-  std::printf("[ draft ] %s density %.0f: %.4f m, Archimedes %.4f m (%.1f %% of the height)\n", solver, density,
-              measured, draft, 100.0 * (measured - draft) / height);
+  char zero[64] = "no pressure";
+  if (zeros) std::snprintf(zero, sizeof zero, "%.2f spacings above the surface", zero_sum / zeros / s);
+  std::printf("[ draft ] %s density %.0f, spacing %.3f m: %.4f m, Archimedes %.4f m (%+.1f %% of the height); "
+              "the pressure's zero: %s\n",
+              solver, density, s, measured, draft, 100.0 * (measured - draft) / height, zero);
   EXPECT_NEAR(measured, draft, within * height) << solver << " at " << density << " kg/m^3";
 }
 
@@ -562,13 +596,28 @@ TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {
   expect_draft_2d(std::get<0>(GetParam()), std::get<1>(GetParam()), 2.0f, 0.03f);
 }
 
+// The same with the box 16 spacings tall (0.005 m: 14,400 particles; PBF 35 s, PCISPH 80 to
+// 120 s, WCSPH 5 to 8 min each on 2 cores, in validation): the pressure solvers' drafts
+// within the 3 % there.
+class BodiesDraft2DFine : public BodiesDraft2D {};
+
+TEST_P(BodiesDraft2DFine, ABoxFloatsAtArchimedesDraft) {
+  expect_draft_2d(std::get<0>(GetParam()), std::get<1>(GetParam()), 2.0f, 0.03f, 0.005f);
+}
+
+auto draft_name = [](const auto& info) {
+  return std::string(std::get<0>(info.param)) + "_" + std::to_string(int(std::get<1>(info.param)));
+};
 INSTANTIATE_TEST_SUITE_P(Bodies, BodiesDraft2D,
                          ::testing::Combine(::testing::Values("pbf", "pcisph", "wcsph", "dfsph"),
                                             ::testing::Values(300.0f, 500.0f, 800.0f)),
-                         [](const auto& info) {
-                           return std::string(std::get<0>(info.param)) + "_" +
-                                  std::to_string(int(std::get<1>(info.param)));
-                         });
+                         draft_name);
+// (Not DFSPH: 500 s a run at this spacing, the density solve at its cap of 100 iterations a
+// step, and the light box sank to +36 % of the height: docs/bodies.md.)
+INSTANTIATE_TEST_SUITE_P(Bodies, BodiesDraft2DFine,
+                         ::testing::Combine(::testing::Values("pbf", "pcisph", "wcsph"),
+                                            ::testing::Values(300.0f, 500.0f, 800.0f)),
+                         draft_name);
 
 }  // namespace
 }  // namespace tp::test
