@@ -101,6 +101,34 @@ TEST(HeapTrim, ASecondAfterItIsToldOfAnEventItTrimsWhateverTheSlack) {
   EXPECT_EQ(trimmer.trims(), 1) << "once";
 }
 
+// The window's trimmer trims on a thread of its own: tick() asks and returns, the memory
+// goes back all the same, and the figures say so.
+TEST(HeapTrim, InTheBackgroundTheTrimRunsOnItsOwnThread) {
+  if (!testable()) GTEST_SKIP() << "glibc's malloc only, without a sanitizer";
+  HeapTrimmer trimmer(0.0, 64 * kMB, true);
+  const size_t before = resident_bytes();
+  trimmer.tick(0.0);  // the baseline
+  churn_in_a_thread();
+  const size_t held = resident_bytes();
+  ASSERT_GT(held, before + 128 * kMB) << "malloc gave the freed blocks back by itself: nothing to test here";
+  trimmer.tick(1.0);
+  trimmer.wait_idle();
+  EXPECT_EQ(trimmer.trims(), 1);
+  EXPECT_TRUE(trimmer.last_trim_elsewhere()) << "the trim ran on the thread that ticked";
+  EXPECT_LT(resident_bytes(), held - 128 * kMB) << "the background trim released less than half of the 256 MB freed";
+  EXPECT_GT(trimmer.released_bytes(), 128 * kMB);
+  trimmer.tick(2.0);  // steady: within the slack of the baseline the worker set
+  trimmer.wait_idle();
+  EXPECT_EQ(trimmer.trims(), 1);
+  // The synchronous trimmer trims where it is ticked.
+  HeapTrimmer here(0.0, 64 * kMB);
+  here.tick(0.0);
+  churn_in_a_thread();
+  here.tick(1.0);
+  EXPECT_EQ(here.trims(), 1);
+  EXPECT_FALSE(here.last_trim_elsewhere());
+}
+
 namespace {
 
 // What a fresh process keeps resident [bytes] after: fix_malloc_thresholds() when `held`;

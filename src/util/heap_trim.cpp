@@ -36,23 +36,87 @@ bool fix_malloc_thresholds() {
 #endif
 }
 
+HeapTrimmer::HeapTrimmer(double period_seconds, size_t slack_bytes, bool background)
+    : period_(period_seconds), slack_(slack_bytes) {
+#if defined(__GLIBC__)
+  if (background) worker_ = std::thread([this] { run_worker(); });
+#else
+  (void)background;
+#endif
+}
+
+HeapTrimmer::~HeapTrimmer() {
+  if (!worker_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  worker_.join();
+}
+
+void HeapTrimmer::run_worker() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || job_ != 0; });
+    if (stop_) return;
+    const size_t resident = job_;
+    job_ = 0;
+    lock.unlock();
+    trim(resident);
+    lock.lock();
+    busy_ = false;
+    idle_.notify_all();
+  }
+}
+
+void HeapTrimmer::wait_idle() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return !busy_; });
+}
+
+int HeapTrimmer::trims() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return trims_;
+}
+double HeapTrimmer::longest_ms() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return longest_ms_;
+}
+size_t HeapTrimmer::released_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return released_;
+}
+bool HeapTrimmer::last_trim_elsewhere() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return elsewhere_;
+}
+
 void HeapTrimmer::tick(double now) {
   const bool asked = pending_ >= 0.0 && now >= pending_;
   if (now < next_ && !asked) return;
   next_ = now + period_;
   if (asked) pending_ = -1.0;  // (asked once, whether or not the size can be read)
+  std::unique_lock<std::mutex> lock(mutex_);
+  ticks_on_ = std::this_thread::get_id();
+  if (busy_) return;  // (a trim is running: it sets the baseline)
   const size_t resident = resident_bytes();
   if (resident == 0) return;
-  if (asked) {
-    trim(resident);
-    return;
-  }
-  if (baseline_ == 0 || resident < baseline_) {
-    baseline_ = resident;
-    return;
-  }
   // (Growth that is memory in use trims once for each slack it grows: bounded.)
-  if (resident >= baseline_ + slack_) trim(resident);
+  const bool due = asked || (baseline_ != 0 && resident >= baseline_ && resident >= baseline_ + slack_);
+  if (!due) {
+    if (baseline_ == 0 || resident < baseline_) baseline_ = resident;
+    return;
+  }
+  if (worker_.joinable()) {
+    busy_ = true;
+    job_ = resident;
+    lock.unlock();
+    wake_.notify_one();
+    return;
+  }
+  lock.unlock();
+  trim(resident);
 }
 
 void HeapTrimmer::trim(size_t resident) {
@@ -61,11 +125,14 @@ void HeapTrimmer::trim(size_t resident) {
   malloc_trim(0);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const size_t after = resident_bytes();
+  std::lock_guard<std::mutex> lock(mutex_);
   ++trims_;
+  elsewhere_ = std::this_thread::get_id() != ticks_on_;
   if (ms > longest_ms_) longest_ms_ = ms;
   if (after < resident) released_ += resident - after;
   baseline_ = after > 0 ? after : resident;
 #else
+  std::lock_guard<std::mutex> lock(mutex_);
   baseline_ = resident;
 #endif
 }

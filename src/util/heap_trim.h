@@ -13,8 +13,9 @@
 // window trims rarely (20 s of the dam break: twice as spheres, once as the surface, about
 // 2 ms each); under the monkey's churn of modes, sizes and scenes about every 3 s, the
 // longest 37 ms. (It was 24 MB every 3 s: the monkey's checkpoints, the same seed, held 193
-// to 232 MB; with 8 MB and the video's frames given back, 167 to 185.) Elsewhere than
-// glibc it does nothing.
+// to 232 MB; with 8 MB and the video's frames given back, 167 to 185.) The window's trims
+// run on a thread of the trimmer's own (2026-12-02; before, in the frame loop, the hour's
+// longest held a frame 122 ms). Elsewhere than glibc it does nothing.
 //
 // malloc_trim cannot shrink the top of a thread's arena (only free chunks inside it), and
 // glibc raises its thresholds as the program frees large blocks (the mmap threshold up to
@@ -27,7 +28,10 @@
 // and the window's threads share two arenas instead of one each.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
+#include <mutex>
+#include <thread>
 
 namespace tp {
 
@@ -41,25 +45,42 @@ bool fix_malloc_thresholds();
 
 class HeapTrimmer {
  public:
-  explicit HeapTrimmer(double period_seconds = 2.0, size_t slack_bytes = size_t(8) << 20)
-      : period_(period_seconds), slack_(slack_bytes) {}
-  // Once a frame, with the wall clock in seconds.
+  // `background`: the trims run on a thread of the trimmer's own, so that tick() never
+  // waits for one (the window's: a trim holds the frame for 2 ms when steady, but under the
+  // monkey's churn up to 37 ms, and 122 ms beside a build). A malloc on another thread that
+  // needs the arena being trimmed still waits for that arena's part of it.
+  explicit HeapTrimmer(double period_seconds = 2.0, size_t slack_bytes = size_t(8) << 20, bool background = false);
+  ~HeapTrimmer();
+  HeapTrimmer(const HeapTrimmer&) = delete;
+  HeapTrimmer& operator=(const HeapTrimmer&) = delete;
+  // Once a frame, with the wall clock in seconds. While a background trim runs it only
+  // keeps the clock: the next look comes a period later.
   void tick(double now);
   // Something that frees much happened at `now`: trim `delay` seconds later (a later call
   // puts it off again: a burst of events trims once, at its end).
   void soon(double now, double delay = 1.0) { pending_ = now + delay; }
+  // Until no trim is running (at once without the background thread).
+  void wait_idle();
 
-  int trims() const { return trims_; }
-  double longest_ms() const { return longest_ms_; }  ///< the longest trim so far
-  size_t released_bytes() const { return released_; }  ///< the resident size the trims gave back
+  int trims() const;
+  double longest_ms() const;  ///< the longest trim so far
+  size_t released_bytes() const;  ///< the resident size the trims gave back
+  bool last_trim_elsewhere() const;  ///< whether the last trim ran on another thread than tick's
 
  private:
+  void trim(size_t resident);  // the trim itself and its figures (on either thread)
+  void run_worker();
   double period_, next_ = -1.0, pending_ = -1.0;
-  void trim(size_t resident);
-  size_t slack_, baseline_ = 0;
+  const size_t slack_;
+  mutable std::mutex mutex_;  // what follows, shared with the worker
+  std::condition_variable wake_, idle_;
+  size_t baseline_ = 0, job_ = 0;  // job_: the resident size a due trim was asked at (0: none)
+  bool busy_ = false, stop_ = false, elsewhere_ = false;
   int trims_ = 0;
   double longest_ms_ = 0.0;
   size_t released_ = 0;
+  std::thread::id ticks_on_{};
+  std::thread worker_;  // (last: started once the rest is)
 };
 
 }  // namespace tp

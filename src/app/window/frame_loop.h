@@ -48,7 +48,7 @@ class FrameLoop {
   double last_input_time_ = 0.0;  ///< [s] GLFW time of the last input or busy frame
   VideoRecording video_;          ///< F9, the panel's Record video, --video
   bool video_option_started_ = false;  ///< --video has started its recording
-  HeapTrimmer heap_trimmer_;      ///< freed memory back to the system (util/heap_trim.h)
+  HeapTrimmer heap_trimmer_{2.0, size_t(8) << 20, true};  ///< freed memory back to the system, on a thread of its own (util/heap_trim.h)
 };
 
 // Ends the running mode's session from outside its loop, when the display has gone away
