@@ -372,7 +372,11 @@ TEST(Window, PresetSaveAndLoadFromThePanel) {
 
 // Save state, let the water run on, Load state: the water is back where it was saved (the
 // frame after loading looks like the frame at the save, not like the one before loading).
-// A missing state file is a red sentence, and the water runs on.
+// A missing state file is a red sentence, and the water runs on. The save and the load are
+// made paused, so that the frames compared show the state saved and the state loaded, not
+// the water some frames on: read a few frames after the log said so, the frames around
+// the save and the load differed by however many frames the log took to show (the load's
+// 4.1 to 4.3 against the bound 4.1 in two runs of ten, 2026-12-02).
 TEST(Window, StateSaveAndLoadFromThePanel) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
@@ -388,11 +392,19 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
   unsigned long w = 0;
   start(app, &watcher, &w);
   if (HasFatalFailure()) return;
-  click(w, wait_for_widget(app, "state save"));  // the default name, in the working directory
+  const std::string focus = "windowfocus --sync " + std::to_string(w);
+  const Widget save_button = wait_for_widget(app, "state save");
+  if (HasFatalFailure()) return;
+  send(focus + " key space");  // paused
+  wait_frames(*watcher, 3);
+  click(w, save_button);  // the default name, in the working directory
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: saved state " + dir + "/tidepool-state.tpstate")) << app.output();
+  wait_frames(*watcher, 2);
+  if (HasFatalFailure()) return;
   const Image at_save = grab_window(*watcher, kWidth, kTallHeight);
   save_png(at_save, dir + "/at_save.png");
+  send(focus + " key space");  // running
   wait_frames(*watcher, 60);  // 0.24 s of collapse
   if (HasFatalFailure()) return;
   const Image later = grab_window(*watcher, kWidth, kTallHeight);
@@ -411,21 +423,24 @@ TEST(Window, StateSaveAndLoadFromThePanel) {
   EXPECT_GT(red_pixels(refused, wait_for_widget(app, "state note")), 200) << "the error in red";
   EXPECT_GT(mean_abs_diff(refused, later, kScene), 0.5) << "the water runs on after the refusal";
 
+  send(focus + " key space");  // paused (the button took the path field's focus)
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
   type_into(w, widget(app, "state path"), dir + "/tidepool-state.tpstate");
   if (HasFatalFailure()) return;
   click(w, widget(app, "state load"));
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: loaded state " + dir + "/tidepool-state.tpstate")) << app.output();
-  wait_frames(*watcher, 1);
+  wait_frames(*watcher, 2);
   if (HasFatalFailure()) return;
   const Image loaded = grab_window(*watcher, kWidth, kTallHeight);
   save_png(loaded, dir + "/loaded.png");
   const double to_save = mean_abs_diff(loaded, at_save, kScene), to_later = mean_abs_diff(loaded, later, kScene);
   std::printf("after loading: %.2f from the frame at the save, %.2f from the frame before loading\n", to_save,
               to_later);
-  EXPECT_LT(to_save, 0.5 * to_later) << "the water went back to where it was saved";
+  EXPECT_LT(to_save, 0.2 * to_later) << "the water went back to where it was saved";
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  send(focus + " key Escape");
   ASSERT_TRUE(app.wait_exit(60));
   EXPECT_EQ(app.exit_code(), 0) << app.output();
 }
