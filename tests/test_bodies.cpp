@@ -396,8 +396,9 @@ double pressure_zero_level(const Snapshot& snap, float spacing, float half_width
     syy += double(q.y) * q.y;
     syp += double(q.y) * snap.pressure[i];
   }
+  if (n < 3) return NAN;
   const double slope = (n * syp - sy * sp) / (n * syy - sy * sy);
-  if (!(n > 2) || !(slope < 0.0)) return NAN;
+  if (!(slope < 0.0)) return NAN;
   return -(sp - slope * sy) / n / slope;
 }
 

@@ -70,14 +70,14 @@ TEST(HeapTrim, MemoryAThreadFreedGoesBackOnceTheResidentSizeGrewPastTheSlack) {
   const size_t held = resident_bytes();
   ASSERT_GT(held, before + 128 * kMB) << "malloc gave the freed blocks back by itself: nothing to test here";
   trimmer.tick(1.0);
-  EXPECT_EQ(trimmer.trims(), 1);
+  EXPECT_EQ(trimmer.figures().trims, 1);
   const size_t after = resident_bytes();
   EXPECT_LT(after, held - 128 * kMB) << "the trim released less than half of the 256 MB freed";
-  EXPECT_GT(trimmer.released_bytes(), 128 * kMB);
+  EXPECT_GT(trimmer.figures().released_bytes, 128 * kMB);
   // Steady: no trim while the resident size stays within the slack.
   trimmer.tick(2.0);
   trimmer.tick(3.0);
-  EXPECT_EQ(trimmer.trims(), 1);
+  EXPECT_EQ(trimmer.figures().trims, 1);
 }
 
 TEST(HeapTrim, ASecondAfterItIsToldOfAnEventItTrimsWhateverTheSlack) {
@@ -89,16 +89,16 @@ TEST(HeapTrim, ASecondAfterItIsToldOfAnEventItTrimsWhateverTheSlack) {
   const size_t held = resident_bytes();
   ASSERT_GT(held, before + 128 * kMB) << "malloc gave the freed blocks back by itself: nothing to test here";
   trimmer.tick(5.0);
-  EXPECT_EQ(trimmer.trims(), 0) << "not due yet";
+  EXPECT_EQ(trimmer.figures().trims, 0) << "not due yet";
   trimmer.soon(5.0);
   trimmer.soon(5.5);  // put off again (a resize that goes on)
   trimmer.tick(6.2);
-  EXPECT_EQ(trimmer.trims(), 0) << "a second after the last event, not the first";
+  EXPECT_EQ(trimmer.figures().trims, 0) << "a second after the last event, not the first";
   trimmer.tick(6.6);
-  EXPECT_EQ(trimmer.trims(), 1);
+  EXPECT_EQ(trimmer.figures().trims, 1);
   EXPECT_LT(resident_bytes(), held - 128 * kMB);
   trimmer.tick(20.0);
-  EXPECT_EQ(trimmer.trims(), 1) << "once";
+  EXPECT_EQ(trimmer.figures().trims, 1) << "once";
 }
 
 // The window's trimmer trims on a thread of its own: tick() asks and returns, the memory
@@ -113,20 +113,20 @@ TEST(HeapTrim, InTheBackgroundTheTrimRunsOnItsOwnThread) {
   ASSERT_GT(held, before + 128 * kMB) << "malloc gave the freed blocks back by itself: nothing to test here";
   trimmer.tick(1.0);
   trimmer.wait_idle();
-  EXPECT_EQ(trimmer.trims(), 1);
-  EXPECT_TRUE(trimmer.last_trim_elsewhere()) << "the trim ran on the thread that ticked";
+  EXPECT_EQ(trimmer.figures().trims, 1);
+  EXPECT_TRUE(trimmer.figures().last_elsewhere) << "the trim ran on the thread that ticked";
   EXPECT_LT(resident_bytes(), held - 128 * kMB) << "the background trim released less than half of the 256 MB freed";
-  EXPECT_GT(trimmer.released_bytes(), 128 * kMB);
+  EXPECT_GT(trimmer.figures().released_bytes, 128 * kMB);
   trimmer.tick(2.0);  // steady: within the slack of the baseline the worker set
   trimmer.wait_idle();
-  EXPECT_EQ(trimmer.trims(), 1);
+  EXPECT_EQ(trimmer.figures().trims, 1);
   // The synchronous trimmer trims where it is ticked.
   HeapTrimmer here(0.0, 64 * kMB);
   here.tick(0.0);
   churn_in_a_thread();
   here.tick(1.0);
-  EXPECT_EQ(here.trims(), 1);
-  EXPECT_FALSE(here.last_trim_elsewhere());
+  EXPECT_EQ(here.figures().trims, 1);
+  EXPECT_FALSE(here.figures().last_elsewhere);
 }
 
 namespace {

@@ -75,21 +75,9 @@ void HeapTrimmer::wait_idle() {
   idle_.wait(lock, [this] { return !busy_; });
 }
 
-int HeapTrimmer::trims() const {
+HeapTrimmer::Figures HeapTrimmer::figures() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return trims_;
-}
-double HeapTrimmer::longest_ms() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return longest_ms_;
-}
-size_t HeapTrimmer::released_bytes() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return released_;
-}
-bool HeapTrimmer::last_trim_elsewhere() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return elsewhere_;
+  return figures_;
 }
 
 void HeapTrimmer::tick(double now) {
@@ -126,10 +114,10 @@ void HeapTrimmer::trim(size_t resident) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const size_t after = resident_bytes();
   std::lock_guard<std::mutex> lock(mutex_);
-  ++trims_;
-  elsewhere_ = std::this_thread::get_id() != ticks_on_;
-  if (ms > longest_ms_) longest_ms_ = ms;
-  if (after < resident) released_ += resident - after;
+  ++figures_.trims;
+  figures_.last_elsewhere = std::this_thread::get_id() != ticks_on_;
+  if (ms > figures_.longest_ms) figures_.longest_ms = ms;
+  if (after < resident) figures_.released_bytes += resident - after;
   baseline_ = after > 0 ? after : resident;
 #else
   std::lock_guard<std::mutex> lock(mutex_);

@@ -62,10 +62,13 @@ class HeapTrimmer {
   // Until no trim is running (at once without the background thread).
   void wait_idle();
 
-  int trims() const;
-  double longest_ms() const;  ///< the longest trim so far
-  size_t released_bytes() const;  ///< the resident size the trims gave back
-  bool last_trim_elsewhere() const;  ///< whether the last trim ran on another thread than tick's
+  struct Figures {
+    int trims = 0;
+    double longest_ms = 0.0;  ///< the longest trim so far
+    size_t released_bytes = 0;  ///< the resident size the trims gave back
+    bool last_elsewhere = false;  ///< whether the last trim ran on another thread than tick's
+  };
+  Figures figures() const;  ///< (one read, consistent while the worker trims)
 
  private:
   void trim(size_t resident);  // the trim itself and its figures (on either thread)
@@ -75,10 +78,8 @@ class HeapTrimmer {
   mutable std::mutex mutex_;  // what follows, shared with the worker
   std::condition_variable wake_, idle_;
   size_t baseline_ = 0, job_ = 0;  // job_: the resident size a due trim was asked at (0: none)
-  bool busy_ = false, stop_ = false, elsewhere_ = false;
-  int trims_ = 0;
-  double longest_ms_ = 0.0;
-  size_t released_ = 0;
+  bool busy_ = false, stop_ = false;
+  Figures figures_;
   std::thread::id ticks_on_{};
   std::thread worker_;  // (last: started once the rest is)
 };

@@ -307,10 +307,10 @@ int FrameLoop::run(WindowMode& mode) {
     print_window_bench(result, options_.bench_json);
   }
   if (options_.gl_check) exit_code = gl_check_verdict(renderer, panel_gl_errors, exit_code);
-  if (mode.next_scene().empty() && heap_trimmer_.trims() > 0)
+  const HeapTrimmer::Figures trimmed = heap_trimmer_.figures();
+  if (mode.next_scene().empty() && trimmed.trims > 0)
     std::fprintf(stderr, "tidepool: freed memory given back to the system %d times: %.0f MB (the longest %.1f ms)\n",
-                 heap_trimmer_.trims(), double(heap_trimmer_.released_bytes()) / 1048576.0,
-                 heap_trimmer_.longest_ms());
+                 trimmed.trims, double(trimmed.released_bytes) / 1048576.0, trimmed.longest_ms);
   return mode.finish(exit_code, stop_signal() ? signal_text(stop_signal()) : "", frames);
 }
 
