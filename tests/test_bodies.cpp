@@ -40,10 +40,8 @@ float far_surface(const Snapshot& snap, float spacing, float x_lo, float x_hi, f
     std::map<int, float> top;  // per z column (one in 2D)
     for (const Vec4& p : snap.position)
       if (std::fabs(p.x - x) < 0.5f * spacing) {
-        const int z = int(std::floor(p.z / spacing));
-        const auto it = top.find(z);
-        if (it == top.end()) top[z] = p.y;
-        else it->second = std::max(it->second, p.y);
+        const auto [it, first] = top.try_emplace(int(std::floor(p.z / spacing)), p.y);
+        if (!first) it->second = std::max(it->second, p.y);
       }
     for (const auto& [z, y] : top) {
       sum += y;
@@ -409,17 +407,6 @@ double pressure_zero_level(const Snapshot& snap, float spacing, float half_width
   return -(sp - slope * sy) / n / slope;
 }
 
-// Archimedes in 2D: a box twice as wide as tall (or more) of density rho comes to rest at
-// a draft of rho / rho_water times its height (the far-field surface minus its lowest
-// point, averaged over a second at rest), within 3 % of its height. The tests average the
-// third second: over the second second PBF's 300 kg/m^3 box, still settling, read +3.2 %
-// (+0.2 % over the third, +0.4 % over the fourth).
-// The box is 0.08 m tall, 8 spacings at 0.01 m and 16 at 0.005. The pressure solvers float
-// it high by a fraction of a spacing (2026-12-02: PCISPH -3.2, -3.2, -4.0 % of the height at
-// 0.01 m, -1.0, -0.8, -1.4 % at 0.005 m; WCSPH -3.6, -2.2, -4.3 % and -2.2, -2.2, -2.9 %).
-// Printed beside it, where the far water's pressure extrapolates to zero, against the
-// surface the particles show (the top particles plus half a spacing): PCISPH's a third of a
-// spacing above it, WCSPH's on it, so that is not the whole of it (docs/bodies.md).
 // The pool a draft is measured in: the box's height and footprint, the water's depth, the
 // tank's half extents, and the band along the side walls (x) where the far water is read.
 struct DraftPool {
@@ -439,6 +426,17 @@ DraftPool draft_pool(int dimensions) {
 // DFSPH 0.270, 0.201, 0.050; 3D 0.003 (PCISPH) to 0.048 (DFSPH at 300)).
 constexpr double kDraftRestSpeed = 0.1;  // [m/s]
 
+// Archimedes, in 2D or 3D: a box twice as wide as tall (or more) of density rho comes to
+// rest at a draft of rho / rho_water times its height (the far-field surface minus its
+// lowest point, averaged over a second at rest), within 3 % of its height. The tests average
+// the third second: over the second second PBF's 300 kg/m^3 box, still settling, read
+// +3.2 % (+0.2 % over the third, +0.4 % over the fourth).
+// In 2D the box is 0.08 m tall, 8 spacings at 0.01 m and 16 at 0.005. The pressure solvers
+// float it high by a fraction of a spacing (2026-12-02: PCISPH -3.2, -3.2, -4.0 % of the height at
+// 0.01 m, -1.0, -0.8, -1.4 % at 0.005 m; WCSPH -3.6, -2.2, -4.3 % and -2.2, -2.2, -2.9 %).
+// Printed beside it, where the far water's pressure extrapolates to zero, against the
+// surface the particles show (the top particles plus half a spacing): PCISPH's a third of a
+// spacing above it, WCSPH's on it, so that is not the whole of it (docs/bodies.md).
 void expect_draft(int dimensions, const char* solver, float density, float settle, float within, float s) {
   const DraftPool pool = draft_pool(dimensions);
   const float height = pool.height;
@@ -487,10 +485,6 @@ void expect_draft(int dimensions, const char* solver, float density, float settl
   // At rest: a box bobbing through the second would make its mean draft say little
   // (DFSPH's light boxes bounce on the water in 2D, up to 0.77 m/s: docs/bodies.md).
   EXPECT_LT(rms, kDraftRestSpeed) << solver << " at " << density << " kg/m^3: the box comes to rest";
-}
-
-void expect_draft_2d(const char* solver, float density, float settle, float within, float s = 0.01f) {
-  expect_draft(2, solver, density, settle, within, s);
 }
 
 // Archimedes at its root, apart from where the surface is: the water's force on a box held
@@ -636,7 +630,7 @@ INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics3D, ::testing::Values("pbf", 
 class BodiesDraft2D : public ::testing::TestWithParam<std::tuple<const char*, float>> {};
 
 TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {
-  expect_draft_2d(std::get<0>(GetParam()), std::get<1>(GetParam()), 2.0f, 0.03f);
+  expect_draft(2, std::get<0>(GetParam()), std::get<1>(GetParam()), 2.0f, 0.03f, 0.01f);
 }
 
 // The same with the box 16 spacings tall (0.005 m: 14,400 particles; PBF 35 s, PCISPH 80 to
@@ -645,7 +639,7 @@ TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {
 class BodiesDraft2DFine : public BodiesDraft2D {};
 
 TEST_P(BodiesDraft2DFine, ABoxFloatsAtArchimedesDraft) {
-  expect_draft_2d(std::get<0>(GetParam()), std::get<1>(GetParam()), 2.0f, 0.03f, 0.005f);
+  expect_draft(2, std::get<0>(GetParam()), std::get<1>(GetParam()), 2.0f, 0.03f, 0.005f);
 }
 
 // Archimedes in 3D: a box 0.24 x 0.16 x 0.24 m, 8 spacings tall at 0.02 m (15,000
