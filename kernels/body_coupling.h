@@ -20,6 +20,26 @@
 
 namespace tp {
 
+// How a body's velocity answers the fluid within a solve it is coupled inside (DFSPH's
+// bodies, src/sim/water/dfsph.h): the change of its velocity and angular velocity that a
+// force and a torque about its centre give it over dt, as its move would (impulse over
+// mass; the torque's impulse through its inertia, in the world frame), and the share of
+// that change it takes per iteration. Zero for a kinematic body; for a body on an axle
+// only the turn about it; in 2D only the plane's.
+struct BodyResponse {
+  Vec3 inverse_mass;        ///< [1/kg] per axis (0 where it cannot move)
+  Vec3 inverse_inertia[3];  ///< [1/(kg m^2)] the rows of the world frame's inverse inertia
+  Vec3 fall;                ///< [m/s^2] gravity, for a body free to fall (else 0)
+  float share;              ///< of the change taken per iteration (RigidBodies::in_solve_share)
+};
+TP_HD TP_INLINE Vec3 response_velocity(const BodyResponse& r, Vec3 force, float dt) {
+  return Vec3{r.inverse_mass.x * force.x, r.inverse_mass.y * force.y, r.inverse_mass.z * force.z} * dt;
+}
+TP_HD TP_INLINE Vec3 response_turn(const BodyResponse& r, Vec3 torque, float dt) {
+  return Vec3{dot(r.inverse_inertia[0], torque), dot(r.inverse_inertia[1], torque), dot(r.inverse_inertia[2], torque)} *
+         dt;
+}
+
 // What the clamp gave one particle as it pushed it out of a body: the change of its
 // velocity and which body pushed (the last, when several did; -1: none). The body takes the
 // momentum back (RigidBodies::take_back_pushes), so that the clamp's push is an exchange.

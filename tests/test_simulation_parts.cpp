@@ -13,6 +13,7 @@
 #include "sim/backend/backend_cpu.h"
 #include "sim/water/diffuse.h"
 #include "sim/water/phase_timers.h"
+#include "sim/water/rigid_bodies.h"
 #include "sim/water/scene_objects.h"
 #include "sim/water/step_guard.h"
 #include "sim/water/step_record.h"
@@ -252,5 +253,64 @@ TEST(DiffuseParticles, AddsUpToItsCapDroppingTheOldestFirst) {
   EXPECT_EQ(diffuse.elapsed(), 0.0);
 }
 
+
+// DFSPH's bodies inside its solves (RigidBodies::solve_*): a body's samples carry, beyond
+// its own motion, the change the latest sums will make at its next move (impulse over mass,
+// the torque's impulse through its inertia), and in each iteration a share m / (m + 2 rho0 V)
+// more of the change the solve's force gives; none for a kinematic body, only the turn about
+// its axle for one on an axle; gravity's change added between the solves.
+TEST(RigidBodies, InASolveABodyTakesItsShareOfTheChangeTheFluidsForceGives) {
+  BodySpec free_box;  // 0.2 m cube of 500 kg/m^3: 4 kg, I = m (0.2^2 + 0.2^2) / 12
+  free_box.pose.position = Vec3{0.0f, 0.5f, 0.0f};
+  BodySpec held = free_box, wheel = free_box;
+  held.kinematic = true;
+  held.pose.position.x = 0.4f;
+  wheel.axle = 2;
+  wheel.pose.position.x = -0.4f;
+  RigidBodies<CpuBackend> bodies;
+  bodies.setup({free_box, held, wheel}, 0.02f, 3, Vec3{-1, 0, -1}, Vec3{1, 2, 1});
+  const float m = 4.0f, inertia = m * 0.08f / 12.0f, rho0 = 1000.0f, dt = 0.01f;
+  const Vec3 force{10.0f, -20.0f, 5.0f}, torque{0.0f, 0.0f, 0.3f}, gravity{0.0f, -9.81f, 0.0f};
+  bodies.restore_sums({force, force, force}, {torque, torque, torque});
+  bodies.solve_start(dt, gravity, rho0);
+  const Vec4* o = bodies.solve_offsets();
+  auto near = [](Vec3 a, Vec3 b) { return length(a - b) < 1e-5f; };
+  EXPECT_TRUE(near(xyz(o[0]), force * (dt / m))) << "the pending change: impulse over mass";
+  EXPECT_TRUE(near(xyz(o[1]), torque * (dt / inertia)));
+  EXPECT_TRUE(near(xyz(o[2]), Vec3{0, 0, 0}) && near(xyz(o[3]), Vec3{0, 0, 0})) << "a kinematic body: none";
+  EXPECT_TRUE(near(xyz(o[4]), Vec3{0, 0, 0})) << "on an axle: no move";
+  EXPECT_TRUE(near(xyz(o[5]), torque * (dt / inertia))) << "on an axle: the turn about it";
+
+  // An iteration's force: every sample of the free box pushed along x by 0.01 N.
+  std::vector<Vec4> local;
+  std::vector<uint> owner;
+  bodies.append_samples(&local, &owner, 0);
+  std::vector<Vec4> push(local.size(), Vec4{0, 0, 0, 0}), world(local.size());
+  const BodySpec placed[3] = {free_box, held, wheel};
+  uint pushed = 0;
+  for (size_t k = 0; k < local.size(); ++k) {
+    world[k] = make_vec4(placed[owner[k]].pose.position + xyz(local[k]), 0.0f);
+    if (owner[k] == 0) push[k] = Vec4{0.01f, 0, 0, 0}, ++pushed;
+  }
+  ASSERT_GT(pushed, 100u);
+  bodies.sum_forces(push.data(), world.data(), true);
+  const float share = bodies.in_solve_share(0, rho0);
+  EXPECT_NEAR(share, m / (m + 2.0f * rho0 * 0.008f), 1e-6f);
+  const Vec3 target{0.01f * float(pushed) * dt / m, 0.0f, 0.0f};
+  bodies.solve_iterate(dt);
+  EXPECT_TRUE(near(xyz(o[0]), force * (dt / m) + target * share)) << "a share of the change a first iteration";
+  bodies.solve_iterate(dt);
+  const float taken = 1.0f - (1.0f - share) * (1.0f - share);
+  EXPECT_TRUE(near(xyz(o[0]), force * (dt / m) + target * taken)) << "and a share of the rest the next";
+  EXPECT_TRUE(near(xyz(o[2]), Vec3{0, 0, 0})) << "the kinematic body still none";
+  // Between the solves: kept, and gravity's change within dt for the body free to fall.
+  bodies.solve_next(dt);
+  EXPECT_TRUE(near(xyz(o[0]), force * (dt / m) + target * taken + gravity * dt));
+  EXPECT_TRUE(near(xyz(o[4]), Vec3{0, 0, 0})) << "the wheel does not fall";
+  // The sums the next move takes are the start's, not the iterations'.
+  std::vector<Vec3> f, t;
+  bodies.latest_sums(&f, &t);
+  EXPECT_TRUE(near(f[0], force));
+}
 }  // namespace
 }  // namespace tp

@@ -16,6 +16,53 @@ struct DfsphOutcome {
   double error = 0.0;  // the mean predicted compression (or growth, for the divergence) reached
 };
 
+// The bodies inside both solves (two-way coupling that is not a step late; in the spirit of
+// Gissler et al. 2019, "Interlinked SPH pressure solvers for strong fluid-rigid coupling").
+// The pressure solvers' bodies take the fluid's force of step n in step n + 1's move
+// (rigid_bodies.h). DFSPH's divergence solve gives the water under a body moving into it
+// the body's velocity at once, as if the body were infinitely heavy; a body lighter than
+// the water it moves then took back more momentum than it had, two steps late, and
+// bounced (a 2D box of 300 kg/m^3 at 0.27 m/s rms where it should rest: docs/bodies.md).
+// So in DFSPH the water sees each body move as it will: its samples carry the body's
+// velocity plus the change its next move will make from the fluid's latest sums (at the
+// step's start), plus, each iteration, the change the solve's current pressure gives it
+// within the step, taken by the body's share m / (m + 2 rho0 V) per iteration
+// (RigidBodies::in_solve_share: a light body given all of it would swing by its added mass
+// over its own), plus gravity's in the density solve. All on the backend, with no wait of
+// its own. The bodies' moves are unchanged: they still take the final pressures' force in
+// the next step, the action equal to the reaction.
+template <class B>
+class DfsphBodies {
+ public:
+  // At the step's start (after the grid), dt the last step's.
+  void start(SimulationImpl<B>& sim, float dt) {
+    on_ = sim.has_bodies();
+    if (!on_) return;
+    const SimParams& p = sim.constants().p;
+    sim.rigid_bodies().solve_start(dt, Vec3{p.gravity_x, p.gravity_y, p.gravity_z}, p.rest_density);
+    sim.offset_body_sample_velocities();
+  }
+  // In an iteration, after its pressure forces: the fluid's force on each body at this
+  // pressure (a gather of its own: the sums the next move takes stay as they are, for a
+  // retaken step's start), each body's change moved by its share towards what that force
+  // gives within dt, and the samples with it.
+  void iterate(SimulationImpl<B>& sim, float dt) {
+    if (!on_) return;
+    sim.gather_body_forces(true);
+    sim.rigid_bodies().solve_iterate(dt);
+    sim.offset_body_sample_velocities();
+  }
+  // Between the solves (dt this step's).
+  void next_solve(SimulationImpl<B>& sim, float dt) {
+    if (!on_) return;
+    sim.rigid_bodies().solve_next(dt);
+    sim.offset_body_sample_velocities();
+  }
+
+ private:
+  bool on_ = false;
+};
+
 // Both solves' loop: Jacobi iterations on `pressure` (one per particle, its warm start on
 // entry, the solved pressure on return) until the mean residual, as a share of rho0, is
 // within `tolerance` after at least `min_iterations`, or the cap. Each iteration: the
@@ -28,7 +75,7 @@ struct DfsphOutcome {
 // whose outcome it checked.
 template <class B>
 DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool density_solve,
-                        double tolerance, int min_iterations, float allowed = 0.0f) {
+                        double tolerance, int min_iterations, DfsphBodies<B>& bodies, float allowed = 0.0f) {
   const FluidView f = sim.fluid.view();
   const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
@@ -56,6 +103,7 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
       if (density_solve) v = v + load_xyz(f.acceleration, i) * dt;
       store_xyz(v_pred, i, v);
     });
+    bodies.iterate(sim, dt);  // (the bodies' change at this pressure)
     B::for_each_lanes(f.n, TP_LANES(i) {
       const auto rate = density_rate(i, f.position, v_pred, nl, b, k);
       const auto rho = load(f.density, i);
@@ -83,7 +131,7 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
 // change of step keeps the impulse). Writes the velocities, and the impulse for the next
 // step and for the bodies (dfsph_pressure_solve).
 template <class B>
-int dfsph_divergence_solve(SimulationImpl<B>& sim) {
+int dfsph_divergence_solve(SimulationImpl<B>& sim, DfsphBodies<B>& bodies) {
   const FluidView f = sim.fluid.view();
   const StepConstants& c = sim.constants();
   const float dt = c.dt > 0.0f ? c.dt : c.p.dt_max;
@@ -103,8 +151,9 @@ int dfsph_divergence_solve(SimulationImpl<B>& sim) {
     B::for_each(f.n, [=] TP_HD(uint i) { p[i] = maxf(p[i] - impulse[i] * inv_dt, 0.0f); });
   }
   B::for_each(f.n, [=] TP_HD(uint i) { pressure[i] = warm > 0.0f ? dfsph_warm_start(impulse[i], warm) : 0.0f; });
+  bodies.start(sim, dt);
   const DfsphOutcome out =
-      dfsph_loop(sim, pressure, dt, false, 0.01 * c.p.dfsph_divergence_tolerance, 1);
+      dfsph_loop(sim, pressure, dt, false, 0.01 * c.p.dfsph_divergence_tolerance, 1, bodies);
   const Vec4* v = sim.fluid.predicted.data();
   const StepConstants k = c;
   B::for_each(f.n, [=] TP_HD(uint i) {
@@ -135,7 +184,7 @@ void dfsph_nonpressure_forces(SimulationImpl<B>& sim) {
 // reaction to both solves' pressures. The step's iterations recorded are both
 // solves' (`divergence_iterations` the first's): the work, as PCISPH's loop counts its.
 template <class B>
-void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations) {
+void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations, DfsphBodies<B>& coupled) {
   const FluidView f = sim.fluid.view();
   const StepConstants& c = sim.constants();
   const int previous = sim.pressures_kept() ? sim.previous_solver() : -1;
@@ -147,7 +196,8 @@ void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations) {
   const double since = sim.solver_time();
   const float allowed =
       since < 0.0 ? 0.0f : dfsph_allowed_compression(float(since), sim.compression_at_switch(), sim.extent_seen());
-  const DfsphOutcome out = dfsph_loop(sim, pressure, c.dt, true, 0.01 * c.p.dfsph_tolerance, 2, allowed);
+  coupled.next_solve(sim, c.dt);
+  const DfsphOutcome out = dfsph_loop(sim, pressure, c.dt, true, 0.01 * c.p.dfsph_tolerance, 2, coupled, allowed);
   const Vec4* a_p = sim.fluid.aux.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.acceleration[i] = make_vec4(xyz(f.acceleration[i]) + xyz(a_p[i]), 0.0f);
@@ -181,9 +231,10 @@ double Dfsph<B>::step(SimulationImpl<B>& sim) {
   sim.phase("grid", [&] { sim.sort_particles(); });
   sim.phase("density", [&] { sim.density_and_gradient_sums(); });
   int divergence_iterations = 0;
-  sim.phase("divergence", [&] { divergence_iterations = dfsph_divergence_solve(sim); });
+  DfsphBodies<B> bodies;
+  sim.phase("divergence", [&] { divergence_iterations = dfsph_divergence_solve(sim, bodies); });
   sim.phase("forces", [&] { dfsph_nonpressure_forces(sim); });
-  sim.phase("pressure", [&] { dfsph_pressure_solve(sim, divergence_iterations); });
+  sim.phase("pressure", [&] { dfsph_pressure_solve(sim, divergence_iterations, bodies); });
   sim.phase("integrate", [&] { sim.integrate(); });
   return sim.constants().dt;
 }

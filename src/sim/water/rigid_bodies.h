@@ -62,6 +62,11 @@ class RigidBodies {
     read_torque_ = torque_;
     upload_fields();
     sums_.resize(2 * bodies_.size());
+    response_.resize(bodies_.size());
+    offset_.resize(2 * bodies_.size());
+    base_.resize(2 * bodies_.size());
+    change_.resize(2 * bodies_.size());
+    solve_sums_.resize(2 * bodies_.size());
     partial_.resize(2 * kPushChunks * bodies_.size());
     Vec4* sums = sums_.data();
     Backend::for_each(uint(2 * bodies_.size()), [=] TP_HD(uint k) { sums[k] = Vec4{0, 0, 0, 0}; });
@@ -103,14 +108,16 @@ class RigidBodies {
   }
 
   // Per body, the sum of the forces on its samples and of their moments about its centre
-  // (in the backend's memory, for the next step's take_forces): `force` and `world` are
-  // per sample in the order append_samples laid them out (the sample arrays' own, unsorted).
-  void sum_forces(const Vec4* force, const Vec4* world) {
+  // (in the backend's memory, for the next step's take_forces; with `in_solve`, for
+  // solve_iterate only, the sums the next move takes left as they are): `force` and
+  // `world` are per sample in the order append_samples laid them out (the sample arrays'
+  // own, unsorted).
+  void sum_forces(const Vec4* force, const Vec4* world, bool in_solve = false) {
     const uint n = uint(bodies_.size());
     if (n == 0) return;
     const uint* first = ranges_.data();
     const SolidBody* solid = solids_.data();
-    Vec4* sums = sums_.data();
+    Vec4* sums = in_solve ? solve_sums_.data() : sums_.data();
     Backend::for_each(n, [=] TP_HD(uint k) {
       Vec3 f{0, 0, 0}, t{0, 0, 0};
       const Vec3 c = solid[k].pose.position;
@@ -199,6 +206,75 @@ class RigidBodies {
     if (!bodies_.empty()) Backend::for_each(uint(2 * bodies_.size()), [=] TP_HD(uint k) { sums[k] = Vec4{0, 0, 0, 0}; });
   }
 
+  // DFSPH's bodies inside its solves (src/sim/water/dfsph.h, DfsphBodies), all on the
+  // backend (no wait): per body a change of velocity and angular velocity its samples
+  // carry beyond its own motion (solve_offsets(), 2 per body), made of a base (what the
+  // water is to see before a solve) and the solve's own change so far.
+  // At a step's start, dt the last step's: the base is the change the latest sums (the
+  // fluid's force of the last gather and the pushes taken back since: what the next move
+  // applies) give over dt; each body's response is set from where it is now.
+  void solve_start(float dt, Vec3 gravity, float rest_density) {
+    const uint n = uint(bodies_.size());
+    if (n == 0) return;
+    response_host_.resize(n);
+    for (uint k = 0; k < n; ++k) response_host_[k] = response_of(k, gravity, rest_density);
+    Backend::upload(response_.data(), response_host_.data(), n);  // no wait
+    const BodyResponse* r = response_.data();
+    const Vec4* sums = sums_.data();
+    Vec4 *base = base_.data(), *change = change_.data(), *offset = offset_.data();
+    Backend::for_each(n, [=] TP_HD(uint k) {
+      const Vec3 dv = response_velocity(r[k], xyz(sums[2 * k]), dt), dw = response_turn(r[k], xyz(sums[2 * k + 1]), dt);
+      const bool finite = is_finite(dv) && is_finite(dw);
+      base[2 * k] = offset[2 * k] = make_vec4(finite ? dv : Vec3{0, 0, 0}, 0.0f);
+      base[2 * k + 1] = offset[2 * k + 1] = make_vec4(finite ? dw : Vec3{0, 0, 0}, 0.0f);
+      change[2 * k] = change[2 * k + 1] = Vec4{0, 0, 0, 0};
+    });
+  }
+  // In an iteration, after a gather at its pressure (sum_forces in_solve): each body's
+  // change moves by its share towards what those sums give within dt.
+  void solve_iterate(float dt) {
+    const uint n = uint(bodies_.size());
+    if (n == 0) return;
+    const BodyResponse* r = response_.data();
+    const Vec4* sums = solve_sums_.data();
+    const Vec4* base = base_.data();
+    Vec4 *change = change_.data(), *offset = offset_.data();
+    Backend::for_each(n, [=] TP_HD(uint k) {
+      const Vec3 dv = response_velocity(r[k], xyz(sums[2 * k]), dt), dw = response_turn(r[k], xyz(sums[2 * k + 1]), dt);
+      if (!is_finite(dv) || !is_finite(dw)) return;
+      const Vec3 v = xyz(change[2 * k]) + (dv - xyz(change[2 * k])) * r[k].share;
+      const Vec3 w = xyz(change[2 * k + 1]) + (dw - xyz(change[2 * k + 1])) * r[k].share;
+      change[2 * k] = make_vec4(v, 0.0f);
+      change[2 * k + 1] = make_vec4(w, 0.0f);
+      offset[2 * k] = make_vec4(xyz(base[2 * k]) + v, 0.0f);
+      offset[2 * k + 1] = make_vec4(xyz(base[2 * k + 1]) + w, 0.0f);
+    });
+  }
+  // Between two solves: the first's change kept in the base, and gravity's over dt added
+  // for the bodies free to fall (the density solve predicts the velocities the step ends
+  // with, the water's with its gravity).
+  void solve_next(float dt) {
+    const uint n = uint(bodies_.size());
+    if (n == 0) return;
+    const BodyResponse* r = response_.data();
+    Vec4 *base = base_.data(), *change = change_.data(), *offset = offset_.data();
+    Backend::for_each(n, [=] TP_HD(uint k) {
+      base[2 * k] = offset[2 * k] = make_vec4(xyz(base[2 * k]) + xyz(change[2 * k]) + r[k].fall * dt, 0.0f);
+      base[2 * k + 1] = offset[2 * k + 1] = make_vec4(xyz(base[2 * k + 1]) + xyz(change[2 * k + 1]), 0.0f);
+      change[2 * k] = change[2 * k + 1] = Vec4{0, 0, 0, 0};
+    });
+  }
+  const Vec4* solve_offsets() const { return offset_.data(); }
+  // The share of its own change a body takes in each iteration of a solve it is coupled
+  // inside: m / (m + 2 rho0 V). The water a body pushes moves with it (its added mass: half
+  // the displaced water for a ball, about 2.3 times for a flat box moving broadside in 2D),
+  // and a body lighter than that water, given the whole of its reaction each iteration,
+  // overshoots: its velocity would swing by m_a / m times its error.
+  float in_solve_share(size_t k, float rest_density) const {
+    const BodyMass& m = mass_[k];
+    return m.mass / (m.mass + 2.0f * rest_density * m.volume);
+  }
+
   // The sums of the latest gather (what the next step moves the bodies by), as the host
   // last read them (a state's capture reads the record first), and back (a state file's;
   // ignored when the counts differ from the bodies').
@@ -265,6 +341,48 @@ class RigidBodies {
   }
 
  private:
+  // Body k's BodyResponse where it is now.
+  BodyResponse response_of(uint k, Vec3 gravity, float rest_density) const {
+    BodyResponse r{};
+    const BodySpec& b = bodies_[k];
+    const BodyMass& m = mass_[k];
+    r.share = in_solve_share(k, rest_density);
+    if (b.kinematic) return r;
+    const Quat q = b.pose.orientation;
+    // Column j of R diag(1 / I) R^T is R diag(1 / I) R^T e_j.
+    const Vec3 inverse{m.inertia.x > 0.0f ? 1.0f / m.inertia.x : 0.0f, m.inertia.y > 0.0f ? 1.0f / m.inertia.y : 0.0f,
+                       m.inertia.z > 0.0f ? 1.0f / m.inertia.z : 0.0f};
+    Vec3 column[3];
+    for (int j = 0; j < 3; ++j) {
+      const Vec3 e{j == 0 ? 1.0f : 0.0f, j == 1 ? 1.0f : 0.0f, j == 2 ? 1.0f : 0.0f};
+      const Vec3 local = rotate_inverse(q, e);
+      column[j] = rotate(q, Vec3{local.x * inverse.x, local.y * inverse.y, local.z * inverse.z});
+    }
+    for (int i = 0; i < 3; ++i)
+      r.inverse_inertia[i] = Vec3{i == 0 ? column[0].x : i == 1 ? column[0].y : column[0].z,
+                                  i == 0 ? column[1].x : i == 1 ? column[1].y : column[1].z,
+                                  i == 0 ? column[2].x : i == 1 ? column[2].y : column[2].z};
+    if (b.axle >= 0 && b.axle < 3) {  // pinned: only the turn about the axle, a a^T / I_a
+      const Vec3 axis{b.axle == 0 ? 1.0f : 0.0f, b.axle == 1 ? 1.0f : 0.0f, b.axle == 2 ? 1.0f : 0.0f};
+      const Vec3 a = rotate_inverse(q, axis);
+      const float inertia = a.x * a.x * m.inertia.x + a.y * a.y * m.inertia.y + a.z * a.z * m.inertia.z;
+      const float s = inertia > 0.0f ? 1.0f / inertia : 0.0f;
+      for (int i = 0; i < 3; ++i) {
+        const float ai = i == 0 ? axis.x : i == 1 ? axis.y : axis.z;
+        r.inverse_inertia[i] = axis * (ai * s);
+      }
+      return r;
+    }
+    const float inverse_mass = m.mass > 0.0f ? 1.0f / m.mass : 0.0f;
+    r.inverse_mass = Vec3{inverse_mass, inverse_mass, dimensions_ == 2 ? 0.0f : inverse_mass};
+    if (dimensions_ == 2) {  // only the turn about z
+      const float iz = m.inertia.z > 0.0f ? 1.0f / m.inertia.z : 0.0f;
+      r.inverse_inertia[0] = r.inverse_inertia[1] = Vec3{0, 0, 0};
+      r.inverse_inertia[2] = Vec3{0, 0, iz};
+    }
+    r.fall = dimensions_ == 2 ? Vec3{gravity.x, gravity.y, 0.0f} : gravity;
+    return r;
+  }
   static RigidBodyDef rigid_def(const BodySpec& b, const BodyMass& m) {
     RigidBodyDef d;
     d.geometry = b.shape == int(BodyShapeKind::Sphere)    ? sphere_geometry(b.radius)
@@ -334,6 +452,10 @@ class RigidBodies {
   Buffer<Vec4> sums_;  ///< per body: force, torque (the latest gather's)
   static constexpr uint kPushChunks = 64;  ///< take_back_pushes' parts of the particles
   Buffer<Vec4> partial_;  ///< take_back_pushes: per part of the particles and body, force and torque
+  Buffer<BodyResponse> response_;  ///< per body (solve_start)
+  std::vector<BodyResponse> response_host_;
+  Buffer<Vec4> offset_, base_, change_;  ///< per body, 2 each: DFSPH's solves' changes (solve_start)
+  Buffer<Vec4> solve_sums_;  ///< per body: force, torque at a solve's current pressure
   RigidWorld world_;   ///< the contacts (holds no state between steps but the grab)
 };
 

@@ -144,8 +144,12 @@ class SceneObjects {
   const uint* sample_owner() const { return owner_.data(); }
   Vec4* sample_force() { return force_.data(); }
   uint body_owner_base() const { return uint(obstacles_.size()); }
+  // The bodies' samples' velocities (`velocity`, sorted as place_samples wrote them) as if
+  // each body moved at its own velocities plus its solve offsets (DFSPH's bodies inside its
+  // solves, RigidBodies::solve_offsets); the obstacles' stay as they are.
+  void offset_body_sample_velocities(Vec4* velocity);
   // The bodies' sums of their samples' forces (after a gather).
-  void sum_body_forces() { bodies_.sum_forces(force_.data(), world_.data()); }
+  void sum_body_forces(bool in_solve = false) { bodies_.sum_forces(force_.data(), world_.data(), in_solve); }
   // For BoundaryView: the samples' grid, and the box around every obstacle widened by h
   // (outside it no obstacle sample is within h).
   GridView grid_view() const { return grid_.view(); }
@@ -283,6 +287,25 @@ void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
     const SampleOwnerFrame& f = frame[owner[k]];
     sample[j] = world[k];
     velocity[j] = make_vec4(point_velocity(f.pose, f.motion, xyz(world[k])), 0.0f);
+  });
+}
+
+template <class B>
+void SceneObjects<B>::offset_body_sample_velocities(Vec4* velocity) {
+  if (sample_n_ == 0 || bodies_.size() == 0) return;
+  const SampleOwnerFrame* frame = frames_.data();
+  const uint* owner = owner_.data();
+  const uint* order = grid_.order();
+  const Vec4* world = world_.data();
+  const Vec4* offset = bodies_.solve_offsets();
+  const uint base = body_owner_base();
+  B::for_each(sample_n_, [=] TP_HD(uint j) {
+    const uint k = order[j];
+    if (owner[k] < base) return;
+    const SampleOwnerFrame& f = frame[owner[k]];
+    const uint b = owner[k] - base;
+    const RigidMotion m{f.motion.velocity + xyz(offset[2 * b]), f.motion.angular_velocity + xyz(offset[2 * b + 1])};
+    velocity[j] = make_vec4(point_velocity(f.pose, m, xyz(world[k])), 0.0f);
   });
 }
 

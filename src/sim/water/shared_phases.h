@@ -379,7 +379,7 @@ void SimulationImpl<B>::advance_obstacles() {
 }
 
 template <class B>
-void SimulationImpl<B>::gather_body_forces() {
+void SimulationImpl<B>::gather_body_forces(bool in_solve) {
   if (!has_bodies()) return;
   const FluidView f = fluid.view();
   const BoundaryView b = boundary_view();
@@ -396,7 +396,7 @@ void SimulationImpl<B>::gather_body_forces() {
     if (owner[k] < base) return;
     force[k] = make_vec4(body_sample_pressure_force(q, s, f, b, c), 0.0f);
   });
-  objects_.sum_body_forces();
+  objects_.sum_body_forces(in_solve);
 }
 
 template <class B>

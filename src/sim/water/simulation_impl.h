@@ -243,7 +243,7 @@ class SimulationImpl final : public Simulation {
   // bodies' sums of them, for the next step's move: the pressure solvers' after their
   // pressures and forces are final; PBF's in each iteration (`predicted_lambda`: the
   // predicted positions with lambda in w), added up from `first` on.
-  void gather_body_forces();
+  void gather_body_forces(bool in_solve = false);  ///< in_solve: for DfsphBodies (RigidBodies::sum_forces)
   void publish_body_sums();  ///< the bodies' sums into the step record (integrate, commit_predicted)
   void gather_body_forces_pbf(const Vec4* predicted_lambda, bool first);
   void sum_body_forces() { objects_.sum_body_forces(); }
@@ -253,6 +253,10 @@ class SimulationImpl final : public Simulation {
     objects_.bodies().take_back_pushes(pushes, position, fluid.n, constants_.mass, constants_.dt);
   }
   bool has_bodies() const { return objects_.bodies().size() > 0; }
+  // DFSPH's bodies inside its solves (dfsph.h): the bodies, and their samples' velocities
+  // with the bodies' solve offsets (RigidBodies::solve_offsets).
+  RigidBodies<Backend>& rigid_bodies() { return objects_.bodies(); }
+  void offset_body_sample_velocities() { objects_.offset_body_sample_velocities(boundary_velocity_.data() + wall_n_); }
   void save_step_start();
   void restore_step_start();
   void inject_nan(Vec4* values);
