@@ -17,6 +17,7 @@
 
 #include "kernels/body_coupling.h"
 #include "sim/bodies/body_spec.h"
+#include "sim/bodies/rigid_grab.h"
 #include "sim/bodies/rigid_world.h"
 
 namespace tp {
@@ -349,36 +350,26 @@ class RigidBodies {
     r.share = in_solve_share(k, rest_density);
     if (b.kinematic) return r;
     const Quat q = b.pose.orientation;
-    // Column j of R diag(1 / I) R^T is R diag(1 / I) R^T e_j.
-    const Vec3 inverse{m.inertia.x > 0.0f ? 1.0f / m.inertia.x : 0.0f, m.inertia.y > 0.0f ? 1.0f / m.inertia.y : 0.0f,
-                       m.inertia.z > 0.0f ? 1.0f / m.inertia.z : 0.0f};
-    Vec3 column[3];
-    for (int j = 0; j < 3; ++j) {
-      const Vec3 e{j == 0 ? 1.0f : 0.0f, j == 1 ? 1.0f : 0.0f, j == 2 ? 1.0f : 0.0f};
-      const Vec3 local = rotate_inverse(q, e);
-      column[j] = rotate(q, Vec3{local.x * inverse.x, local.y * inverse.y, local.z * inverse.z});
-    }
-    for (int i = 0; i < 3; ++i)
-      r.inverse_inertia[i] = Vec3{i == 0 ? column[0].x : i == 1 ? column[0].y : column[0].z,
-                                  i == 0 ? column[1].x : i == 1 ? column[1].y : column[1].z,
-                                  i == 0 ? column[2].x : i == 1 ? column[2].y : column[2].z};
     if (b.axle >= 0 && b.axle < 3) {  // pinned: only the turn about the axle, a a^T / I_a
       const Vec3 axis{b.axle == 0 ? 1.0f : 0.0f, b.axle == 1 ? 1.0f : 0.0f, b.axle == 2 ? 1.0f : 0.0f};
       const Vec3 a = rotate_inverse(q, axis);
       const float inertia = a.x * a.x * m.inertia.x + a.y * a.y * m.inertia.y + a.z * a.z * m.inertia.z;
       const float s = inertia > 0.0f ? 1.0f / inertia : 0.0f;
-      for (int i = 0; i < 3; ++i) {
-        const float ai = i == 0 ? axis.x : i == 1 ? axis.y : axis.z;
-        r.inverse_inertia[i] = axis * (ai * s);
-      }
+      r.inverse_inertia[0] = axis * (axis.x * s);
+      r.inverse_inertia[1] = axis * (axis.y * s);
+      r.inverse_inertia[2] = axis * (axis.z * s);
       return r;
     }
     const float inverse_mass = m.mass > 0.0f ? 1.0f / m.mass : 0.0f;
     r.inverse_mass = Vec3{inverse_mass, inverse_mass, dimensions_ == 2 ? 0.0f : inverse_mass};
     if (dimensions_ == 2) {  // only the turn about z
-      const float iz = m.inertia.z > 0.0f ? 1.0f / m.inertia.z : 0.0f;
-      r.inverse_inertia[0] = r.inverse_inertia[1] = Vec3{0, 0, 0};
-      r.inverse_inertia[2] = Vec3{0, 0, iz};
+      r.inverse_inertia[2] = Vec3{0, 0, m.inertia.z > 0.0f ? 1.0f / m.inertia.z : 0.0f};
+    } else {
+      // The world frame's I^-1 is symmetric: its rows are its columns, I^-1 e_j.
+      const GrabBody g{b.pose, b.motion, m.mass, m.inertia, false};
+      r.inverse_inertia[0] = grab_inverse_inertia(g, Vec3{1, 0, 0});
+      r.inverse_inertia[1] = grab_inverse_inertia(g, Vec3{0, 1, 0});
+      r.inverse_inertia[2] = grab_inverse_inertia(g, Vec3{0, 0, 1});
     }
     r.fall = dimensions_ == 2 ? Vec3{gravity.x, gravity.y, 0.0f} : gravity;
     return r;
