@@ -127,4 +127,27 @@ TP_HD TP_INLINE R dfsph_error(R residual, float rest_density) {
   return maxf(residual, 0.0f) * (1.0f / rest_density);
 }
 
+// The longest step at which DFSPH's density solve holds a column of water `depth` deep up:
+// s sqrt(kHold k / (g depth)), k the iteration cap (as pbf_holding_step). In deep water the
+// Jacobi solve cannot build the hydrostatic pressure within its cap at a frame's step
+// (dam_break_2d, 80 particles deep, accurate: 100 iterations and a floor pressure of
+// 5.6-8.4 kPa against rho g H 9.8), the column compresses, and a layered velocity mode with
+// no divergence (alternate rows +-0.1 m/s along gravity near the floor) grows unseen by the
+// solve's linear prediction: measured less predicted density 0.8, 17, 78, 134, 203 kg/m^3 at
+// a floor particle over 5 ms steps, then the floor bursts. A bound on the worst particle in
+// the solve did not stop it. The solve that stops at a looser tolerance holds less:
+// kHold = 0.004 at the realtime quality's 0.5 % (0.006 let a particle reach 38-41 %, 0.008
+// burst), 0.008 at the accurate 0.05 % (whose 5 ms steps then go unheld in the 2D draft
+// tests' pool, 31 deep, as before: at 3.7 ms their boxes floated 1.5 % of their height
+// higher), (0.5 % / tolerance)^0.3 between. Measured (docs/solvers.md, 1.5 s, without -> with):
+//   dam_break_2d realtime 50 m/s, worst particle 78 % -> 10.6 m/s, 17 %; accurate 46 % -> 22 %;
+//   floating_2d realtime 49.5 m/s, 68 % -> 3.7 m/s, 22 %;
+//   dam_break at 125,000 particles (3D, 50 deep) realtime: 28.7 m/s, 89 %, 83 s of wall time
+//   -> 13.9 m/s, 25 %, 54 s; at 8,000 (20 deep) it holds the first steps only, at no cost.
+TP_HD TP_INLINE float dfsph_holding_step(const StepConstants& c, float depth, float g) {
+  const float tolerance = minf(maxf(c.p.dfsph_tolerance, 0.05f), 10.0f);
+  const float hold = 0.004f * powf(0.5f / tolerance, 0.3f);
+  return c.spacing * sqrtf(hold * float(c.p.dfsph_max_iterations) / maxf(g * depth, 1e-9f));
+}
+
 }  // namespace tp

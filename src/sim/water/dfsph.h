@@ -165,17 +165,21 @@ int dfsph_divergence_solve(SimulationImpl<B>& sim, DfsphBodies<B>& bodies) {
 }
 
 // Viscosity, gravity, the mouse, surface tension and adhesion at the divergence-free
-// velocities, then the time step: the flow's CFL step (DFSPH has no speed of sound, and
-// its warm-started pressure holds deep water up at any step).
+// velocities, then the time step: the flow's CFL step (DFSPH has no speed of sound), held
+// to what the density solve's iterations can hold up in water as deep as this
+// (dfsph_holding_step).
 template <class B>
 void dfsph_nonpressure_forces(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
   sim.nonpressure_accelerations();
   sim.add_surface_forces(f.position, f.acceleration, 1.0f);
   StepConstants& c = sim.constants();
-  sim.record_extent(nullptr);  // the water's depth, for the compression allowed after a switch
+  sim.record_extent(nullptr);  // the water's depth: for the holding step, and the compression allowed after a switch
   const auto most = sim.flow_maxima(false);
-  c.dt = sim.limit_dt(flow_time_step(most.speed, most.acceleration, c));
+  float dt = flow_time_step(most.speed, most.acceleration, c);
+  const float g = length(Vec3{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z});
+  dt = fminf(dt, fmaxf(dfsph_holding_step(c, sim.extent_seen(), g), c.p.dt_min));
+  c.dt = sim.limit_dt(dt);
 }
 
 // The constant-density solve [BK17, Alg. 3], warm-started from the last step's pressure
