@@ -77,4 +77,23 @@ TP_HD TP_INLINE R compression(R density, const StepConstants& c) {
   return maxf(density / c.p.rest_density - 1.0f, 0.0f);
 }
 
+// How much compression a solver that asks for rho0 (PCISPH, DFSPH) lets water keep `since`
+// seconds after it took over from another solver that left it compressed: `start` at first
+// (the caller's share of what was left, at most kSwitchCompression), then less as fast as
+// the whole depth `extent` expanding at kSwitchReliefSpeed moves its top, 0 after that.
+// Asked for rho0 at once, every layer of a deep column expands by its compression within
+// one step: a column 32 particles deep switched to DFSPH threw its top at 1.2 m/s from PBF
+// and 5.5 from WCSPH; switched to PCISPH at its short first steps (whose 1 % tolerance
+// WCSPH's 1 to 2 % exceeds, and PBF's bottom layers too) the whole column rose at 0.4 to
+// 1 m/s. The allowance falls whatever the water does, and starts from what was there, so
+// that compression cannot ratchet up under it (a target that followed each particle's
+// density let a resting column creep to 8 % where DFSPH's loop did not converge; a fixed
+// 5 % at the start let it reach 2.5 %, which PCISPH, switched to next, threw at 4 m/s).
+constexpr float kSwitchCompression = 0.05f;
+constexpr float kSwitchReliefSpeed = 0.05f;  // [m/s]
+TP_HD TP_INLINE float switch_allowed_compression(float since, float start, float extent) {
+  if (!(since >= 0.0f)) return 0.0f;  // (-1: the same solver since the reset)
+  return maxf(minf(start, kSwitchCompression) - kSwitchReliefSpeed * since / maxf(extent, 1e-6f), 0.0f);
+}
+
 }  // namespace tp

@@ -59,27 +59,13 @@ TP_HD TP_INLINE RealOf<I> density_rate(I i, const Vec4* position, const Vec4* ve
 // the particle would end below it: the free surface, water drawing apart). The target is
 // rho0, but water that starts the step compressed may keep up to `allowed` (a share of
 // rho0) of it: after a switch from a solver that leaves water compressed (WCSPH 1 to 2 %,
-// PBF at few iterations), what is there is let out gradually (dfsph_allowed_compression).
+// PBF at few iterations), what is there is let out gradually (switch_allowed_compression,
+// density.h).
 // Asked for rho0 at once, a column 32 particles deep switched from PBF threw its top at
 // 1.2 m/s, from WCSPH at 5.5: every layer expanding by its compression within one step.
 template <class R>
 TP_HD TP_INLINE R dfsph_density_residual(R density, R rate, float dt, float rest_density, float allowed) {
   return density + rate * dt - maxf(minf(density, rest_density * (1.0f + allowed)), rest_density);
-}
-
-// How much compression the density solve lets water keep `since` seconds after DFSPH took
-// over from another solver that left it compressed by `left` on average: twice that at
-// first (at most kDfsphSwitchCompression), then less as fast as the whole depth `extent`
-// expanding at kDfsphReliefSpeed moves its top, 0 after that. The allowance falls
-// whatever the water does, and starts from what was there, so that compression cannot
-// ratchet up under it (a target that followed each particle's density let a resting column
-// creep to 8 % where the loop did not converge; a fixed 5 % at the start let it reach 2.5 %,
-// which PCISPH, switched to next, threw at 4 m/s).
-constexpr float kDfsphSwitchCompression = 0.05f;
-constexpr float kDfsphReliefSpeed = 0.05f;  // [m/s]
-TP_HD TP_INLINE float dfsph_allowed_compression(float since, float left, float extent) {
-  const float start = minf(2.0f * left, kDfsphSwitchCompression);
-  return maxf(start - kDfsphReliefSpeed * since / maxf(extent, 1e-6f), 0.0f);
 }
 
 // The divergence solve's residual [BK17, Sec. 4.1]: the density's change within the step,

@@ -69,12 +69,18 @@ TP_HD TP_INLINE Vec3Of<I> pcisph_predict(I i, const FluidView& f, const Vec4* a_
 // moving one step ahead of it did (2.7 rho0 beside the 3D floating scene's box, 8.8 rho0
 // under floating_2d's disc), until the loop met the samples where they will be
 // (SimulationImpl::boundary_view_ahead); the worst is 7 to 10 % since.
+// After a switch from another solver, a particle may also keep up to `allowed` of the
+// compression it starts with (switch_allowed_compression, density.h): its target is then
+// its start over (1 + tolerance), since the loop accepts a mean `tolerance` above the
+// targets and a target at the start itself let the compression ratchet up step by step.
 constexpr float kReliefSpeed = 0.1f;  // [m/s]
-TP_HD TP_INLINE float pcisph_target_density(float start_density, float jammed, const StepConstants& c) {
+TP_HD TP_INLINE float pcisph_target_density(float start_density, float jammed, float allowed, float tolerance,
+                                            const StepConstants& c) {
   const float rho0 = c.p.rest_density;
-  if (!(start_density > rho0 * (1.0f + jammed))) return rho0;
+  const float kept = maxf(rho0, minf(start_density, rho0 * (1.0f + allowed)) / (1.0f + tolerance));
+  if (!(start_density > rho0 * (1.0f + jammed))) return kept;
   const float relief = rho0 * float(c.dimensions) * kReliefSpeed * c.dt / c.spacing;
-  return maxf(rho0, start_density - relief);
+  return maxf(kept, start_density - relief);
 }
 
 // How far a predicted density lies above the particle's target (>= 0): the loop's error.

@@ -198,8 +198,10 @@ void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations, Dfs
   float* pressure = f.pressure;
   B::for_each(f.n, [=] TP_HD(uint i) { pressure[i] = warm > 0.0f ? dfsph_warm_start(pressure[i], warm) : 0.0f; });
   const double since = sim.solver_time();
+  // After a switch, twice the mean compression the other solver left (its deepest layers'):
+  // what is there is let out gradually.
   const float allowed =
-      since < 0.0 ? 0.0f : dfsph_allowed_compression(float(since), sim.compression_at_switch(), sim.extent_seen());
+      switch_allowed_compression(float(since), 2.0f * sim.compression_at_switch(), sim.extent_seen());
   coupled.next_solve(sim, c.dt);
   const DfsphOutcome out = dfsph_loop(sim, pressure, c.dt, true, 0.01 * c.p.dfsph_tolerance, 2, coupled, allowed);
   const Vec4* a_p = sim.fluid.aux.data();

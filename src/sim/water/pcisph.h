@@ -108,9 +108,15 @@ PcisphOutcome pcisph_loop(SimulationImpl<B>& sim) {
   const double tolerance = 0.01 * k.p.pcisph_tolerance;
   // The mean may hide a pocket about to burst: no particle may be far beyond the bound.
   const float worst_allowed = float(fmax(5.0 * tolerance, 0.02));
+  // After a switch, the mean compression the other solver left: a particle may keep up to
+  // that of what it starts with, less and less (pcisph_target_density). (Twice it, as DFSPH
+  // allows, let PCISPH's loop stall on a column WCSPH left 2 % compressed and then throw
+  // it at 2.7 m/s as the allowance fell.)
+  const float allowed =
+      switch_allowed_compression(float(sim.solver_time()), sim.compression_at_switch(), sim.extent_seen());
   B::for_each(f.n, [=] TP_HD(uint i) {
     delta[i] = pcisph_delta_from_sum(delta[i], k);
-    target[i] = pcisph_target_density(f.density[i], worst_allowed, k);  // (the step's start)
+    target[i] = pcisph_target_density(f.density[i], worst_allowed, allowed, float(tolerance), k);  // (the step's start)
     f.pressure[i] = 0.0f;
     f.position_term[i] = make_vec4(xyz(f.position[i]), 0.0f);
   });
