@@ -85,6 +85,18 @@ TP_HD TP_INLINE RealOf<I> pbf_lambda(I i, const Vec4* predicted, const NeighborL
   return -C / (sum_grad2 + dot(grad_i, grad_i) + eps);
 }
 
+// The share of s_corr a step takes `since` seconds after PBF took over from another
+// solver (-1: PBF since the reset): none at first, all of it after kPbfScorrRamp. The
+// other solvers have no s_corr and leave pairs of surface particles closer than PBF's
+// would stand, and s_corr, taken whole in each of the first step's iterations, shot them
+// apart: a settling column switched from DFSPH threw a surface particle sideways at
+// 0.96 m/s in PBF's first step (with the ease-in 0.69; at four starting times where the
+// column was calm before the switch, 0.44 to 0.69 against 0.68 to 0.96).
+constexpr float kPbfScorrRamp = 0.05f;  // [s]
+TP_HD TP_INLINE float pbf_scorr_share(double since) {
+  return since < 0.0 ? 1.0f : float(fmin(since / kPbfScorrRamp, 1.0));
+}
+
 // Position correction [MM13, Eq. 12, 14]:
 //   dx_i = 1/rho0 sum_j m_j (lambda_i + lambda_j + s_corr) grad W_ij + 1/rho0 sum_b psi_b lambda_i grad W_ib,
 //   s_corr = -k (W(r) / W(dq h))^n * lambda_1.

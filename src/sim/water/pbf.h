@@ -52,7 +52,8 @@ void pbf_correct(SimulationImpl<B>& sim, const Vec4* carried, float weight) {
   const FluidView f = sim.fluid.view();
   const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
-  const StepConstants k = sim.constants();
+  StepConstants k = sim.constants();
+  k.p.pbf_scorr_k *= pbf_scorr_share(sim.solver_time());  // eased in after a switch
   Vec4* predicted = sim.fluid.predicted.data();
   B::for_each_lanes(f.n, TP_LANES(i) {
     const auto dx = pbf_limit_correction(pbf_correction(i, carried, nl, b, k) * weight, k);
