@@ -113,8 +113,8 @@ TP_HD TP_INLINE R dfsph_error(R residual, float rest_density) {
   return maxf(residual, 0.0f) * (1.0f / rest_density);
 }
 
-// The longest step at which DFSPH's density solve holds a column of water `depth` deep up:
-// s sqrt(kHold k / (g depth)), k the iteration cap (as pbf_holding_step). In deep water the
+// The longest step at which DFSPH's density solve holds a column of water `depth` deep up
+// (iterations_holding_step, sph_terms.h, with k the iteration cap). In deep water the
 // Jacobi solve cannot build the hydrostatic pressure within its cap at a frame's step
 // (dam_break_2d, 80 particles deep, accurate: 100 iterations and a floor pressure of
 // 5.6-8.4 kPa against rho g H 9.8), the column compresses, and a layered velocity mode with
@@ -133,7 +133,7 @@ TP_HD TP_INLINE R dfsph_error(R residual, float rest_density) {
 TP_HD TP_INLINE float dfsph_holding_step(const StepConstants& c, float depth, float g) {
   const float tolerance = minf(maxf(c.p.dfsph_tolerance, 0.05f), 10.0f);
   const float hold = 0.004f * powf(0.5f / tolerance, 0.3f);
-  return c.spacing * sqrtf(hold * float(c.p.dfsph_max_iterations) / maxf(g * depth, 1e-9f));
+  return iterations_holding_step(c, hold, c.p.dfsph_max_iterations, depth, g);
 }
 
 }  // namespace tp

@@ -14,17 +14,14 @@
 namespace tp {
 
 // The longest step at which PBF's Jacobi iterations hold a 2D column of water `depth` deep
-// up: s sqrt(kHold k / (g depth)), k the iteration cap. A correction crosses about a
-// particle an iteration, and every step gravity presses the column by g dt^2 a layer, so
-// the step a deeper column can take shrinks as 1 / sqrt(depth) and grows with the count.
-// Measured on floating_2d (0.4 m deep) at the realtime quality (5 iterations): 4,500
+// up (iterations_holding_step, sph_terms.h, with k the iteration cap). Measured on floating_2d (0.4 m deep) at the realtime quality (5 iterations): 4,500
 // particles held at 5 ms and burst at 6 ms; 8,000 held at 4 ms and burst at 5 ms (50 m/s
 // within 0.3 s); 16,000 held at 2.5 ms and burst at 4 ms. kHold = 0.1 gives 4.7, 3.6 and
 // 2.5 ms. (3D water, with twice the neighbours, holds at the realtime quality's frame
 // steps: pbf_predict caps 2D only.)
 TP_HD TP_INLINE float pbf_holding_step(const StepConstants& c, float depth, float g) {
   constexpr float kHold = 0.1f;
-  return c.spacing * sqrtf(kHold * float(c.p.pbf_iterations) / maxf(g * depth, 1e-9f));
+  return iterations_holding_step(c, kHold, c.p.pbf_iterations, depth, g);
 }
 
 // PBF's collision projection [MM13, Sec. 4]: x may come no closer to a wall than half a

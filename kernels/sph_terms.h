@@ -176,4 +176,19 @@ TP_HD TP_INLINE float flow_time_step(float max_speed, float max_accel, const Ste
   return bounded_time_step(dt, stable, c);
 }
 
+// The longest step at which an iterative solve of `iterations` Jacobi passes holds a column
+// of water `depth` deep up under gravity g: s sqrt(hold k / (g depth)). A correction crosses
+// about a particle a pass, and every step gravity presses the column by g dt^2 a layer, so
+// the step a deeper column can take shrinks as 1 / sqrt(depth) and grows with the count;
+// `hold` is the solver's measured constant (pbf_holding_step, dfsph_holding_step).
+TP_HD TP_INLINE float iterations_holding_step(const StepConstants& c, float hold, int iterations, float depth,
+                                              float g) {
+  return c.spacing * sqrtf(hold * float(iterations) / maxf(g * depth, 1e-9f));
+}
+
+// |gravity| [m/s^2].
+TP_HD TP_INLINE float gravity_magnitude(const StepConstants& c) {
+  return length(Vec3{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z});
+}
+
 }  // namespace tp

@@ -177,8 +177,7 @@ void dfsph_nonpressure_forces(SimulationImpl<B>& sim) {
   sim.record_extent(nullptr);  // the water's depth: for the holding step, and the compression allowed after a switch
   const auto most = sim.flow_maxima(false);
   float dt = flow_time_step(most.speed, most.acceleration, c);
-  const float g = length(Vec3{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z});
-  dt = fminf(dt, fmaxf(dfsph_holding_step(c, sim.extent_seen(), g), c.p.dt_min));
+  dt = fminf(dt, fmaxf(dfsph_holding_step(c, sim.extent_seen(), gravity_magnitude(c)), c.p.dt_min));
   c.dt = sim.limit_dt(dt);
 }
 

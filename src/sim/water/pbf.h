@@ -30,8 +30,7 @@ void pbf_predict(SimulationImpl<B>& sim) {
   const auto most = sim.flow_maxima(false);
   float dt = flow_time_step(most.speed, most.acceleration, c);
   if (hold) {
-    const float g = length(Vec3{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z});
-    dt = fminf(dt, fmaxf(pbf_holding_step(c, sim.extent_seen(), g), c.p.dt_min));
+    dt = fminf(dt, fmaxf(pbf_holding_step(c, sim.extent_seen(), gravity_magnitude(c)), c.p.dt_min));
   }
   c.dt = sim.limit_dt(dt);
   const StepConstants k = c;

@@ -36,7 +36,7 @@ void pcisph_nonpressure_forces(SimulationImpl<B>& sim) {
   // towards the higher cap by 5 % a step at most. Nor does the cap rise more than twofold
   // (a quarter of the extent): water falling with no pressure at all still lands at a step
   // the loop can take.
-  const float g_abs = length(Vec3{c.p.gravity_x, c.p.gravity_y, c.p.gravity_z});
+  const float g_abs = gravity_magnitude(c);
   // The water's extent along gravity and the previous step's highest pressure (in cell
   // order: pcisph_loop's), reduced with the flow's maxima (one wait).
   sim.record_extent(f.pressure);
