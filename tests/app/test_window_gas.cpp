@@ -120,4 +120,43 @@ TEST(Window, GasDragStirsTheInkNearTheDragAndNotFarFromIt) {
   EXPECT_EQ(app.exit_code(), 0) << app.output();
 }
 
+// Grid cells dragged to its end (256) and Reset, as a monkey did: 171x256x171 cells of the
+// plume, 1.9 GB, stepped in the frame at 5.4 s each, and the window stopped answering. Reset
+// now refuses a grid whose step it estimates beyond a second, says so in red and on the
+// terminal, and keeps the running grid; the window draws on.
+TEST(Window, GasResetRefusesAGridThatWouldFreezeTheWindow) {
+  require_display_and_tools();
+  const std::string dir = test_dir();
+  RunningApp app("--scene plume --size 1280x800", dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  ASSERT_NO_FATAL_FAILURE(start(app, &watcher, &w));
+  wait_frames(*watcher, 20, 2.0);  // (a step's cost measured)
+  const Widget slider = wait_for_widget(app, "grid cells");
+  ASSERT_TRUE(slider.found && !slider.clipped) << app.output();
+  send(at(w, slider.cx(), slider.cy()) + " sleep 0.2 mousedown 1 sleep 0.2 mousemove --window " + std::to_string(w) +
+       " 1270 " + std::to_string(slider.cy()) + " sleep 0.3 mouseup 1");
+  wait_frames(*watcher, 3, 0.5);
+  const size_t mark = app.output().size();
+  ASSERT_NO_FATAL_FAILURE(click(w, wait_for_widget(app, "reset")));
+  ASSERT_TRUE(wait_for_output(app, "tidepool: reset")) << app.output();
+  const std::string said = app.output().substr(mark);
+  if (said.find("tidepool: reset refused") == std::string::npos && said.find("x256x") != std::string::npos)
+    GTEST_SKIP() << "this machine steps 256 cells within a second in the window: nothing to refuse\n" << said;
+  EXPECT_NE(said.find("tidepool: reset refused: a grid of 256 cells would take about"), std::string::npos) << said;
+  EXPECT_EQ(said.find("x256x"), std::string::npos) << "the grid was built:\n" << said;
+  // The window answers as before: frames keep coming, and the panel shows the refusal in red.
+  wait_frames(*watcher, 10, 1.0);
+  const Image shot = grab_window(*watcher, 1280, 800);
+  ASSERT_TRUE(shot.ok());
+  save_png(shot, dir + "/refused.png");
+  long red = 0;
+  for (int y = 0; y < 800; ++y)
+    for (int x = 0; x < 360; ++x) red += shot.at(x, y)[0] > 200 && shot.at(x, y)[1] < 110 && shot.at(x, y)[2] < 110;
+  EXPECT_GT(red, 200) << "no red sentence in the panel: see " << dir << "/refused.png";
+  send("key --window " + std::to_string(w) + " Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << app.output();
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
 }  // namespace

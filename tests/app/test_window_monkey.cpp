@@ -262,7 +262,10 @@ class Monkey {
       if (!item.found || item.clipped) {
         if (attempt > 0) break;  // (the list shut after a click: say what the clicks met)
         send(point(0.7, 0.05) + " click 1");  // closes the list
-        return miss_ = item.found ? "the scene's item stayed scrolled out of the list" : "the list did not open", false;
+        return miss_ = item.found ? "the scene's item stayed scrolled out of the list"
+                                  : "the list did not open (clicked at " + std::to_string(combo.cx()) + "," +
+                                        std::to_string(combo.cy()) + ")",
+               false;
       }
       // Where it stands a moment later (a list that moved since it was first read).
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -387,9 +390,34 @@ class Monkey {
       send("key F9");
       said_since(out.size(), {"tidepool: saved video ", "tidepool: video not saved"}, 20.0);
     }
-    bool loaded = load_scene("dam_break");
-    if (!loaded) loaded = load_scene("dam_break");
-    if (!loaded) return *why = miss_, false;
+    // Up to four tries, each reaching the list again after a pause: a checkpoint the
+    // monkey came to in a gas scene once found the list shut to two clicks in a row ("the
+    // list did not open": the panel it read had moved under the resize above, or a frame
+    // at 1280x900 had not been drawn yet) and a 2-minute run had one checkpoint of two.
+    std::string misses;
+    bool loaded = false;
+    for (int attempt = 0; attempt < 4 && !loaded && app_.running(); ++attempt) {
+      if (attempt > 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+        reach_scene_list();
+      }
+      loaded = load_scene("dam_break");
+      if (!loaded) misses += (misses.empty() ? "" : "; ") + miss_;
+    }
+    if (!loaded) {
+      // What the window showed: the reason a CI log cannot tell.
+      FrameWatcher look(w_, WindowRect{0, 0, width_, height_});
+      if (look.ok()) {
+        // (test_dir() empties the folder: the path is made here)
+        const std::string png = testing::TempDir() + "tidepool_window/" +
+                                testing::UnitTest::GetInstance()->current_test_info()->name() +
+                                "/work/checkpoint_missed_" + std::to_string(int(when)) + ".png";
+        save_png(grab_window(look, width_, height_), png);
+        misses += " (the window: " + png + ")";
+      }
+      return *why = misses, false;
+    }
+    if (!misses.empty()) count("checkpoint: the dam break loaded after " + misses);
     // PBF, the realtime quality's solver (the solver stays across scenes, and each runs at
     // its own frame rate).
     send("windowfocus --sync " + win() + " key 3");
@@ -567,4 +595,9 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
   }
   std::printf("frames/s: %.1f early, %.1f late\n", early, late);
   EXPECT_GE(late, 0.5 * early) << "the frame rate drifted down";
+  // And a window that answers at all: a run whose monkey had reset the plume at 256 cells
+  // (1.9 GB, 5.4 s a frame) passed both checks above at 0 frames/s at every checkpoint.
+  for (const Monkey::Checkpoint& c : checkpoints)
+    EXPECT_GE(c.fps, 2.0) << "the dam break at the checkpoint at " << c.at << " s drew " << c.fps
+                          << " frames/s, at " << c.rss_kb / 1024 << " MB resident";
 }

@@ -148,6 +148,20 @@ void GasMode::reset() {
   GasSimulation& gas = *session_.gas;
   const GasParams kept = gas.params();
   const double time_before = gas.stats().simulated_time;
+  // A grid that would freeze the window is refused, the running one kept (growing only: a
+  // smaller grid is the way out of a slow one, whatever the estimate says).
+  const double ms = estimated_step_ms(session_.scene, controls_.cells, gas.setup().grid, frame_stats_.ms_per_step());
+  if (controls_.cells > controls_.running_cells && ms > kWindowLongestStepMs) {
+    const int most =
+        most_cells_within(session_.scene, kWindowLongestStepMs, gas.setup().grid, frame_stats_.ms_per_step());
+    controls_.common.reset_error = "a grid of " + std::to_string(controls_.cells) + " cells would take about " +
+                                   std::to_string(int(ms)) + " ms a step here and the window would stop answering: " +
+                                   "at most " + std::to_string(most) + " in the window (--cells " +
+                                   std::to_string(controls_.cells) + " starts it anyway)";
+    std::fprintf(stderr, "tidepool: reset refused: %s\n", controls_.common.reset_error.c_str());
+    controls_.cells = controls_.running_cells;
+    return;
+  }
   try {
     start_gas(gas, session_.scene, controls_.cells, {}, session_.backend);
   } catch (const std::exception& e) {

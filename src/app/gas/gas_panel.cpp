@@ -16,17 +16,6 @@ namespace {
 
 constexpr int kMinCells = 8, kMaxCells = 256, kMaxCells2D = 1024;
 
-// A step of `cells` along the longest side, from the running grid's `ms_per_step` (the
-// cost grows with the cell count); 0 when unknown.
-double estimated_step_ms(const Scene& scene, int cells, const GasGrid& running, double ms_per_step) {
-  if (!(ms_per_step > 0.0)) return 0.0;
-  try {
-    return ms_per_step * double(gas_setup(scene, cells).grid.cells()) / double(std::max(running.cells(), 1u));
-  } catch (const std::exception&) {
-    return 0.0;
-  }
-}
-
 void statistics_section(GasPanelSim& sim, const FrameStats& frame, GasControls& controls) {
   const GasStats& st = sim.stats;
   ImGui::Text("%.1f FPS   %.2f ms per frame", frame.frames_per_second(), frame.ms_per_frame());
@@ -84,9 +73,11 @@ void simulation_section(GasPanelSim& sim, const FrameStats& frame, GasControls& 
     // grid is a slow window (it answers once a step).
     const double ms = estimated_step_ms(sim.scene, controls.cells, sim.grid, frame.ms_per_step());
     if (ms > 1000.0 / 30.0) {
-      char line[160];
+      char line[200];
       std::snprintf(line, sizeof(line), "about %.0f ms a step here: %s", ms,
-                    ms > 250.0 ? "the window would answer only every step, slowly" : "slower than real time");
+                    ms > kWindowLongestStepMs ? "too slow for the window, Reset refuses it (--cells N starts it)"
+                    : ms > 250.0              ? "the window would answer only every step, slowly"
+                                              : "slower than real time");
       colored_text(ms > 250.0 ? kErrorColor : kNoteColor, line);
     }
   } else {
@@ -173,6 +164,26 @@ void render_section(GasPanelSim& sim, RenderSettings& render, GasControls& contr
 }
 
 }  // namespace
+
+double estimated_step_ms(const Scene& scene, int cells, const GasGrid& running, double ms_per_step) {
+  if (!(ms_per_step > 0.0)) return 0.0;
+  try {
+    return ms_per_step * double(gas_setup(scene, cells).grid.cells()) / double(std::max(running.cells(), 1u));
+  } catch (const std::exception&) {
+    return 0.0;
+  }
+}
+
+int most_cells_within(const Scene& scene, double ms, const GasGrid& running, double ms_per_step) {
+  int lo = kMinCells, hi = kMaxCells2D;  // (the estimate grows with the cells: halve the range)
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    const double t = estimated_step_ms(scene, mid, running, ms_per_step);
+    if (t > 0.0 && t <= ms) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
 
 float auto_view_range(int view, float max_speed, float dx) {
   const float speed = std::max(max_speed, 1e-3f);

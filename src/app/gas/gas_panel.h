@@ -61,6 +61,21 @@ float auto_view_range(int view, float max_speed, float dx);
 // Bottom-left: the gas window's mouse and keys.
 void draw_gas_help(const GasControls& controls, bool obstacles);
 
+// About how long a step of a grid `cells` along its longest side would take, from the
+// running grid's `ms_per_step` (the cost grows with the cell count); 0 when unknown.
+double estimated_step_ms(const Scene& scene, int cells, const GasGrid& running, double ms_per_step);
+
+// The window's Reset refuses a grid whose step would take longer than this: the window
+// steps the gas in its frame, so it would answer the mouse and the keys less than once a
+// second (a monkey's slider dragged to 256 on the plume, then R: 171x256x171 cells, 1.9 GB,
+// 5.4 s a frame, and the scene list could no longer be opened). `--cells N` still starts
+// any grid that fits in memory.
+constexpr double kWindowLongestStepMs = 1000.0;
+
+// The most cells along the longest side whose step is estimated within `ms` (at least
+// the smallest grid), for the refusal's message.
+int most_cells_within(const Scene& scene, double ms, const GasGrid& running, double ms_per_step);
+
 // "32x48x32 cells of 0.03125 m (3D), 12.3 MB": what the Reset with `cells` would make of
 // `scene` (gas_setup), or why it cannot.
 std::string gas_grid_text(const Scene& scene, int cells, BackendKind backend);
