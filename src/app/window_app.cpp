@@ -85,16 +85,19 @@ int run_window(const Options& options) {
   // one mode and starts the other.
   FrameLoop loop(window.handle(), window.input(), window_opts);
   Options current = options;
+  std::string switch_error;  // why the last switch to the other kind was refused, for the panel
   for (;;) {
     std::string next;
     int code = 0;
     try {
       if (gas) {
         GasMode mode(window.handle(), window.input(), gas_session, plan);
+        mode.controls().files.scene_error = switch_error;
         code = loop.run(mode);
         next = mode.next_scene();
       } else {
         WaterMode mode(window.handle(), window.input(), setup, plan, view);
+        mode.controls().files.scene_error = switch_error;
         code = loop.run(mode);
         next = mode.next_scene();
       }
@@ -105,6 +108,8 @@ int run_window(const Options& options) {
     if (next.empty()) return code;
     // The other kind's scene, with this session's backend choice and window options; the
     // first scene's --set and grid or particle options do not carry over.
+    const Options before = current;
+    const StartPlan plan_before = plan;
     current.scene = next;
     current.sets.clear();
     current.cells = 0;
@@ -113,19 +118,27 @@ int run_window(const Options& options) {
     plan = start_plan(current);
     try {
       const Scene scene = find_scene(next, scene_dir());
-      gas = scene.is_gas;
-      if (gas) {
+      if (scene.is_gas) {
         gas_session = make_gas_session(plan, scene);
         setup = SimSetup{};
       } else {
-        setup = make_setup(plan);
+        SimSetup made = make_setup(plan);
+        if (made.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(made);
+        setup = std::move(made);
         gas_session = GasSession{};
-        if (setup.sim->backend().kind == BackendKind::Cuda) move_to_gl_device(setup);
       }
+      gas = scene.is_gas;
       std::fprintf(stderr, "tidepool: scene %s\n", scene.name.c_str());
+      switch_error.clear();
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "tidepool: cannot switch to '%s': %s\n", next.c_str(), e.what());
-      return 1;
+      // The running scene goes on as it was (its session is untouched until the other is
+      // made), with the reason in the panel: a scene the list offers that this machine
+      // cannot hold (its memory, its grid) ended the window with exit code 1 before.
+      switch_error = "cannot switch to '" + next + "': " + e.what();
+      std::fprintf(stderr, "tidepool: %s; %s goes on\n", switch_error.c_str(), before.scene.c_str());
+      current = before;
+      plan = plan_before;
+      continue;
     }
   }
 }

@@ -134,7 +134,7 @@ TEST(CliGas, AGridLargerThanTheMemoryIsRefusedBeforeAllocating) {
   const ProcessResult r =
       run_command("TIDEPOOL_MEMORY_MB=200 " + tidepool() + " --headless --scene plume --cells 160 --steps 1 2>&1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("gas scene 'plume': 107x160x107 cells need 0.5 GB and 0.2 GB are free; choose fewer cells"),
+  EXPECT_NE(r.output.find("gas scene 'plume': 107x160x107 cells need 472 MB and 200 MB are free; choose fewer cells"),
             std::string::npos)
       << r.output;
 }

@@ -179,6 +179,41 @@ TEST(Window, SceneListPassesBetweenWaterAndGas) {
   EXPECT_EQ(app.exit_code(), 0) << app.output();
 }
 
+// A water scene from the gas window's list that this machine cannot hold (here a memory
+// budget of 20 MB, which the plume fits and the dam break's 21 MB does not): the window
+// ended with exit code 1 before. Now the plume goes on, the panel says why in red.
+TEST(Window, ASceneTheMachineCannotHoldIsRefusedAndTheRunningSceneGoesOn) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene plume --size 1280x800", dir + "/app.log", dir, kWidgetLog + " TIDEPOOL_MEMORY_MB=20");
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  choose_scene(app, *watcher, w, "dam_break");
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: cannot switch to 'dam_break': ")) << app.output();
+  EXPECT_NE(app.output().find("would need 21 MB of memory, but only 20 MB is free"), std::string::npos)
+      << app.output();
+  ASSERT_TRUE(app.running()) << app.output();
+  wait_frames(*watcher, 10, 1.0);  // the plume draws on
+  if (HasFatalFailure()) return;
+  const Image shot = grab_window(*watcher);
+  save_png(shot, dir + "/refused.png");
+  long red = 0;
+  for (int y = 0; y < shot.height; ++y)
+    for (int x = 0; x < 360; ++x) red += shot.at(x, y)[0] > 200 && shot.at(x, y)[1] < 110 && shot.at(x, y)[2] < 110;
+  EXPECT_GT(red, 200) << "no red sentence in the panel: see " << dir << "/refused.png";
+  // And the list still works: back to a gas scene.
+  choose_scene(app, *watcher, w, "ink_box");
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: scene ink_box")) << app.output();
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60));
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
 // A scene file with a mistake, typed into the scene file field and loaded: the panel says
 // what is wrong in red, stderr says the same, and the dam break goes on moving.
 TEST(Window, BadSceneFileShowsItsErrorAndTheSceneRunsOn) {

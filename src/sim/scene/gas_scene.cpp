@@ -45,10 +45,11 @@ void start_gas(GasSimulation& gas, const Scene& scene, int cells,
   const GasSetup setup = gas_setup(scene, cells);
   const uint64_t need = gas_memory_bytes(setup.grid), have = budget ? budget : memory_budget_bytes(kind);
   if (need > have) {
-    char text[160];
-    std::snprintf(text, sizeof(text), "%dx%dx%d cells need %.1f GB and %.1f GB are free; choose fewer cells",
-                  setup.grid.n.x, setup.grid.n.y, setup.grid.n.z, double(need) / 1e9, double(have) / 1e9);
-    throw SceneError("gas scene '" + scene.name + "': " + text);
+    // (in MB: a small grid refused under a small budget read "need 0.0 GB and 0.0 GB are free")
+    char text[80];
+    std::snprintf(text, sizeof(text), "%dx%dx%d cells", setup.grid.n.x, setup.grid.n.y, setup.grid.n.z);
+    throw SceneError("gas scene '" + scene.name + "': " + text + " need " + megabytes_text(double(need)) + " and " +
+                     megabytes_text(double(have)) + " are free; choose fewer cells");
   }
   try {
     gas.reset(setup);
