@@ -2,6 +2,7 @@
 // physics, on the CPU backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -558,11 +559,58 @@ INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHeld, ::testing::Values("pbf", "pcisph", 
 // 0.3 to 0.5 spacings below H with or without the body: the water is compressed.)
 struct PoolReading {
   double level = 0.0, ratio = 0.0, surface = 0.0;
+  double gauge = 0.0;  // the floor's force per area far from the middle, over rho g H (the pressure solvers)
 };
+
+// Where the floor is read as a gauge reads it: the tank's floor samples (below y = 0) more
+// than `far` from the middle along x and two spacings from the side walls, as two boxes
+// whose faces lie half a sample spacing beyond the outermost samples in them, and the
+// area those boxes cover.
+struct FloorGauge {
+  Vec3 lo[2], hi[2];
+  double area = 0.0;
+};
+
+FloorGauge floor_gauge(const Scene& scene, const PoolShape& pool) {
+  const InitialState st = build_initial_state(scene, pool.spacing);
+  std::vector<float> xs, zs;
+  for (const Vec4& b : st.boundary)
+    if (b.y < 0.0f) xs.push_back(b.x), zs.push_back(b.z);
+  auto distinct = [](std::vector<float> v) {
+    std::sort(v.begin(), v.end());
+    std::vector<float> out;
+    for (float x : v)
+      if (out.empty() || x - out.back() > 1e-5f) out.push_back(x);
+    return out;
+  };
+  const std::vector<float> dx = distinct(xs), dz = distinct(zs);
+  const float margin = 2.0f * pool.spacing;
+  float x0 = INFINITY, x1 = -INFINITY, z0 = INFINITY, z1 = -INFINITY, d = 0.0f;
+  for (size_t k = 0; k < dx.size(); ++k) {
+    if (k > 0 && d == 0.0f) d = dx[k] - dx[k - 1];
+    if (dx[k] > pool.far && dx[k] < pool.tank_hi.x - margin) x0 = std::min(x0, dx[k]), x1 = std::max(x1, dx[k]);
+  }
+  FloorGauge g;
+  const float half = 0.5f * d, below = -1.0f, top = 0.25f * pool.spacing;
+  double width_z = 1.0;
+  if (pool.dimensions == 3) {
+    for (float z : dz)
+      if (std::fabs(z) < pool.tank_hi.z - margin) z0 = std::min(z0, z), z1 = std::max(z1, z);
+    width_z = double(z1 - z0 + d);
+  } else {
+    z0 = -1.0f + half, z1 = 1.0f - half;
+  }
+  g.lo[0] = Vec3{x0 - half, below, z0 - half}, g.hi[0] = Vec3{x1 + half, top, z1 + half};
+  g.lo[1] = Vec3{-x1 - half, below, z0 - half}, g.hi[1] = Vec3{-x0 + half, top, z1 + half};
+  g.area = 2.0 * double(x1 - x0 + d) * width_z;
+  return g;
+}
 
 PoolReading read_pool(const PoolShape& pool, const char* solver, const std::string& body) {
   const float s = pool.spacing, depth = 0.3f;
-  auto sim = cpu_sim(pool_with_body(pool.dimensions, s, depth, body, pool.tank_hi), s);
+  const Scene scene = pool_with_body(pool.dimensions, s, depth, body, pool.tank_hi);
+  const FloorGauge gauge = floor_gauge(scene, pool);
+  auto sim = cpu_sim(scene, s);
   sim->params().solver = int(solver_named(solver));
   const double rho = sim->params().rest_density, g = 9.81;
   PoolReading r;
@@ -582,10 +630,14 @@ PoolReading read_pool(const PoolShape& pool, const char* solver, const std::stri
       expected += rho * g * (r.level - snap.position[i].y);
     }
     r.ratio += p_sum / expected;
+    if (const auto a = sim->wall_fluid_force(gauge.lo[0], gauge.hi[0]), b = sim->wall_fluid_force(gauge.lo[1], gauge.hi[1]);
+        a && b)
+      r.gauge += -double(a->y + b->y) / (rho * g * r.level * gauge.area);
     r.surface += pool.surface(snap, 0.15f);
     ++samples;
   }
   r.ratio /= samples;
+  r.gauge /= samples;
   r.surface /= samples;
   return r;
 }
@@ -594,6 +646,8 @@ void expect_hydrostatics(const PoolShape& pool, const char* solver, const std::s
   const float s = pool.spacing;
   const PoolReading alone = read_pool(pool, solver, "");
   const PoolReading with = read_pool(pool, solver, body);
+  std::printf("[ hydrostatics %dD ] %s: the floor's gauge far from the box at %.4f x rho g H (the pool alone: %.4f)\n",
+              pool.dimensions, solver, with.gauge, alone.gauge);
   std::printf("[ hydrostatics %dD ] %s: the floor far from the box at %.3f x rho g H (the pool alone: %.3f); H %.4f m "
               "(alone %.4f); far surface %.4f m (alone %.4f): risen %.4f m for %.4f (%+.2f spacings)\n",
               pool.dimensions, solver, with.ratio, alone.ratio, with.level, alone.level, with.surface, alone.surface,
@@ -603,7 +657,20 @@ void expect_hydrostatics(const PoolShape& pool, const char* solver, const std::s
     EXPECT_NEAR(with.surface - alone.surface, with.level - alone.level, 0.25 * s) << "PBF: the water rose by the "
                                                                                     "displaced volume";
   } else {
-    EXPECT_NEAR(with.ratio, 1.0, 0.05) << "the floor's pressure against rho g H of the risen water";
+    // The 2 % on the pressure on the floor as a gauge reads it (the water's force on
+    // the floor's samples over their area); the floor layer's own pressure within the
+    // resting columns' 5 % (PCISPH's reads 3.5 % low: its water is compressed 1.8 % there
+    // at the 1 % tolerance, and its pressure is read at the layer, not at the floor).
+    // In 3D, PCISPH's and DFSPH's pools load their floors unevenly with or without a body:
+    // the far strips read 4.9 and 6.1 % low alone, and the whole floor carries the water's
+    // weight (docs/bodies.md): the particle water's arrangement leans on itself. There the
+    // body is judged on what it adds: the far floor's reading over the pool alone's.
+    const bool uneven = pool.dimensions == 3 && (std::string(solver) == "pcisph" || std::string(solver) == "dfsph");
+    EXPECT_NEAR(with.gauge, 1.0, uneven ? 0.08 : 0.02)
+        << "the pressure on the floor (its force over its area) against rho g H";
+    EXPECT_NEAR(with.gauge / alone.gauge, 1.0, 0.02) << "what the floating body adds to the floor's pressure, "
+                                                        "against what its displaced water gives";
+    EXPECT_NEAR(with.ratio, 1.0, 0.05) << "the floor layer's pressure against rho g H of the risen water";
   }
 }
 

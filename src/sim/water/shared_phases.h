@@ -400,6 +400,43 @@ void SimulationImpl<B>::gather_body_forces(bool in_solve) {
 }
 
 template <class B>
+std::optional<Vec3> SimulationImpl<B>::wall_fluid_force(Vec3 lo, Vec3 hi) {
+  const int solver = params_.solver;
+  if (stats_.steps == 0 || solver == int(SolverKind::Pbf) || previous_solver() != solver) return std::nullopt;
+  const FluidView f = fluid.view();
+  const BoundaryView b = boundary_view();
+  const SampleLists s = sample_lists();
+  const StepConstants c = constants_;
+  const uint wall_n = wall_n_;
+  // The walls' pressures anew: sample_lists() zeroes them (NeighborLists::samples), and
+  // the force is what the fluid's pressures push them with. DFSPH's water felt both solves'
+  // pressure (fluid.pressure holds their sum between steps), and the terms the force reads
+  // hold the density solve's last iteration's unless bodies had them written
+  // (dfsph_pressure_solve); WCSPH's and PCISPH's are the step's. The next step writes both
+  // anew.
+  const float* pressure = f.pressure;
+  if (solver == int(SolverKind::Dfsph)) {
+    const float inv_rho0_2 = 1.0f / (c.p.rest_density * c.p.rest_density);
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      f.position_term[i] = make_vec4(xyz(f.position_term[i]), pressure[i] * inv_rho0_2);
+    });
+  }
+  B::for_each(s.n, [=] TP_HD(uint q) {
+    if (q < *s.listed && s.sample[q] < wall_n) b.pressure[s.sample[q]] = boundary_pressure(q, s, f, b, c, pressure);
+  });
+  const auto component = [&](int axis) {
+    return B::reduce_sum(s.n, [=] TP_HD(uint q) -> float {
+      if (q >= *s.listed || s.sample[q] >= wall_n) return 0.0f;
+      const Vec3 x = xyz(b.sample[s.sample[q]]);
+      if (x.x < lo.x || x.y < lo.y || x.z < lo.z || x.x > hi.x || x.y > hi.y || x.z > hi.z) return 0.0f;
+      const Vec3 force = body_sample_pressure_force(q, s, f, b, c);
+      return axis == 0 ? force.x : axis == 1 ? force.y : force.z;
+    });
+  };
+  return Vec3{float(component(0)), float(component(1)), float(component(2))};
+}
+
+template <class B>
 void SimulationImpl<B>::gather_body_forces_pbf(const Vec4* predicted_lambda, bool first) {
   if (!has_bodies()) return;
   const BoundaryView b = boundary_view();

@@ -263,6 +263,13 @@ class Simulation {
   virtual std::vector<BodySpec> bodies() const { return {}; }
   virtual Vec3 body_fluid_force(size_t index) const { (void)index; return Vec3{0, 0, 0}; }
   virtual Vec3 body_fluid_torque(size_t index) const { (void)index; return Vec3{0, 0, 0}; }
+  // The fluid's force [N] on the tank's wall samples within the box [lo, hi], as the last
+  // step's pressure (and the walls' viscosity) pushed them: the pressure on the floor as a
+  // gauge in it reads it (a force over an area), rather than the pressure of the water
+  // beside it. The pressure solvers (WCSPH, PCISPH, DFSPH: both its solves); nullopt on
+  // PBF, which has no pressure, and before a step. For tests and measurements: a pass over
+  // the walls' samples.
+  virtual std::optional<Vec3> wall_fluid_force(Vec3 lo, Vec3 hi) { (void)lo, (void)hi; return std::nullopt; }
   // The body the ray meets first: its index, the point (world) and that point in the body's
   // frame, for a grab.
   struct BodyHit {

@@ -108,6 +108,7 @@ class SimulationImpl final : public Simulation {
   Vec3 body_fluid_torque(size_t k) const override {
     return k < objects_.bodies().size() ? objects_.bodies().fluid_torque(k) : Vec3{0, 0, 0};
   }
+  std::optional<Vec3> wall_fluid_force(Vec3 lo, Vec3 hi) override;
   std::optional<BodyHit> pick_body(const Ray& ray) const override {
     std::optional<BodyHit> best;
     const auto& bodies = objects_.bodies().bodies();
