@@ -135,11 +135,12 @@ TEST(Bodies, TheFluidsMomentumChangeIsMinusTheBodysImpulseEachStep) {
 // momentum along x and z together stay what the throw gave, within 5 % of it, but for
 // what the side walls trade with the water. A pool settled for a second still rings and
 // trades its walls more sideways momentum than the throw holds: a twin of the pool without
-// the ball, run from the same state at the same fixed steps, gives that trade, which is
-// taken off. What the twin cannot take off is the walls' answer to the ball itself, which
-// in a closed tank of nearly incompressible water is not small (the water the ball
-// displaces is pushed against them at once). Validation: it does not hold (docs/bodies.md);
-// the zero-gravity exchange above does.
+// the ball, run from the same state at the same fixed steps, gave that trade, but not the
+// walls' answer to the ball itself, which in a closed tank of nearly incompressible water
+// is not small (the water the ball displaces is pushed against them at once): 48 to 115 %
+// off. So the walls' own impulse is measured (the water's force on the tank's samples,
+// Simulation::wall_fluid_force, over each step) and taken off: within 0.3 to 1.7 % on the
+// pressure solvers (docs/bodies.md). The twin's figure is printed for comparison.
 TEST(Bodies, AThrownBallAndThePoolKeepTheirSidewaysMomentum) {
   const float s = 0.025f;
   for (const char* solver : {"wcsph", "pcisph", "pbf", "dfsph"}) {
@@ -169,15 +170,28 @@ TEST(Bodies, AThrownBallAndThePoolKeepTheirSidewaysMomentum) {
     const float ball_mass = body_mass(ball, 3).mass;
     const Vec3 thrown = ball.motion.velocity * ball_mass;
     double met = -1.0;
-    float worst = 0.0f, worst_raw = 0.0f;
+    float worst = 0.0f, worst_raw = 0.0f, worst_walls = 0.0f;
+    // The walls' own impulse on the water (the pressure solvers): minus the water's force
+    // on the tank's samples, summed over the steps (Simulation::wall_fluid_force).
+    const Vec3 everywhere_lo{-9.0f, -9.0f, -9.0f}, everywhere_hi{9.0f, 9.0f, 9.0f};
+    Vec3 wall_impulse{0.0f, 0.0f, 0.0f};
+    bool measured = false;
+    const Vec3 start = fluid_momentum(sim->snapshot(), sim->mass()) + thrown;
     while (met < 0.0 || sim->simulated_time() < met + 0.2) {
-      sim->step();
+      const double step = sim->step();
       twin->step();
+      if (const auto f = sim->wall_fluid_force(everywhere_lo, everywhere_hi)) {
+        wall_impulse = wall_impulse - *f * float(step);
+        measured = true;
+      }
       if (met < 0.0 && length(sim->body_fluid_force(0)) > 0.0f) met = sim->simulated_time();
       const Vec3 p = fluid_momentum(sim->snapshot(), sim->mass()) + sim->bodies()[0].motion.velocity * ball_mass;
       const Vec3 walls = fluid_momentum(twin->snapshot(), twin->mass()) - still;
       worst = std::max(worst, std::max(std::fabs(p.x - walls.x - thrown.x), std::fabs(p.z - walls.z - thrown.z)));
       worst_raw = std::max(worst_raw, std::max(std::fabs(p.x - thrown.x - still.x), std::fabs(p.z - still.z)));
+      if (met >= 0.0)
+        worst_walls = std::max(worst_walls, std::max(std::fabs(p.x - start.x - wall_impulse.x),
+                                                     std::fabs(p.z - start.z - wall_impulse.z)));
       ASSERT_LT(sim->simulated_time(), 1.5) << "the ball never met the water";
     }
     const BodySpec end = sim->bodies()[0];
@@ -186,7 +200,16 @@ TEST(Bodies, AThrownBallAndThePoolKeepTheirSidewaysMomentum) {
                 "off); the ball now at x %.3f, y %.3f, %.2f m/s along x\n",
                 solver, ball_mass, met - 1.0, 100.0 * worst / thrown.x, 100.0 * worst_raw / thrown.x,
                 end.pose.position.x, end.pose.position.y, end.motion.velocity.x);
-    EXPECT_LT(worst, 0.05f * thrown.x);
+    if (measured)
+      std::printf("[ thrown ] %s: with the walls' own impulse (%.4f, %.4f) N s taken off: off by at most %.2f %%\n",
+                  solver, wall_impulse.x, wall_impulse.z, 100.0 * worst_walls / thrown.x);
+    // The 5 % against the walls' measured impulse, where the solver has a pressure
+    // for the walls to push with. PBF's walls act through its position corrections, which
+    // the measurement does not read yet; its twin figure is printed only.
+    if (std::string(solver) != "pbf") {
+      EXPECT_TRUE(measured) << "no wall force was read";
+      EXPECT_LT(worst_walls, 0.05f * thrown.x) << "water and ball against the throw and the walls' impulse";
+    }
     EXPECT_LT(end.motion.velocity.x, 0.9f) << "the water slowed the ball";
   }
 }
