@@ -427,8 +427,7 @@ std::optional<Vec3> SimulationImpl<B>::wall_fluid_force(Vec3 lo, Vec3 hi) {
   const auto component = [&](int axis) {
     return B::reduce_sum(s.n, [=] TP_HD(uint q) -> float {
       if (q >= *s.listed || s.sample[q] >= wall_n) return 0.0f;
-      const Vec3 x = xyz(b.sample[s.sample[q]]);
-      if (x.x < lo.x || x.y < lo.y || x.z < lo.z || x.x > hi.x || x.y > hi.y || x.z > hi.z) return 0.0f;
+      if (!inside_box(xyz(b.sample[s.sample[q]]), lo, hi)) return 0.0f;
       const Vec3 force = body_sample_pressure_force(q, s, f, b, c);
       return axis == 0 ? force.x : axis == 1 ? force.y : force.z;
     });
