@@ -106,11 +106,12 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
                                        float friction, float restitution, const Vec3* from = nullptr,
                                        float spacing = 0.0f, float dt = 0.0f) {
   int pushed = -1;
+  if (!near_bodies(bodies, x, from ? *from : x, fmaxf(margin, 0.0f), from ? dt : 0.0f)) return pushed;
   for (int k = 0; k < bodies.count; ++k) {
     const SolidBody& b = bodies.body[k];
     const Vec3 rel = x - b.pose.position;
     const float reach = b.bound + margin;
-    if (dot(rel, rel) > reach * reach) {
+    if (beyond_half_box(b, rel, margin) || dot(rel, rel) > reach * reach) {
       // A move that starts and ends beyond the body's bound may still cross it: only a mesh
       // is thin enough for a move to pass, and a move longer than the reach is rare.
       if (!from || b.shape != int(BodyShapeKind::Mesh)) continue;
@@ -193,11 +194,13 @@ TP_HD TP_INLINE int pbf_project_from_bodies(Vec3& x, const Vec3& start, const Bo
   const float rest = 0.5f * spacing, deep = -0.25f * spacing;
   const Vec3 before = x;
   int last = -1;
+  *moved = Vec3{0.0f, 0.0f, 0.0f};
+  if (!near_bodies(bodies, x, x, rest, 0.0f)) return last;
   for (int k = 0; k < bodies.count; ++k) {
     const SolidBody& b = bodies.body[k];
     const Vec3 rel = x - b.pose.position;
     const float reach = b.bound + rest;
-    if (dot(rel, rel) > reach * reach) continue;
+    if (beyond_half_box(b, rel, rest) || dot(rel, rel) > reach * reach) continue;
     const Vec3 p = rotate_inverse(b.pose.orientation, rel);
     const float dist = solid_distance(b, p);
     if (dist >= rest || dist < deep) continue;

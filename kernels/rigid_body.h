@@ -79,7 +79,36 @@ struct SolidBody {
   DistanceFieldView field;  ///< mesh: its distance field (in the memory of whoever reads it)
   RigidPose pose;
   RigidMotion motion;
+  Vec3 half_box;  ///< [m] half the box along the world's axes about the centre that holds it (solid_half_box)
 };
+
+// Half the size of the smallest box along the world's axes, about the body's centre, that
+// holds its shape at its pose (the bound's cube for a mesh, whose field is not read here).
+// Tighter than the bound sphere for a flat box: a point beyond it along any axis by more
+// than m is farther than m from the surface (solid_distance > m), for any m.
+TP_HD TP_INLINE Vec3 solid_half_box(const SolidBody& b) {
+  const Quat q = b.pose.orientation;
+  const auto spread = [&](Vec3 local) {
+    const Vec3 w = rotate(q, local);
+    return Vec3{fabsf(w.x), fabsf(w.y), fabsf(w.z)};
+  };
+  Vec3 half{b.bound, b.bound, b.bound};
+  if (b.shape == int(BodyShapeKind::Sphere)) {
+    half = Vec3{b.radius, b.radius, b.radius};
+  } else if (b.shape == int(BodyShapeKind::Capsule)) {
+    half = spread(Vec3{0.0f, b.half_height, 0.0f}) + Vec3{b.radius, b.radius, b.radius};
+  } else if (b.shape == int(BodyShapeKind::Box)) {
+    half = spread(Vec3{b.half_extent.x, 0.0f, 0.0f}) + spread(Vec3{0.0f, b.half_extent.y, 0.0f}) +
+           spread(Vec3{0.0f, 0.0f, b.half_extent.z});
+  }
+  return Vec3{fminf(half.x, b.bound), fminf(half.y, b.bound), fminf(half.z, b.bound)};
+}
+
+// Whether the point at `rel` from the body's centre is beyond its half box by more than m
+// along some axis (then its distance to the surface is more than m).
+TP_HD TP_INLINE bool beyond_half_box(const SolidBody& b, Vec3 rel, float m) {
+  return fabsf(rel.x) > b.half_box.x + m || fabsf(rel.y) > b.half_box.y + m || fabsf(rel.z) > b.half_box.z + m;
+}
 
 // Signed distance [m] from a point p in the body's frame to its surface (negative inside):
 // exact for the sphere and the capsule, for the box exact outside and the distance to the
@@ -124,6 +153,54 @@ TP_HD TP_INLINE Vec3 solid_normal(const SolidBody& b, Vec3 p) {
 struct BodyArrayView {
   const SolidBody* body;
   int count;
+  // Boxes along the world's axes that hold the bodies where they are (body k's half box,
+  // solid_half_box, in box k % kBoxes with the others of that slot), each with the fastest
+  // point speed [m/s] of its bodies: near_bodies. `boxes` of them are set (0: test every
+  // body). The clamp runs on every particle every step, and testing each of eight bodies
+  // there cost as much as the clamp itself (PBF, 2026-12-03).
+  static constexpr int kBoxes = 8;
+  int boxes;
+  Vec3 lo[kBoxes], hi[kBoxes];
+  float speed[kBoxes];
 };
+
+// The boxes of bodies[0, n) into v (lo, hi, speed, boxes; body and count are left).
+TP_HD TP_INLINE void set_body_boxes(BodyArrayView* v, const SolidBody* bodies, int n) {
+  v->boxes = 0;
+  for (int k = 0; k < n; ++k) {
+    const SolidBody& b = bodies[k];
+    const int slot = k % BodyArrayView::kBoxes;
+    const Vec3 lo = b.pose.position - b.half_box, hi = b.pose.position + b.half_box;
+    const float speed = length(b.motion.velocity) + length(b.motion.angular_velocity) * b.bound;
+    if (slot >= v->boxes) {
+      v->boxes = slot + 1;
+      v->lo[slot] = lo;
+      v->hi[slot] = hi;
+      v->speed[slot] = speed;
+      continue;
+    }
+    Vec3& l = v->lo[slot];
+    Vec3& h = v->hi[slot];
+    l = Vec3{fminf(l.x, lo.x), fminf(l.y, lo.y), fminf(l.z, lo.z)};
+    h = Vec3{fmaxf(h.x, hi.x), fmaxf(h.y, hi.y), fmaxf(h.z, hi.z)};
+    v->speed[slot] = fmaxf(v->speed[slot], speed);
+  }
+}
+
+// Whether some body may come within `reach` of the segment from a to b, the bodies having
+// moved for dt at up to their boxes' speeds (false: none can; the bodies' loops may skip).
+TP_HD TP_INLINE bool near_bodies(const BodyArrayView& bodies, Vec3 a, Vec3 b, float reach, float dt) {
+  if (bodies.count == 0) return false;
+  if (bodies.boxes == 0) return true;
+  const Vec3 lo{fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z)};
+  const Vec3 hi{fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z)};
+  for (int k = 0; k < bodies.boxes; ++k) {
+    const float w = reach + bodies.speed[k] * dt;
+    if (hi.x >= bodies.lo[k].x - w && lo.x <= bodies.hi[k].x + w && hi.y >= bodies.lo[k].y - w &&
+        lo.y <= bodies.hi[k].y + w && hi.z >= bodies.lo[k].z - w && lo.z <= bodies.hi[k].z + w)
+      return true;
+  }
+  return false;
+}
 
 }  // namespace tp

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "sim/backend/backend_cpu.h"
@@ -144,7 +145,7 @@ namespace {
 void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
                  const std::vector<Vec4>& obstacles, Vec3 lo, Vec3 hi, float h, Vec3 clear_lo,
                  Vec3 clear_hi, Vec3 obstacle_lo, Vec3 obstacle_hi,
-                 NeighborLists<CpuBackend>* lists) {
+                 NeighborLists<CpuBackend>* lists, const std::vector<std::pair<Vec3, Vec3>>& boxes = {}) {
   NeighborGrid<CpuBackend> grid, wall_grid, obstacle_grid;
   for (auto* g : {&grid, &wall_grid, &obstacle_grid}) g->configure(lo, hi, h);
   const uint n = uint(fluid.size());
@@ -166,7 +167,9 @@ void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
   HostBuffer<float> pressure(sorted.size());
   BoundaryView b{samples.data(), samples.data(), pressure.data(), wall_grid.view(),
                  obstacle_grid.view(), wall_n, wall_n + obstacle_n, NeighborList{}, clear_lo,
-                 clear_hi, obstacle_lo, obstacle_hi, nullptr};
+                 clear_hi, obstacle_lo, obstacle_hi, nullptr, 0, {}, {}};
+  b.object_boxes = int(boxes.size());
+  for (size_t k = 0; k < boxes.size(); ++k) b.object_lo[k] = boxes[k].first, b.object_hi[k] = boxes[k].second;
   lists->set_walls(samples.data(), wall_n);  // as the simulation does: the walls' vector search
   lists->build(pos.data(), n, grid.view(), b, h);
   const NeighborList fl = lists->fluid(), bl = lists->boundary();
@@ -218,6 +221,18 @@ void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
     EXPECT_EQ(unmarked.boundary_active()[k], uint(listed_samples[k])) << "sample " << k;
 }
 
+// 2,500 fluid particles in the tank [0, 1] x [0, 0.6] x [0, 0.5] and 3,000 wall samples in
+// a shell up to 0.05 outside it, at random.
+void fluid_and_shell(std::mt19937& rng, std::vector<Vec4>* fluid, std::vector<Vec4>* walls) {
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  fluid->resize(2500);
+  for (Vec4& v : *fluid) v = Vec4{u(rng), u(rng) * 0.6f, u(rng) * 0.5f, 0};
+  while (walls->size() < 3000) {
+    const Vec4 p{u(rng) * 1.1f - 0.05f, u(rng) * 0.7f - 0.05f, u(rng) * 0.6f - 0.05f, 0};
+    if (p.x < 0 || p.x > 1 || p.y < 0 || p.y > 0.6f || p.z < 0 || p.z > 0.5f) walls->push_back(p);
+  }
+}
+
 }  // namespace
 
 // The lists hold exactly the neighbours a brute-force search finds: fluid, tank samples
@@ -226,13 +241,8 @@ TEST(NeighborLists, MatchBruteForceForFluidWallsAndObstacles) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   const float h = 0.08f;
-  std::vector<Vec4> fluid(2500), walls, obstacles;
-  for (Vec4& v : fluid) v = Vec4{u(rng), u(rng) * 0.6f, u(rng) * 0.5f, 0};
-  // Tank [0, 1] x [0, 0.6] x [0, 0.5]: samples in a shell up to 0.05 outside it.
-  while (walls.size() < 3000) {
-    const Vec4 p{u(rng) * 1.1f - 0.05f, u(rng) * 0.7f - 0.05f, u(rng) * 0.6f - 0.05f, 0};
-    if (p.x < 0 || p.x > 1 || p.y < 0 || p.y > 0.6f || p.z < 0 || p.z > 0.5f) walls.push_back(p);
-  }
+  std::vector<Vec4> fluid, walls, obstacles;
+  fluid_and_shell(rng, &fluid, &walls);
   // One obstacle: a ball of radius 0.1 at (0.5, 0.3, 0.25).
   while (obstacles.size() < 400) {
     const Vec4 p{0.4f + 0.2f * u(rng), 0.2f + 0.2f * u(rng), 0.15f + 0.2f * u(rng), 0};
@@ -242,6 +252,40 @@ TEST(NeighborLists, MatchBruteForceForFluidWallsAndObstacles) {
   check_lists(fluid, walls, obstacles, Vec3{-0.2f, -0.2f, -0.2f}, Vec3{1.2f, 0.8f, 0.7f}, h,
               Vec3{h, h, h}, Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0.4f - h, 0.2f - h, 0.15f - h},
               Vec3{0.6f + h, 0.4f + h, 0.35f + h}, &lists);
+}
+
+// With two obstacles far apart, each in a box of its own (BoundaryView::object_lo, as the
+// simulation gives every body and obstacle one), the search skips the water between them
+// and still lists every sample a brute-force search finds.
+TEST(NeighborLists, ObjectBoxesSkipTheWaterBetweenObjectsAndMissNoSample) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const float h = 0.08f;
+  std::vector<Vec4> fluid, walls, obstacles;
+  fluid_and_shell(rng, &fluid, &walls);
+  // Balls of radius 0.1 at x = 0.2 and 0.8; each one's box widened by h.
+  const Vec3 c0{0.2f, 0.3f, 0.25f}, c1{0.8f, 0.3f, 0.25f}, r{0.1f + h, 0.1f + h, 0.1f + h};
+  while (obstacles.size() < 600) {
+    const Vec3 c = obstacles.size() % 2 ? c1 : c0;
+    const Vec4 p{c.x - 0.1f + 0.2f * u(rng), c.y - 0.1f + 0.2f * u(rng), c.z - 0.1f + 0.2f * u(rng), 0};
+    if (length2(xyz(p) - c) < 0.01f) obstacles.push_back(p);
+  }
+  const std::vector<std::pair<Vec3, Vec3>> boxes{{c0 - r, c0 + r}, {c1 - r, c1 + r}};
+  NeighborLists<CpuBackend> lists;
+  check_lists(fluid, walls, obstacles, Vec3{-0.2f, -0.2f, -0.2f}, Vec3{1.2f, 0.8f, 0.7f}, h,
+              Vec3{h, h, h}, Vec3{1 - h, 0.6f - h, 0.5f - h}, c0 - r, c1 + r, &lists, boxes);
+  // Between the balls, inside the one box around both: no search.
+  BoundaryView b{};
+  b.wall_n = 1;
+  b.n = 2;
+  b.obstacle_lo = c0 - r;
+  b.obstacle_hi = c1 + r;
+  EXPECT_TRUE(near_objects(b, Vec3{0.5f, 0.3f, 0.25f}));  // the one box alone
+  b.object_boxes = 2;
+  for (int k = 0; k < 2; ++k) b.object_lo[k] = boxes[k].first, b.object_hi[k] = boxes[k].second;
+  EXPECT_FALSE(near_objects(b, Vec3{0.5f, 0.3f, 0.25f}));
+  EXPECT_TRUE(near_objects(b, Vec3{0.82f, 0.3f, 0.25f}));
+  EXPECT_TRUE(near_objects(b, c0 + Vec3{0.17f, 0.0f, 0.0f}));
 }
 
 // A clump far denser than the lattice overflows the first lists (the fluid's, and the one
@@ -295,7 +339,7 @@ TEST(NeighborLists, EveryCpuPathListsTheSameInTheSameOrder) {
   HostBuffer<float> pressure(4000);
   const BoundaryView b{walls.data(), walls.data(), pressure.data(), wall_grid.view(),
                        obstacle_grid.view(), 4000, 4000, NeighborList{}, Vec3{h, h, h},
-                       Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr};
+                       Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr, 0, {}, {}};
   // Each particle's fluid list then boundary list, as stored.
   auto lists = [&](bool lanes, bool vector_walls) {
     const bool saved = CpuBackend::lanes_enabled();

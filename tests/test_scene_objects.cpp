@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <set>
 
 #include "kernels/boundary.h"
+#include "sim/bodies/body_spec.h"
 #include "sim/water/scene_objects.h"
 #include "sim_helpers.h"
 
@@ -264,4 +266,76 @@ TEST_P(EachSolverObjects, AMovingObstaclePushesTheWaterAndNoneEndsInside) {
 }
 
 }  // namespace
+
+// The bodies' boxes along the world's axes (solid_half_box, BodyArrayView::lo) only let the
+// clamp and PBF's projection skip work: a point beyond a body's box by more than m is
+// farther than m from its surface at any pose, and the clamp, given the boxes, moves every
+// particle exactly as it does testing every body, thin-wall search along the move included.
+TEST(SceneObjects, TheBodiesBoxesHoldThemAtAnyPoseAndTheClampIsTheSameWithThem) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<SolidBody> solids;
+  for (int k = 0; k < 9; ++k) {
+    BodySpec b;
+    b.shape = k % 3 == 0 ? int(BodyShapeKind::Sphere) : k % 3 == 1 ? int(BodyShapeKind::Box) : int(BodyShapeKind::Capsule);
+    b.radius = 0.05f + 0.03f * float(k % 4);
+    b.half_extent = Vec3{0.12f, 0.04f, 0.09f};
+    b.half_height = 0.08f;
+    b.pose.position = Vec3{0.3f * u(rng), 0.3f * u(rng), 0.3f * u(rng)};
+    const Vec3 axis{u(rng), u(rng), u(rng) + 2.0f};  // (never 0)
+    b.pose.orientation = quat_from_axis_angle(axis / length(axis), 3.0f * u(rng));
+    b.motion.velocity = Vec3{2.0f * u(rng), 2.0f * u(rng), 0.0f};
+    b.motion.angular_velocity = Vec3{0.0f, 0.0f, 4.0f * u(rng)};
+    solids.push_back(solid_of(b));
+  }
+  // A flat box at rest is held by its extents, not by the sphere about it.
+  BodySpec flat;
+  flat.half_extent = Vec3{0.12f, 0.04f, 0.09f};
+  const SolidBody f = solid_of(flat);
+  EXPECT_FLOAT_EQ(f.half_box.y, 0.04f);
+  EXPECT_LT(f.half_box.y, 0.5f * f.bound);
+  int beyond = 0;
+  for (const SolidBody& b : solids)
+    for (int t = 0; t < 4000; ++t) {
+      const Vec3 rel{0.4f * u(rng), 0.4f * u(rng), 0.4f * u(rng)};
+      for (float m : {-0.01f, 0.0f, 0.02f}) {
+        if (!beyond_half_box(b, rel, m)) continue;
+        ++beyond;
+        ASSERT_GT(solid_distance(b, rotate_inverse(b.pose.orientation, rel)), m) << "shape " << b.shape;
+      }
+    }
+  EXPECT_GT(beyond, 10000);
+  // The boxes as RigidBodies::upload makes them.
+  BodyArrayView with{solids.data(), int(solids.size()), 0, {}, {}, {}};
+  set_body_boxes(&with, solids.data(), int(solids.size()));
+  ASSERT_EQ(with.boxes, BodyArrayView::kBoxes);
+  BodyArrayView without = with;
+  without.boxes = 0;
+  const float spacing = 0.02f, dt = 0.01f;
+  int pushed = 0, skipped = 0;
+  for (int t = 0; t < 20000; ++t) {
+    const Vec3 from{0.6f * u(rng), 0.6f * u(rng), 0.6f * u(rng)};
+    const Vec3 to = from + Vec3{0.05f * u(rng), 0.05f * u(rng), 0.05f * u(rng)};
+    Vec3 x1 = to, v1{1.0f, -2.0f, 0.5f}, x2 = to, v2 = v1;
+    const int a = push_out_of_bodies(x1, v1, with, -0.25f * spacing, 0.3f, 0.1f, &from, spacing, dt);
+    const int b = push_out_of_bodies(x2, v2, without, -0.25f * spacing, 0.3f, 0.1f, &from, spacing, dt);
+    ASSERT_EQ(a, b);
+    ASSERT_TRUE(x1.x == x2.x && x1.y == x2.y && x1.z == x2.z && v1.x == v2.x && v1.y == v2.y && v1.z == v2.z);
+    pushed += a >= 0;
+    skipped += !near_bodies(with, to, from, 0.0f, dt);
+    Vec3 p1 = to, p2 = to, d1, d2;
+    ASSERT_EQ(pbf_project_from_bodies(p1, from, with, spacing, &d1), pbf_project_from_bodies(p2, from, without, spacing, &d2));
+    ASSERT_TRUE(p1.x == p2.x && p1.y == p2.y && p1.z == p2.z);
+  }
+  EXPECT_GT(pushed, 100);   // the comparison met bodies
+  EXPECT_GT(skipped, 1000);  // and the boxes let the clamp skip some
+  // A move that passes through a body with both ends outside its box is still looked at.
+  BodyArrayView one{solids.data() + 1, 1, 1, {solids[1].pose.position - solids[1].half_box}, {solids[1].pose.position + solids[1].half_box}, {0.0f}};
+  const Vec3 c = solids[1].pose.position;
+  EXPECT_TRUE(near_bodies(one, c - Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.5f, 0.0f, 0.0f}, 0.0f, 0.0f));
+  EXPECT_FALSE(near_bodies(one, c + Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.6f, 0.0f, 0.0f}, 0.0f, 0.0f));
+  one.speed[0] = 100.0f;  // a body that may have come 1 m in the step
+  EXPECT_TRUE(near_bodies(one, c + Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.6f, 0.0f, 0.0f}, 0.0f, dt));
+}
+
 }  // namespace tp

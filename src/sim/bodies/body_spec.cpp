@@ -77,6 +77,7 @@ SolidBody solid_of(const BodySpec& b) {
   }
   s.pose = b.pose;
   s.motion = b.motion;
+  s.half_box = solid_half_box(s);
   return s;
 }
 

@@ -219,6 +219,23 @@ class NeighborLists {
       list_neighbors<Backend::kIsDevice>(grid, positions, x, h, 0, out, stride, capacity, &c);
       return c;
     }
+    // The same after the c neighbours a list already holds, each index plus `base`;
+    // returns the count with them.
+    TP_HD uint append(Vec3 x, uint base, uint* out, uint stride, uint capacity, uint c) const {
+#if TP_LANE_WIDTH
+      constexpr uint kRow = 512;
+      if (px && capacity + 16 <= kRow) {
+        uint row[kRow];
+        const uint room = c < capacity ? capacity - c : 0u;
+        const uint found = list_neighbors_simd(grid, px, py, pz, x, h, row, room);
+        const uint stored = found < room ? found : room;
+        for (uint k = 0; k < stored; ++k) out[size_t(c + k) * stride] = base + row[k];
+        return c + found;
+      }
+#endif
+      list_neighbors<Backend::kIsDevice>(grid, positions, x, h, base, out, stride, capacity, &c);
+      return c;
+    }
   };
   // A list found into a contiguous row, `stored` of it, into its interleaved slots.
   static void spread_row(const uint* row, uint stored, uint* out, uint stride) {
@@ -242,6 +259,13 @@ class NeighborLists {
       search.pz = search.py + wall_n_;
     }
     return search;
+  }
+  // The obstacles' and bodies' samples, [wall_n, n): they move, so their coordinate arrays
+  // are filled at every build (hundreds of samples against the fluid's thousands).
+  PointSearch object_search(const BoundaryView& b, float h) {
+    const uint m = b.n > b.wall_n ? b.n - b.wall_n : 0u;
+    const Coordinates c = m > 0 ? coordinates(object_coordinates_, b.sample + b.wall_n, m) : Coordinates{};
+    return PointSearch{b.obstacle_grid, b.sample + b.wall_n, c.px, c.py, c.pz, h};
   }
   // x, y and z of points[0, n), in turn, into `buffer` (and padding read, and dropped, by
   // the search); their starts, or nulls when this build has no vector search.
@@ -304,6 +328,7 @@ class NeighborLists {
   Buffer<uint> active_;  ///< per boundary sample, see BoundaryView::active
   Buffer<float> fluid_coordinates_;  ///< x, y, z of the fluid particles, in turn (vector search)
   Buffer<float> wall_coordinates_;   ///< the same of the tank's samples (set_walls)
+  Buffer<float> object_coordinates_;  ///< the same of the obstacles' and bodies' (every build)
   const Vec4* walls_ = nullptr;      ///< the samples set_walls was given, and their number
   uint wall_n_ = 0;
   // samples(): per boundary sample, its place among the listed ones (a scan of active_);
@@ -352,14 +377,13 @@ void NeighborLists<Backend>::build(const Vec4* positions, uint n, const GridView
     if (mark) Backend::for_each(bv.n, [=] TP_HD(uint k) { active[k] = 0u; });
     const PointSearch search = search_ = fluid_search(positions, n, fluid_grid, h);
     const PointSearch walls = wall_search(bv, h);
+    const PointSearch objects = object_search(bv, h);
     // The boundary samples within h of particle i: the tank's (none within h inside the
     // clear box), then the obstacles'; the count; and their marks.
     const auto near_walls = [=] TP_HD(Vec3 xi) { return !inside_box(xi, bv.wall_clear_lo, bv.wall_clear_hi); };
     const auto finish_boundary = [=] TP_HD(uint i, Vec3 xi, uint* out, uint c) {
       const uint stride = 1u << bs.shift;
-      if (bv.n > bv.wall_n && inside_box(xi, bv.obstacle_lo, bv.obstacle_hi))
-        list_neighbors<Backend::kIsDevice>(bv.obstacle_grid, bv.sample + bv.wall_n, xi, h, bv.wall_n, out,
-                       stride, bs.capacity, &c);
+      if (near_objects(bv, xi)) c = objects.append(xi, bv.wall_n, out, stride, bs.capacity, c);
       bs.count[i] = c;
       if (mark) mark_listed(active, out, stride, c < bs.capacity ? c : bs.capacity);
     };

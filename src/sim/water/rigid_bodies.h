@@ -89,7 +89,12 @@ class RigidBodies {
       most = std::max(most, length(b.motion.velocity) + length(b.motion.angular_velocity) * solid_of(b).bound);
     return most;
   }
-  BodyArrayView view() const { return BodyArrayView{solids_.data(), int(bodies_.size())}; }
+  BodyArrayView view() const {
+    BodyArrayView v = boxes_;
+    v.body = solids_.data();
+    v.count = int(bodies_.size());
+    return v;
+  }
 
   // Each body's surface samples in its own frame, w their volume (body_sample_volume),
   // appended to local[] with the owner index owner_base + k; first[k] is where body k's
@@ -427,6 +432,8 @@ class RigidBodies {
     }
     solids_.resize(solids.size());
     if (!solids.empty()) Backend::upload(solids_.data(), solids.data(), solids.size());  // no wait
+    // Their boxes (BodyArrayView::lo), from the same poses.
+    set_body_boxes(&boxes_, solids.data(), int(solids.size()));
   }
 
   float spacing_ = 0.0f, plane_z_ = 0.0f;
@@ -438,6 +445,7 @@ class RigidBodies {
   std::vector<uint> first_;           ///< per body, where its samples begin; then the end
   Buffer<uint> ranges_;               ///< first_ in the backend's memory
   Buffer<SolidBody> solids_;
+  BodyArrayView boxes_{};  ///< the boxes of the bodies as upload() last sent them
   Buffer<float> fields_;           ///< the mesh bodies' distance fields (upload_fields)
   std::vector<size_t> field_at_;  ///< per body, where its field begins in fields_
   Buffer<Vec4> sums_;  ///< per body: force, torque (the latest gather's)

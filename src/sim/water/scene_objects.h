@@ -155,6 +155,14 @@ class SceneObjects {
   GridView grid_view() const { return grid_.view(); }
   Vec3 box_lo() const { return box_lo_; }
   Vec3 box_hi() const { return box_hi_; }
+  // The tighter boxes (BoundaryView::object_lo/hi) into b.
+  void object_boxes(BoundaryView* b) const {
+    b->object_boxes = object_boxes_;
+    for (int k = 0; k < object_boxes_; ++k) {
+      b->object_lo[k] = object_lo_[k];
+      b->object_hi[k] = object_hi_[k];
+    }
+  }
 
   // Public only because nvcc requires that functions enclosing device lambdas are.
   double emitter_gap(size_t k) const;
@@ -183,6 +191,8 @@ class SceneObjects {
   uint sample_n_ = 0;
   NeighborGrid<Backend> grid_;  ///< the obstacles' samples, sorted after every move
   Vec3 box_lo_{0, 0, 0}, box_hi_{0, 0, 0};
+  int object_boxes_ = 0;
+  Vec3 object_lo_[BoundaryView::kObjectBoxes], object_hi_[BoundaryView::kObjectBoxes];
   std::vector<Emitter> emitters_;
   std::vector<double> emitter_travel_;           ///< [m] moved since the last layer
   std::vector<std::vector<Vec3>> emitter_points_;  ///< one layer, nozzle coordinates
@@ -257,21 +267,29 @@ void SceneObjects<B>::clear() {
 template <class B>
 void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
   box_lo_ = box_hi_ = Vec3{0, 0, 0};
+  object_boxes_ = 0;
   if (sample_n_ == 0) return;
-  // The box around every obstacle, widened by h: outside it no sample is within h.
+  // The box around every obstacle, widened by h: outside it no sample is within h; and
+  // each owner's in its slot of the tighter boxes (BoundaryView::object_lo).
   const float h = 2.0f * spacing_;
-  box_lo_ = Vec3{INFINITY, INFINITY, INFINITY};
-  box_hi_ = -box_lo_;
+  const Vec3 empty{INFINITY, INFINITY, INFINITY};
+  box_lo_ = empty;
+  box_hi_ = -empty;
+  for (int k = 0; k < BoundaryView::kObjectBoxes; ++k) object_lo_[k] = empty, object_hi_[k] = -empty;
+  int owner_k = 0;
+  auto grow = [](Vec3& lo, Vec3& hi, Vec3 a, Vec3 b) {
+    lo = Vec3{std::min(lo.x, a.x), std::min(lo.y, a.y), std::min(lo.z, a.z)};
+    hi = Vec3{std::max(hi.x, b.x), std::max(hi.y, b.y), std::max(hi.z, b.z)};
+  };
   auto widen = [&](Vec3 center, Vec3 half) {
     const Vec3 lo = center - half - Vec3{h, h, h}, hi = center + half + Vec3{h, h, h};
-    box_lo_ = Vec3{std::min(box_lo_.x, lo.x), std::min(box_lo_.y, lo.y), std::min(box_lo_.z, lo.z)};
-    box_hi_ = Vec3{std::max(box_hi_.x, hi.x), std::max(box_hi_.y, hi.y), std::max(box_hi_.z, hi.z)};
+    grow(box_lo_, box_hi_, lo, hi);
+    const int slot = owner_k++ % BoundaryView::kObjectBoxes;
+    grow(object_lo_[slot], object_hi_[slot], lo, hi);
+    object_boxes_ = std::max(object_boxes_, slot + 1);
   };
   for (const ObstacleShape& o : obstacles_) widen(o.center, obstacle_half_size(o));
-  for (const BodySpec& b : bodies_.bodies()) {
-    const float r = solid_of(b).bound;
-    widen(b.pose.position, Vec3{r, r, r});
-  }
+  for (const BodySpec& b : bodies_.bodies()) widen(b.pose.position, solid_of(b).half_box);
   upload_frames();
   const SampleOwnerFrame* frame = frames_.data();
   const Vec4* local = local_.data();

@@ -13,11 +13,14 @@ namespace tp {
 
 template <class B>
 BoundaryView SimulationImpl<B>::boundary_view() {
-  return BoundaryView{boundary_.data(),         boundary_velocity_.data(), boundary_pressure_.data(),
-                      boundary_grid_.view(),    objects_.grid_view(),      wall_n_,
-                      wall_n_ + objects_.sample_count(), lists_.boundary(), wall_clear_lo_,
-                      wall_clear_hi_,           objects_.box_lo(),         objects_.box_hi(),
-                      lists_.boundary_active()};
+  BoundaryView b{boundary_.data(),         boundary_velocity_.data(), boundary_pressure_.data(),
+                 boundary_grid_.view(),    objects_.grid_view(),      wall_n_,
+                 wall_n_ + objects_.sample_count(), lists_.boundary(), wall_clear_lo_,
+                 wall_clear_hi_,           objects_.box_lo(),         objects_.box_hi(),
+                 lists_.boundary_active(), 0,                         {},
+                 {}};
+  objects_.object_boxes(&b);
+  return b;
 }
 
 // The tank's samples do not move: place_boundary_samples copied them once, and only the
