@@ -87,6 +87,11 @@ TP_HD TP_INLINE float minf(float a, float b) {
 #endif
 }
 TP_HD TP_INLINE float clampf(float v, float lo, float hi) { return minf(maxf(v, lo), hi); }
+// The box [lo, hi] grown to hold the box [a, b], axis by axis.
+TP_HD TP_INLINE void grow_box(Vec3& lo, Vec3& hi, Vec3 a, Vec3 b) {
+  lo = Vec3{minf(lo.x, a.x), minf(lo.y, a.y), minf(lo.z, a.z)};
+  hi = Vec3{maxf(hi.x, b.x), maxf(hi.y, b.y), maxf(hi.z, b.z)};
+}
 // A loop the host compiler should vectorise (its iterations independent); nothing on CUDA.
 // TP_SIMD_SUM(a, b, ...): the same, its body adding to the sums a, b, ...
 #if defined(__CUDACC__)

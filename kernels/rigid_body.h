@@ -179,10 +179,7 @@ TP_HD TP_INLINE void set_body_boxes(BodyArrayView* v, const SolidBody* bodies, i
       v->speed[slot] = speed;
       continue;
     }
-    Vec3& l = v->lo[slot];
-    Vec3& h = v->hi[slot];
-    l = Vec3{fminf(l.x, lo.x), fminf(l.y, lo.y), fminf(l.z, lo.z)};
-    h = Vec3{fmaxf(h.x, hi.x), fmaxf(h.y, hi.y), fmaxf(h.z, hi.z)};
+    grow_box(v->lo[slot], v->hi[slot], lo, hi);
     v->speed[slot] = fmaxf(v->speed[slot], speed);
   }
 }

@@ -204,25 +204,14 @@ class NeighborLists {
     float h;
     // Writes them into out[k * stride] (at most `capacity`) and returns how many there are.
     TP_HD uint list(Vec3 x, uint* out, uint stride, uint capacity) const {
-      uint c = 0;
-#if TP_LANE_WIDTH
-      // Compressed into a contiguous row on the stack, then spread into the block's
-      // interleaved slots. (A list longer than the row takes the scalar loop.)
-      constexpr uint kRow = 512;
-      if (px && capacity + 16 <= kRow) {
-        uint row[kRow];
-        c = list_neighbors_simd(grid, px, py, pz, x, h, row, capacity);
-        spread_row(row, c < capacity ? c : capacity, out, stride);
-        return c;
-      }
-#endif
-      list_neighbors<Backend::kIsDevice>(grid, positions, x, h, 0, out, stride, capacity, &c);
-      return c;
+      return append(x, 0u, out, stride, capacity, 0u);
     }
     // The same after the c neighbours a list already holds, each index plus `base`;
     // returns the count with them.
     TP_HD uint append(Vec3 x, uint base, uint* out, uint stride, uint capacity, uint c) const {
 #if TP_LANE_WIDTH
+      // Compressed into a contiguous row on the stack, then spread into the block's
+      // interleaved slots. (A list longer than the row takes the scalar loop.)
       constexpr uint kRow = 512;
       if (px && capacity + 16 <= kRow) {
         uint row[kRow];

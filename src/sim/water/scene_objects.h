@@ -277,15 +277,11 @@ void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
   box_hi_ = -empty;
   for (int k = 0; k < BoundaryView::kObjectBoxes; ++k) object_lo_[k] = empty, object_hi_[k] = -empty;
   int owner_k = 0;
-  auto grow = [](Vec3& lo, Vec3& hi, Vec3 a, Vec3 b) {
-    lo = Vec3{std::min(lo.x, a.x), std::min(lo.y, a.y), std::min(lo.z, a.z)};
-    hi = Vec3{std::max(hi.x, b.x), std::max(hi.y, b.y), std::max(hi.z, b.z)};
-  };
   auto widen = [&](Vec3 center, Vec3 half) {
     const Vec3 lo = center - half - Vec3{h, h, h}, hi = center + half + Vec3{h, h, h};
-    grow(box_lo_, box_hi_, lo, hi);
+    grow_box(box_lo_, box_hi_, lo, hi);
     const int slot = owner_k++ % BoundaryView::kObjectBoxes;
-    grow(object_lo_[slot], object_hi_[slot], lo, hi);
+    grow_box(object_lo_[slot], object_hi_[slot], lo, hi);
     object_boxes_ = std::max(object_boxes_, slot + 1);
   };
   for (const ObstacleShape& o : obstacles_) widen(o.center, obstacle_half_size(o));
