@@ -152,6 +152,32 @@ TP_HD TP_INLINE V pbf_limit_correction(const V& dx, const StepConstants& c) {
   return select(len2 > limit * limit, dx * (limit / sqrt_lanes(len2)), dx);
 }
 
+// The tank's share of particle i's move in a correction pass (pbf_correct): the part of
+// pbf_correction's sum the walls' samples (index below wall_n) gave, limited with the rest
+// (pbf_limit_correction scales the whole), plus what pbf_project_to_walls then moved it.
+// A displacement dx in a step is a velocity dx / dt, so m dx / dt is the walls' impulse
+// on the water: PBF's walls push through these, not through a pressure. A measurement
+// (Simulation::wall_fluid_force), run only when asked; scalar.
+// in: positions with lambdas as pbf_correct read them, the pass's weight, where the step
+// began (the projection's `start`).
+TP_HD TP_INLINE Vec3 pbf_wall_share(uint i, const Vec4* predicted_lambda, const NeighborList& nl,
+                                    const BoundaryView& b, const StepConstants& c, float weight,
+                                    const Vec3& start) {
+  const CubicKernel& W = c.kernel;
+  const Vec4 own = predicted_lambda[i];
+  const Vec3 xi = xyz(own);
+  const Vec3 full = pbf_correction(i, predicted_lambda, nl, b, c) * weight;
+  const Vec3 limited = pbf_limit_correction(full, c);
+  const float full_length = length(full);
+  const float share = full_length > 0.0f ? length(limited) / full_length : 1.0f;
+  Vec3 walls{0.0f, 0.0f, 0.0f};
+  for_each_boundary_neighbor(b, i, xi, W.h, [&](uint k, const Vec3& xik, float r, float volume) {
+    if (k < b.wall_n) walls += W.grad(xik, r) * (c.p.rest_density * volume * own.w);
+  });
+  const Vec3 moved = xi + limited;
+  return walls * (weight * share / c.p.rest_density) + (pbf_project_to_walls(moved, start, c) - moved);
+}
+
 // Vorticity, the SPH curl omega_i = sum_j V_j grad_i W_ij x (v_j - v_i), V_j = m / rho_j
 // ([MM13, Eq. 15] writes the same with the gradient taken with respect to x_j).
 // in: predicted positions, velocities with 1/rho in w; returns omega_i.

@@ -58,6 +58,32 @@ void pbf_correct(SimulationImpl<B>& sim, const Vec4* carried, float weight) {
     const auto dx = pbf_limit_correction(pbf_correction(i, carried, nl, b, k) * weight, k);
     store_xyz(predicted, i, pbf_project_to_walls(load_xyz(carried, i) + dx, load_xyz(f.position, i), k));
   });
+  // While the walls' force is measured: their share of this pass's moves (pbf_wall_share).
+  if (Vec4* walls = sim.wall_moves()) {
+    B::for_each(f.n, [=] TP_HD(uint i) {
+      walls[i] = make_vec4(xyz(walls[i]) + pbf_wall_share(i, carried, nl, b, k, weight, xyz(f.position[i])), 0.0f);
+    });
+  }
+}
+
+// While the walls' force is measured (Simulation::measure_walls): the prediction's
+// projection into the tank, the first of the step's moves by the walls. After the sort,
+// from the sorted positions and velocities, as pbf_predict made x* from them (the same
+// operations, so a particle the projection left alone has exactly 0).
+template <class B>
+void pbf_measure_prediction(SimulationImpl<B>& sim) {
+  Vec4* walls = sim.wall_moves();
+  if (!walls) return;
+  const FluidView f = sim.fluid.view();
+  const StepConstants k = sim.constants();
+  const Vec4* predicted = sim.fluid.predicted.data();
+  B::for_each(f.n, [=] TP_HD(uint i) {
+    const Vec3 x0 = xyz(f.position[i]), v0 = xyz(f.velocity[i]);
+    const Vec3 v = v0 + body_acceleration(x0, v0, k) * k.dt;
+    const Vec3 x = x0 + v * k.dt;
+    walls[i] = make_vec4(xyz(predicted[i]) - x, 0.0f);
+  });
+  sim.walls_measured();
 }
 
 // The warm start (pbf_warm_start): the step starts with a correction pass from the last
@@ -113,6 +139,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
   // Per particle, the velocity the bodies' projection gave it and the body (spare4 is free
   // until pbf_update_velocity).
   Vec4* projected = sim.has_bodies() ? sim.fluid.spare4.data() : nullptr;
+  pbf_measure_prediction(sim);
   const bool warmed = pbf_warm_start(sim, carried);
   float* sum = f.pressure;
   int it = 0;

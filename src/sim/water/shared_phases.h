@@ -41,6 +41,7 @@ BoundaryView SimulationImpl<B>::boundary_view_ahead(float dt) {
 template <class B>
 void SimulationImpl<B>::sort_particles() {
   if (sorted_) return;
+  as_stepped_ = false;  // the step's per-particle terms (position_term, wall_moves_) are not reordered
   grid_.build(fluid.position.data(), fluid.n);
   grid_.reorder(fluid.position, fluid.spare4);
   grid_.reorder(fluid.velocity, fluid.spare4);
@@ -405,7 +406,8 @@ void SimulationImpl<B>::gather_body_forces(bool in_solve) {
 template <class B>
 std::optional<Vec3> SimulationImpl<B>::wall_fluid_force(Vec3 lo, Vec3 hi) {
   const int solver = params_.solver;
-  if (stats_.steps == 0 || solver == int(SolverKind::Pbf) || previous_solver() != solver) return std::nullopt;
+  if (stats_.steps == 0 || previous_solver() != solver || !as_stepped_) return std::nullopt;
+  if (solver == int(SolverKind::Pbf)) return pbf_wall_force(lo, hi);
   const FluidView f = fluid.view();
   const BoundaryView b = boundary_view();
   const SampleLists s = sample_lists();
@@ -436,6 +438,28 @@ std::optional<Vec3> SimulationImpl<B>::wall_fluid_force(Vec3 lo, Vec3 hi) {
     });
   };
   return Vec3{float(component(0)), float(component(1)), float(component(2))};
+}
+
+// PBF's walls: minus the momentum m dx / dt their moves (pbf_wall_share, summed over the
+// step in wall_moves_) gave the particles now in [lo, hi], over the step's length.
+template <class B>
+std::optional<Vec3> SimulationImpl<B>::pbf_wall_force(Vec3 lo, Vec3 hi) {
+  if (!measuring_walls_ || walls_measured_at_ + 1 != stats_.steps || wall_moves_.size() < fluid.n)
+    return std::nullopt;
+  const Vec4* x = fluid.position.data();
+  const Vec4* moves = wall_moves_.data();
+  const auto component = [&](int axis) {
+    return B::reduce_sum(fluid.n, [=] TP_HD(uint i) -> float {
+      if (!inside_box(xyz(x[i]), lo, hi)) return 0.0f;
+      return axis == 0 ? moves[i].x : axis == 1 ? moves[i].y : moves[i].z;
+    });
+  };
+  const double dt = stats_.last_dt;
+  const double scale = -double(constants_.mass) / (dt * dt);
+  // In 2D the projection's z (the tank's faces in z coincide) is a shift the commit undoes
+  // (clamp_to_tank puts every particle back on the plane): no force.
+  const double z = constants_.dimensions == 2 ? 0.0 : component(2);
+  return Vec3{float(scale * component(0)), float(scale * component(1)), float(scale * z)};
 }
 
 template <class B>

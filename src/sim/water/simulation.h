@@ -266,10 +266,16 @@ class Simulation {
   // The fluid's force [N] on the tank's wall samples within the box [lo, hi], as the last
   // step's pressure (and the walls' viscosity) pushed them: the pressure on the floor as a
   // gauge in it reads it (a force over an area), rather than the pressure of the water
-  // beside it. The pressure solvers (WCSPH, PCISPH, DFSPH: both its solves); nullopt on
-  // PBF, which has no pressure, and before a step. For tests and measurements: a pass over
-  // the walls' samples.
+  // beside it. The pressure solvers (WCSPH, PCISPH, DFSPH: both its solves); PBF, which
+  // has no pressure and whose walls push the water by moving it (its samples' share of the
+  // position corrections and the projection into the tank, pbf_wall_share), only for a
+  // step taken while measure_walls is on, and then for the water's particles in the box
+  // (the force is minus their momentum from the walls over the step's length). nullopt
+  // before a step, where not measured, and once something has re-sorted the particles
+  // since the step (a snapshot does: read the force before it). For tests and measurements: a pass over the
+  // walls' samples (PBF: a pass per correction pass while measuring).
   virtual std::optional<Vec3> wall_fluid_force(Vec3 lo, Vec3 hi) { (void)lo, (void)hi; return std::nullopt; }
+  virtual void measure_walls(bool on) { (void)on; }
   // The body the ray meets first: its index, the point (world) and that point in the body's
   // frame, for a grab.
   struct BodyHit {

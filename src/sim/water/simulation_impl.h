@@ -109,6 +109,7 @@ class SimulationImpl final : public Simulation {
     return k < objects_.bodies().size() ? objects_.bodies().fluid_torque(k) : Vec3{0, 0, 0};
   }
   std::optional<Vec3> wall_fluid_force(Vec3 lo, Vec3 hi) override;
+  void measure_walls(bool on) override { measuring_walls_ = on; }
   std::optional<BodyHit> pick_body(const Ray& ray) const override {
     std::optional<BodyHit> best;
     const auto& bodies = objects_.bodies().bodies();
@@ -254,6 +255,16 @@ class SimulationImpl final : public Simulation {
     objects_.bodies().take_back_pushes(pushes, position, fluid.n, constants_.mass, constants_.dt);
   }
   bool has_bodies() const { return objects_.bodies().size() > 0; }
+  // PBF, while measure_walls is on: per particle, its displacement by the tank in this
+  // step (pbf_wall_share), sized for the particles; nullptr when not measuring. The step
+  // that fills it calls walls_measured().
+  Vec4* wall_moves() {
+    if (!measuring_walls_) return nullptr;
+    if (wall_moves_.size() < fluid.n) wall_moves_.resize(fluid.n);
+    return wall_moves_.data();
+  }
+  void walls_measured() { walls_measured_at_ = stats_.steps; }
+  std::optional<Vec3> pbf_wall_force(Vec3 lo, Vec3 hi);  ///< wall_fluid_force on PBF
   // DFSPH's bodies inside its solves (dfsph.h): the bodies, and their samples' velocities
   // with the bodies' solve offsets (RigidBodies::solve_offsets).
   RigidBodies<Backend>& rigid_bodies() { return objects_.bodies(); }
@@ -296,6 +307,13 @@ class SimulationImpl final : public Simulation {
   Buffer<Vec4> boundary_, boundary_spare_, boundary_velocity_;
   Buffer<Vec4> boundary_ahead_;  ///< boundary_view_ahead's positions
   Buffer<float> boundary_pressure_;
+  Buffer<Vec4> wall_moves_;  ///< wall_moves()
+  bool measuring_walls_ = false;
+  // The particles are in the order the last step left them: nothing (a snapshot's density,
+  // ensure_density) has sorted them since, so the step's per-particle terms that a sort does
+  // not carry (position_term, wall_moves_) still belong to them (wall_fluid_force).
+  bool as_stepped_ = false;
+  uint64_t walls_measured_at_ = ~uint64_t(0);  ///< stats_.steps when the step that filled wall_moves_ began
   Buffer<Vec4> staging_;  ///< publish() without interop (CUDA only)
   uint wall_n_ = 0;
   float spacing_ = 0.0f, mass_ = 0.0f, lattice_grad2_ = 0.0f;

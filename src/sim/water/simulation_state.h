@@ -201,6 +201,7 @@ void SimulationImpl<B>::restore_state(const SimState& s) {
   rest_density_ = s.rest_density;
   solver_dt_limit_ = s.solver_dt_limit;
   previous_solver_ = s.previous_solver;
+  as_stepped_ = false;  // the step's per-particle terms are not in a state file
   // The solvers' memory between steps, when the state has it (older files: none).
   const bool memory = s.divergence_impulse.size() == n;
   switched_at_ = memory ? s.switched_at : -1.0;
@@ -294,6 +295,7 @@ void SimulationImpl<B>::reset_state(const InitialState& s) {
   measured_ = 0;
   iteration_sum_ = iteration_steps_ = 0;
   previous_solver_ = -1;
+  as_stepped_ = false;
   switched_at_ = -1.0;
   pressures_kept_ = false;
   solver_dt_limit_ = 1e-3f;

@@ -69,6 +69,7 @@ double SimulationImpl<B>::step() {
   }
   dt = guarded_solve(solver);
   if (stats_.halted) return 0.0;
+  as_stepped_ = true;
   previous_solver_ = solver;
   pressures_kept_ = true;
   objects_.advance_emitters(stats_.simulated_time, dt);
