@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "app/window/panel_files.h"
@@ -105,9 +106,12 @@ void WaterReplay::progress(Simulation& sim, bool last) {
   const double total = share > 0.0 ? span / share : 0.0;  // (steps are not all as long)
   constexpr int kBar = 30;
   const int filled = std::clamp(int(share * kBar + 0.5), 0, kBar);
+  // Rounded down, and 100 only at the end: step 262 of 263 is 99 % (rounded, it read
+  // "100 %" in a line before the last one, which a reader of the output took for the end).
+  const double percent = last ? 100.0 : std::min(std::floor(100.0 * share), 99.0);
   std::fprintf(stderr, "%stidepool: rendering [%s%s] %3.0f %%  frame %ld, t = %.2f of ~%.2f s, %.1f frames/s%s",
                tty ? "\r" : "", std::string(size_t(filled), '#').c_str(), std::string(size_t(kBar - filled), '-').c_str(),
-               100.0 * share, frame_ + 1, span, total, wall > 0.0 ? double(frame_ + 1) / wall : 0.0,
+               percent, frame_ + 1, span, total, wall > 0.0 ? double(frame_ + 1) / wall : 0.0,
                tty && !last ? "" : "\n");
 }
 
