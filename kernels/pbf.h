@@ -44,8 +44,16 @@ TP_HD TP_INLINE V pbf_project_to_walls(V x, const V& start, const StepConstants&
   };
   axis(x.x, start.x, c.tank_lo.x, c.tank_hi.x);
   axis(x.y, start.y, c.tank_lo.y, c.tank_hi.y);
-  axis(x.z, start.z, c.tank_lo.z, c.tank_hi.z);
+  // (In 2D the tank's faces in z coincide: the water stays on their plane.)
+  if (c.dimensions == 3) axis(x.z, start.z, c.tank_lo.z, c.tank_hi.z);
   return x;
+}
+
+// x* = x + dt (v + dt a) [MM13, Alg. 1, lines 1-3], before the projection into the tank:
+// pbf_predict's prediction, and what pbf_measure_prediction measures the projection from.
+TP_HD TP_INLINE Vec3 pbf_unprojected(Vec3 x, Vec3 v, Vec3 a, float dt) {
+  const Vec3 moved = v + a * dt;
+  return x + moved * dt;
 }
 
 // lambda_i = -C_i / (sum_k |grad_k C_i|^2 + eps) [MM13, Eq. 11], with the constraint

@@ -36,8 +36,7 @@ void pbf_predict(SimulationImpl<B>& sim) {
   const StepConstants k = c;
   Vec4* predicted = sim.fluid.predicted.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
-    Vec3 v = xyz(f.velocity[i]) + xyz(f.acceleration[i]) * k.dt;
-    const Vec3 x = xyz(f.position[i]) + v * k.dt;
+    const Vec3 x = pbf_unprojected(xyz(f.position[i]), xyz(f.velocity[i]), xyz(f.acceleration[i]), k.dt);
     predicted[i] = make_vec4(pbf_project_to_walls(x, xyz(f.position[i]), k), 0.0f);
   });
 }
@@ -79,8 +78,7 @@ void pbf_measure_prediction(SimulationImpl<B>& sim) {
   const Vec4* predicted = sim.fluid.predicted.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
     const Vec3 x0 = xyz(f.position[i]), v0 = xyz(f.velocity[i]);
-    const Vec3 v = v0 + body_acceleration(x0, v0, k) * k.dt;
-    const Vec3 x = x0 + v * k.dt;
+    const Vec3 x = pbf_unprojected(x0, v0, body_acceleration(x0, v0, k), k.dt);
     walls[i] = make_vec4(xyz(predicted[i]) - x, 0.0f);
   });
   sim.walls_measured();

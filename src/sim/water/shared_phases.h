@@ -456,10 +456,7 @@ std::optional<Vec3> SimulationImpl<B>::pbf_wall_force(Vec3 lo, Vec3 hi) {
   };
   const double dt = stats_.last_dt;
   const double scale = -double(constants_.mass) / (dt * dt);
-  // In 2D the projection's z (the tank's faces in z coincide) is a shift the commit undoes
-  // (clamp_to_tank puts every particle back on the plane): no force.
-  const double z = constants_.dimensions == 2 ? 0.0 : component(2);
-  return Vec3{float(scale * component(0)), float(scale * component(1)), float(scale * z)};
+  return Vec3{float(scale * component(0)), float(scale * component(1)), float(scale * component(2))};
 }
 
 template <class B>
