@@ -106,8 +106,10 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
                                        float friction, float restitution, const Vec3* from = nullptr,
                                        float spacing = 0.0f, float dt = 0.0f) {
   int pushed = -1;
-  if (!near_bodies(bodies, x, from ? *from : x, fmaxf(margin, 0.0f), from ? dt : 0.0f)) return pushed;
+  const uint slots = near_body_slots(bodies, x, from ? *from : x, fmaxf(margin, 0.0f), from ? dt : 0.0f);
+  if (slots == 0u) return pushed;
   for (int k = 0; k < bodies.count; ++k) {
+    if (!body_in_slots(slots, k)) continue;
     const SolidBody& b = bodies.body[k];
     const Vec3 rel = x - b.pose.position;
     const float reach = b.bound + margin;
@@ -195,8 +197,10 @@ TP_HD TP_INLINE int pbf_project_from_bodies(Vec3& x, const Vec3& start, const Bo
   const Vec3 before = x;
   int last = -1;
   *moved = Vec3{0.0f, 0.0f, 0.0f};
-  if (!near_bodies(bodies, x, x, rest, 0.0f)) return last;
+  const uint slots = near_body_slots(bodies, x, x, rest, 0.0f);
+  if (slots == 0u) return last;
   for (int k = 0; k < bodies.count; ++k) {
+    if (!body_in_slots(slots, k)) continue;
     const SolidBody& b = bodies.body[k];
     const Vec3 rel = x - b.pose.position;
     const float reach = b.bound + rest;

@@ -155,7 +155,7 @@ struct BodyArrayView {
   int count;
   // Boxes along the world's axes that hold the bodies where they are (body k's half box,
   // solid_half_box, in box k % kBoxes with the others of that slot), each with the fastest
-  // point speed [m/s] of its bodies: near_bodies. `boxes` of them are set (0: test every
+  // point speed [m/s] of its bodies: near_body_slots. `boxes` of them are set (0: test every
   // body). The clamp runs on every particle every step, and testing each of eight bodies
   // there cost as much as the clamp itself (PBF, 2026-12-03).
   static constexpr int kBoxes = 8;
@@ -184,20 +184,28 @@ TP_HD TP_INLINE void set_body_boxes(BodyArrayView* v, const SolidBody* bodies, i
   }
 }
 
-// Whether some body may come within `reach` of the segment from a to b, the bodies having
-// moved for dt at up to their boxes' speeds (false: none can; the bodies' loops may skip).
-TP_HD TP_INLINE bool near_bodies(const BodyArrayView& bodies, Vec3 a, Vec3 b, float reach, float dt) {
-  if (bodies.count == 0) return false;
-  if (bodies.boxes == 0) return true;
+// The slots of bodies (bit k: box k, BodyArrayView::kBoxes) whose bodies may come within
+// `reach` of the segment from a to b, having moved for dt at up to their boxes' speeds: 0
+// when none can (the bodies' loops may stop there), and a body whose slot's bit is clear
+// may be skipped (body_in_slots). With no boxes set, every bit.
+TP_HD TP_INLINE uint near_body_slots(const BodyArrayView& bodies, Vec3 a, Vec3 b, float reach, float dt) {
+  if (bodies.count == 0) return 0u;
+  if (bodies.boxes == 0) return ~0u;
   const Vec3 lo{fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z)};
   const Vec3 hi{fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z)};
+  uint slots = 0u;
   for (int k = 0; k < bodies.boxes; ++k) {
     const float w = reach + bodies.speed[k] * dt;
     if (hi.x >= bodies.lo[k].x - w && lo.x <= bodies.hi[k].x + w && hi.y >= bodies.lo[k].y - w &&
         lo.y <= bodies.hi[k].y + w && hi.z >= bodies.lo[k].z - w && lo.z <= bodies.hi[k].z + w)
-      return true;
+      slots |= 1u << k;
   }
-  return false;
+  return slots;
+}
+
+// Whether body k's slot is among `slots` (near_body_slots).
+TP_HD TP_INLINE bool body_in_slots(uint slots, int k) {
+  return ((slots >> (k % BodyArrayView::kBoxes)) & 1u) != 0u;
 }
 
 }  // namespace tp

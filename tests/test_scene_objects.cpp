@@ -322,7 +322,7 @@ TEST(SceneObjects, TheBodiesBoxesHoldThemAtAnyPoseAndTheClampIsTheSameWithThem) 
     ASSERT_EQ(a, b);
     ASSERT_TRUE(x1.x == x2.x && x1.y == x2.y && x1.z == x2.z && v1.x == v2.x && v1.y == v2.y && v1.z == v2.z);
     pushed += a >= 0;
-    skipped += !near_bodies(with, to, from, 0.0f, dt);
+    skipped += near_body_slots(with, to, from, 0.0f, dt) == 0u;
     Vec3 p1 = to, p2 = to, d1, d2;
     ASSERT_EQ(pbf_project_from_bodies(p1, from, with, spacing, &d1), pbf_project_from_bodies(p2, from, without, spacing, &d2));
     ASSERT_TRUE(p1.x == p2.x && p1.y == p2.y && p1.z == p2.z);
@@ -332,10 +332,10 @@ TEST(SceneObjects, TheBodiesBoxesHoldThemAtAnyPoseAndTheClampIsTheSameWithThem) 
   // A move that passes through a body with both ends outside its box is still looked at.
   BodyArrayView one{solids.data() + 1, 1, 1, {solids[1].pose.position - solids[1].half_box}, {solids[1].pose.position + solids[1].half_box}, {0.0f}};
   const Vec3 c = solids[1].pose.position;
-  EXPECT_TRUE(near_bodies(one, c - Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.5f, 0.0f, 0.0f}, 0.0f, 0.0f));
-  EXPECT_FALSE(near_bodies(one, c + Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.6f, 0.0f, 0.0f}, 0.0f, 0.0f));
+  EXPECT_EQ(near_body_slots(one, c - Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.5f, 0.0f, 0.0f}, 0.0f, 0.0f), 1u);
+  EXPECT_EQ(near_body_slots(one, c + Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.6f, 0.0f, 0.0f}, 0.0f, 0.0f), 0u);
   one.speed[0] = 100.0f;  // a body that may have come 1 m in the step
-  EXPECT_TRUE(near_bodies(one, c + Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.6f, 0.0f, 0.0f}, 0.0f, dt));
+  EXPECT_EQ(near_body_slots(one, c + Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.6f, 0.0f, 0.0f}, 0.0f, dt), 1u);
 }
 
 }  // namespace tp
