@@ -100,28 +100,49 @@ inline float largest_gap(const Snapshot& a, const Snapshot& b) {
 //    captured and restored into a new device simulation that runs on in its place.
 //  - At the end: the same number of particles (emitters lay theirs on the simulated clock,
 //    outflows take what crosses them: a particle or two apart, once the runs diverge), no
-//    particle non-finite or outside the tank, kinetic energy within 25 % and mean density
-//    error within one percentage point of the CPU's, spray and foam on both; the published
+//    particle non-finite or outside the tank, kinetic energy within 25 % (on a real device,
+//    of the span of the CPU's two paths) and mean density error within one percentage
+//    point of the CPU's, spray and foam on both; the published
 //    positions equal the snapshot's (device path and staging copy).
-// How far the CPU backend's scalar path (the one a CUDA thread runs, and the comparison's)
-// moves from its lanes path (the same kernels, some sums taken 8 at a time in another
-// order) in 20 steps [m]: the scene's own sensitivity to rounding, the yardstick for a real
-// GPU's gap (below).
-inline float rounding_twin_gap(const Scene& scene, int solver, float spacing_for_2000) {
+// The obstacles' jump half-way through the comparison (below), the same on every run of it.
+inline void jump_obstacles(Simulation& sim) {
+  // The obstacles cross it at up to 20 m/s for a few steps. In 2D, where the water cannot
+  // go round them, 5 cm throws it at up to 50 m/s and two runs' energies then part by
+  // chance (channel_2d on PCISPH: 25.5 % apart): 1 cm there.
+  const float jump = sim.dimensions() == 2 ? 0.01f : 0.05f;
+  for (size_t k = 0; k < sim.obstacles().size(); ++k)
+    EXPECT_TRUE(sim.move_obstacle(int(k), sim.obstacles()[k].center + Vec3{jump, 0.0f, 0.0f}));
+}
+
+// The CPU backend's scalar path (the one a CUDA thread runs, and the comparison's) beside
+// its lanes path (the same kernels, some sums taken 8 at a time in another order), through
+// the comparison's 160 steps and jump: the scene's own sensitivity to rounding, the
+// yardstick for a real GPU. `gap` is how far they part in 20 steps [m]; `energy` the lanes
+// path's kinetic energy at the end [J] (the scalar path's is the comparison's CPU run's).
+struct RoundingTwin {
+  float gap = 0.0f;
+  double energy = 0.0;
+};
+inline RoundingTwin rounding_twin(const Scene& scene, int solver, float spacing_for_2000) {
   const InitialState initial = build_initial_state(scene, spacing_for_2000);
   auto scalar = make_simulation(BackendKind::Cpu), lanes = make_simulation(BackendKind::Cpu);
   comparison_params(*scalar, scene, solver);
   comparison_params(*lanes, scene, solver);
   scalar->reset(initial);
   lanes->reset(initial);
-  for (int step = 0; step < 20; ++step) {
-    CpuBackend::set_lanes(false);
-    scalar->step();
+  RoundingTwin twin;
+  for (int step = 1; step <= 160; ++step) {
     CpuBackend::set_lanes(true);
     lanes->step();
+    if (step == 80) jump_obstacles(*lanes);
+    if (step > 20) continue;
+    CpuBackend::set_lanes(false);
+    scalar->step();
+    if (step == 20) twin.gap = largest_gap(scalar->snapshot(), lanes->snapshot());
   }
   CpuBackend::set_lanes(false);
-  return largest_gap(scalar->snapshot(), lanes->snapshot());
+  twin.energy = test::kinetic_energy(lanes->snapshot(), lanes->mass());
+  return twin;
 }
 
 // `real_device`: the device's arithmetic is not the CPU's. nvcc contracts a * b + c into one
@@ -159,7 +180,8 @@ void compare_with_cpu(const std::string& name, int solver,
   ASSERT_EQ(gpu->backend().kind, BackendKind::Cuda);
   ASSERT_EQ(cpu->particle_count(), gpu->particle_count());
   const float spacing = cpu->spacing();
-  const float twin_gap = real_device ? rounding_twin_gap(scene, solver, spacing_for_2000) : 0.0f;
+  const RoundingTwin twin = real_device ? rounding_twin(scene, solver, spacing_for_2000) : RoundingTwin{};
+  const float twin_gap = twin.gap;
   float early_gap = 0.0f;
   for (int step = 1; step <= 160; ++step) {
     cpu->step();
@@ -172,15 +194,8 @@ void compare_with_cpu(const std::string& name, int solver,
                                   << twin_gap / spacing << " spacings apart)";
     }
     if (step == 80) {
-      // A jump: the obstacles cross it at up to 20 m/s for a few steps. In 2D, where the
-      // water cannot go round them, 5 cm throws it at up to 50 m/s and the two runs' energies
-      // then part by chance (channel_2d on PCISPH: 25.5 % apart): 1 cm there.
-      const float jump = cpu->dimensions() == 2 ? 0.01f : 0.05f;
-      for (size_t k = 0; k < cpu->obstacles().size(); ++k) {
-        const Vec3 to = cpu->obstacles()[k].center + Vec3{jump, 0.0f, 0.0f};
-        EXPECT_TRUE(cpu->move_obstacle(int(k), to));
-        EXPECT_TRUE(gpu->move_obstacle(int(k), to));
-      }
+      jump_obstacles(*cpu);
+      jump_obstacles(*gpu);
       const SimState state = gpu->capture();
       auto restored = make_device();
       restored->restore(state);
@@ -193,16 +208,23 @@ void compare_with_cpu(const std::string& name, int solver,
   const ParticleCheck check = check_particles(g, gpu->tank_lo(), gpu->tank_hi());
   const double ce = test::kinetic_energy(c, cpu->mass()), ge = test::kinetic_energy(g, gpu->mass());
   std::printf("%s/%s: %zu particles (CPU %zu), 20-step gap %.2e spacings (CPU lanes %.2e), kinetic energy %.4g J "
-              "(CPU %.4g), density error %.2f %% (CPU %.2f %%), diffuse %u (CPU %u)\n",
+              "(CPU %.4g, its lanes path %.4g), density error %.2f %% (CPU %.2f %%), diffuse %u (CPU %u)\n",
               name.c_str(), solver_name(solver), g.id.size(), c.id.size(), early_gap / spacing,
               twin_gap / spacing, ge,
-              ce, gs.density_error_mean * 100, cs.density_error_mean * 100, gs.diffuse.total(),
+              ce, twin.energy, gs.density_error_mean * 100, cs.density_error_mean * 100, gs.diffuse.total(),
               cs.diffuse.total());
   EXPECT_NEAR(double(g.id.size()), double(c.id.size()), 2.0);
   EXPECT_EQ(check.nonfinite, 0u);
   EXPECT_EQ(check.outside, 0u);
   EXPECT_EQ(gs.nonfinite_resets, 0u);
-  EXPECT_NEAR(ge, ce, 0.25 * ce + 1e-6);
+  // Kinetic energy within 25 % of the CPU's; on a real device, of the span between the CPU's
+  // two paths, which a scene that turns on a chance event parts widely in 160 steps (the
+  // H200, 2026-12-04: floating_2d on DFSPH, 18.8 J on the device, 30.9 J on that machine's
+  // CPU, 19.5 J on the CPU of ours; 20 steps in they were 1.2e-5 spacings apart).
+  const double lo = real_device ? std::min(ce, twin.energy) : ce;
+  const double hi = real_device ? std::max(ce, twin.energy) : ce;
+  EXPECT_GE(ge, 0.75 * lo - 1e-6) << "kinetic energy (the CPU's lanes path: " << twin.energy << " J)";
+  EXPECT_LE(ge, 1.25 * hi + 1e-6) << "kinetic energy (the CPU's lanes path: " << twin.energy << " J)";
   EXPECT_NEAR(gs.density_error_mean, cs.density_error_mean, 0.01);
   // Spray and foam on both where either makes more than a few (one or two particles on
   // one side and none on the other is chance: on the H200, boat/PBF made 0 to the CPU's 1).
