@@ -440,6 +440,9 @@ struct CudaBackend {
   struct SumMax {
     double sum;
     float max;
+    // The 4 bytes after max, a member so that every copy writes them: as padding they were
+    // never written, and the result's copy to the host read them (initcheck on the H200).
+    float unused = 0.0f;
   };
   struct SumMaxCombine {
     TP_HD SumMax operator()(const SumMax& x, const SumMax& y) const {
