@@ -169,7 +169,7 @@ void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
                  obstacle_grid.view(), wall_n, wall_n + obstacle_n, NeighborList{}, clear_lo,
                  clear_hi, obstacle_lo, obstacle_hi, nullptr, 0, {}, {}};
   b.object_boxes = int(boxes.size());
-  for (size_t k = 0; k < boxes.size(); ++k) b.object_lo[k] = boxes[k].first, b.object_hi[k] = boxes[k].second;
+  for (size_t k = 0; k < boxes.size(); ++k) set_object_box(&b, int(k), boxes[k].first, boxes[k].second);
   lists->set_walls(samples.data(), wall_n);  // as the simulation does: the walls' vector search
   lists->build(pos.data(), n, grid.view(), b, h);
   const NeighborList fl = lists->fluid(), bl = lists->boundary();
@@ -254,7 +254,7 @@ TEST(NeighborLists, MatchBruteForceForFluidWallsAndObstacles) {
               Vec3{0.6f + h, 0.4f + h, 0.35f + h}, &lists);
 }
 
-// With two obstacles far apart, each in a box of its own (BoundaryView::object_lo, as the
+// With two obstacles far apart, each in a box of its own (BoundaryView::object_lo_x, ..., as the
 // simulation gives every body and obstacle one), the search skips the water between them
 // and still lists every sample a brute-force search finds.
 TEST(NeighborLists, ObjectBoxesSkipTheWaterBetweenObjectsAndMissNoSample) {
@@ -282,7 +282,7 @@ TEST(NeighborLists, ObjectBoxesSkipTheWaterBetweenObjectsAndMissNoSample) {
   b.obstacle_hi = c1 + r;
   EXPECT_TRUE(near_objects(b, Vec3{0.5f, 0.3f, 0.25f}));  // the one box alone
   b.object_boxes = 2;
-  for (int k = 0; k < 2; ++k) b.object_lo[k] = boxes[k].first, b.object_hi[k] = boxes[k].second;
+  for (int k = 0; k < 2; ++k) set_object_box(&b, k, boxes[k].first, boxes[k].second);
   EXPECT_FALSE(near_objects(b, Vec3{0.5f, 0.3f, 0.25f}));
   EXPECT_TRUE(near_objects(b, Vec3{0.82f, 0.3f, 0.25f}));
   EXPECT_TRUE(near_objects(b, c0 + Vec3{0.17f, 0.0f, 0.0f}));

@@ -330,7 +330,8 @@ TEST(SceneObjects, TheBodiesBoxesHoldThemAtAnyPoseAndTheClampIsTheSameWithThem) 
   EXPECT_GT(pushed, 100);   // the comparison met bodies
   EXPECT_GT(skipped, 1000);  // and the boxes let the clamp skip some
   // A move that passes through a body with both ends outside its box is still looked at.
-  BodyArrayView one{solids.data() + 1, 1, 1, {solids[1].pose.position - solids[1].half_box}, {solids[1].pose.position + solids[1].half_box}, {0.0f}};
+  BodyArrayView one{solids.data() + 1, 1};
+  set_body_boxes(&one, solids.data() + 1, 1);
   const Vec3 c = solids[1].pose.position;
   EXPECT_EQ(near_body_slots(one, c - Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.5f, 0.0f, 0.0f}, 0.0f, 0.0f), 1u);
   EXPECT_EQ(near_body_slots(one, c + Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.6f, 0.0f, 0.0f}, 0.0f, 0.0f), 0u);

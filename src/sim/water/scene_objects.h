@@ -155,13 +155,10 @@ class SceneObjects {
   GridView grid_view() const { return grid_.view(); }
   Vec3 box_lo() const { return box_lo_; }
   Vec3 box_hi() const { return box_hi_; }
-  // The tighter boxes (BoundaryView::object_lo/hi) into b.
+  // The tighter boxes (BoundaryView::object_lo_x, ...) into b.
   void object_boxes(BoundaryView* b) const {
     b->object_boxes = object_boxes_;
-    for (int k = 0; k < object_boxes_; ++k) {
-      b->object_lo[k] = object_lo_[k];
-      b->object_hi[k] = object_hi_[k];
-    }
+    for (int k = 0; k < BoundaryView::kObjectBoxes; ++k) set_object_box(b, k, object_lo_[k], object_hi_[k]);
   }
 
   // Public only because nvcc requires that functions enclosing device lambdas are.
@@ -270,7 +267,7 @@ void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
   object_boxes_ = 0;
   if (sample_n_ == 0) return;
   // The box around every obstacle, widened by h: outside it no sample is within h; and
-  // each owner's in its slot of the tighter boxes (BoundaryView::object_lo).
+  // each owner's in its slot of the tighter boxes (BoundaryView::object_lo_x, ...).
   const float h = 2.0f * spacing_;
   const Vec3 empty{INFINITY, INFINITY, INFINITY};
   box_lo_ = empty;
