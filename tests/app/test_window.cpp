@@ -5,7 +5,8 @@
 // The mouse and keys come from xdotool; frames are counted by reading part of the window
 // back through the X server (x11_frames.h), so no step waits for a guessed time.
 //
-// Screenshots are kept in $TMPDIR/tidepool_window/<test>/ for a look when a test fails.
+// Screenshots are kept in $TMPDIR/tidepool_window/<checkout>-<n>/<test>/ (window_harness.h)
+// for a look when a test fails.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 // A 2D scene in the window: seen square-on, particles as discs, the mouse's force in the
 // plane under the cursor, and the 2D camera (both drags pan, the wheel zooms about the
-// cursor). Screenshots are kept in $TMPDIR/tidepool_window/<test>/.
+// cursor). Screenshots are kept in $TMPDIR/tidepool_window/<checkout>-<n>/<test>/ (window_harness.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>

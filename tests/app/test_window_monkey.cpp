@@ -409,9 +409,7 @@ class Monkey {
       FrameWatcher look(w_, WindowRect{0, 0, width_, height_});
       if (look.ok()) {
         // (test_dir() empties the folder: the path is made here)
-        const std::string png = testing::TempDir() + "tidepool_window/" +
-                                testing::UnitTest::GetInstance()->current_test_info()->name() +
-                                "/work/checkpoint_missed_" + std::to_string(int(when)) + ".png";
+        const std::string png = test_dir_path() + "/work/checkpoint_missed_" + std::to_string(int(when)) + ".png";
         save_png(grab_window(look, width_, height_), png);
         misses += " (the window: " + png + ")";
       }

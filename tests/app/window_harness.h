@@ -14,8 +14,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <regex>
 #include <sstream>
+#include <string>
 #include <thread>
 
 #include <stb_image_write.h>
@@ -59,9 +61,22 @@ const std::string kSmallPoolFrames =
 
 constexpr double kRunTimeout = 240.0;  // [s] for one app run; generous for a loaded machine
 
+// The folder of the running test: $TMPDIR/tidepool_window/<checkout>-<number>/<test>, the
+// checkout's folder name and a number from the app's path, so that two checkouts' window
+// tests at once (a CI clone beside a working tree) never empty each other's folders (they
+// shared $TMPDIR/tidepool_window/<test> before). test_dir() empties it and makes it.
+inline std::string test_dir_path() {
+  const std::string app = TIDEPOOL_BINARY;  // <checkout>/<build>/bin/tidepool
+  std::string dir = app;
+  for (int up = 0; up < 3 && dir.rfind('/') != std::string::npos; ++up) dir.resize(dir.rfind('/'));
+  const std::string checkout = dir.substr(dir.rfind('/') + 1);  // (npos + 1: all of it)
+  const std::string number = std::to_string(std::hash<std::string>{}(app) % 1000000);
+  return testing::TempDir() + "tidepool_window/" + (checkout.empty() ? "app" : checkout) + "-" + number + "/" +
+         testing::UnitTest::GetInstance()->current_test_info()->name();
+}
+
 inline std::string test_dir() {
-  const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = testing::TempDir() + "tidepool_window/" + info->name();
+  const std::string dir = test_dir_path();
   run_command("rm -rf '" + dir + "' && mkdir -p '" + dir + "'");
   return dir;
 }
