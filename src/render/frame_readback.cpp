@@ -90,7 +90,9 @@ bool FrameReadback::hand_over(Slot& slot, bool wait) {
   if (slot.fence) {
     const GLenum state = glClientWaitSync(GLsync(slot.fence), wait ? GL_SYNC_FLUSH_COMMANDS_BIT : 0,
                                           wait ? GLuint64(5'000'000'000) : 0);
-    if (state == GL_TIMEOUT_EXPIRED) return false;
+    // Waiting, a transfer not done in 5 s is still taken: the map below waits for it (given
+    // up, its frame was lost and its slot reused with the fence still set).
+    if (state == GL_TIMEOUT_EXPIRED && !wait) return false;
     glDeleteSync(GLsync(slot.fence));
     slot.fence = nullptr;
   }

@@ -77,6 +77,8 @@ class FrameReadback {
     void* fence = nullptr;  // GLsync
     int tag = 0;
   };
+  // Maps slot's finished read and gives it to take_; false only when not `wait`ing and the
+  // transfer is not done yet.
   bool hand_over(Slot& slot, bool wait);
   void convert(int framebuffer_width, int framebuffer_height);  // Drawn: into yuv_fbo_
   void read_shown(int framebuffer_width, int framebuffer_height, bool resizing);
