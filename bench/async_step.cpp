@@ -8,8 +8,10 @@
 //           of steps, as the window's inline path) and then copies the particles out.
 // Frames come at --fps (60) on the wall clock. Printed per mode: frames/s, the frame's own
 // work (taking the state and copying it; inline: the steps too) in ms, mean, 99th
-// percentile and worst, new states per frame, steps/s, simulated seconds per wall second
-// and ms per step. The frame's work in the thread mode is what "a frame never waits for
+// percentile and worst, new states per frame, states published per frame (each one a copy
+// of the particles; the thread publishes only those a frame will take), the age of the
+// state a frame takes (ms since it was published), steps/s, simulated seconds per wall
+// second and ms per step. The frame's work in the thread mode is what "a frame never waits for
 // a step" means: no step's time is in it.
 //
 //   tp_bench_async [--backend cpu|cuda] [--scene NAME] [--solver S] [--quality Q]
@@ -51,7 +53,8 @@ struct Result {
   int frames = 0;
   double wall = 0.0;
   std::vector<double> work_ms;
-  uint64_t states = 0, steps = 0;
+  uint64_t states = 0, steps = 0, published = 0;
+  double age_ms = 0.0;  ///< summed over the frames that took a new state
   double simulated = 0.0;
   uint particles = 0;
 };
@@ -82,14 +85,16 @@ Result run(const Options& o, BackendKind kind, const Scene& scene, bool threaded
   };
   // A second to warm up (the first steps allocate and, on CUDA, load the kernels).
   if (threaded) runner.start(o.threads);
+  Clock::time_point taken;  // the newest frame's take
   const auto frame = [&](bool measure) {
     const Clock::time_point t = Clock::now();
     if (!threaded)
       runner.step_inline([&](Simulation& s) { s.advance(frame_seconds, 25.0); }, true);
     const PublishedState& s = runner.latest();
+    taken = Clock::now();
     copy_out(s);
     if (measure) r.work_ms.push_back(ms_since(t));
-    return s.serial;
+    return &s;
   };
   for (const Clock::time_point until = Clock::now() + std::chrono::seconds(1); Clock::now() < until;) {
     frame(false);
@@ -97,18 +102,23 @@ Result run(const Options& o, BackendKind kind, const Scene& scene, bool threaded
   }
   const auto stats = [&] { return runner.exclusive([](Simulation& s) { return s.stats_as_stepped(); }); };
   const RunStats first = stats();
-  uint64_t serial = runner.latest().serial;
+  uint64_t serial = frame(false)->serial;
+  const uint64_t first_serial = serial;
   const Clock::time_point start = Clock::now();
   Clock::time_point next = start;
   while (std::chrono::duration<double>(Clock::now() - start).count() < o.seconds) {
-    const uint64_t now_serial = frame(true);
-    if (now_serial != serial) ++r.states, serial = now_serial;
+    const PublishedState* s = frame(true);
+    if (s->serial != serial) {
+      ++r.states, serial = s->serial;
+      r.age_ms += std::chrono::duration<double, std::milli>(taken - s->published_at).count();
+    }
     ++r.frames;
     next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(frame_seconds));
     if (next > Clock::now()) std::this_thread::sleep_until(next);
     else next = Clock::now();  // behind: the next frame at once, no burst
   }
   r.wall = std::chrono::duration<double>(Clock::now() - start).count();
+  r.published = serial - first_serial;
   const RunStats last = stats();
   runner.stop();
   r.steps = last.steps - first.steps;
@@ -123,9 +133,11 @@ void print(const char* mode, const Result& r) {
   for (double x : w) mean += x;
   mean = w.empty() ? 0.0 : mean / double(w.size());
   const double p99 = w.empty() ? 0.0 : w[std::min(w.size() - 1, size_t(0.99 * double(w.size())))];
-  std::printf("%-7s %9u %8.1f %8.2f %8.2f %8.2f %8.2f %9.0f %9.3f %8.2f\n", mode, r.particles,
+  std::printf("%-7s %9u %8.1f %8.2f %8.2f %8.2f %8.2f %8.2f %7.2f %9.0f %9.3f %8.2f\n", mode, r.particles,
               double(r.frames) / r.wall, mean, p99, w.empty() ? 0.0 : w.back(),
-              r.frames ? double(r.states) / double(r.frames) : 0.0, double(r.steps) / r.wall, r.simulated / r.wall,
+              r.frames ? double(r.states) / double(r.frames) : 0.0,
+              r.frames ? double(r.published) / double(r.frames) : 0.0, r.states ? r.age_ms / double(r.states) : 0.0,
+              double(r.steps) / r.wall, r.simulated / r.wall,
               r.steps ? 1000.0 * r.wall / double(r.steps) : 0.0);
 }
 
@@ -178,8 +190,8 @@ int main(int argc, char** argv) {
                 solver_name(probe->params().solver), o.quality.c_str(), probe->backend().description.c_str(), o.fps,
                 o.seconds);
     probe.reset();
-    std::printf("%-7s %9s %8s %8s %8s %8s %8s %9s %9s %8s\n", "mode", "particles", "frames/s", "work ms", "p99 ms",
-                "max ms", "states/f", "steps/s", "sim/wall", "ms/step");
+    std::printf("%-7s %9s %8s %8s %8s %8s %8s %8s %7s %9s %9s %8s\n", "mode", "particles", "frames/s", "work ms",
+                "p99 ms", "max ms", "states/f", "copies/f", "age ms", "steps/s", "sim/wall", "ms/step");
     if (o.mode != "inline") print("thread", run(o, choice.kind, scene, true));
     if (o.mode != "thread") print("inline", run(o, choice.kind, scene, false));
   } catch (const std::exception& e) {

@@ -548,8 +548,10 @@ void WaterMode::step(const FrameTime& frame) {
     said_render_mode_ = int(render_.mode);
   }
   update_threading();
-  // Input for the simulation's next step, from the latest state (picking, obstacles).
-  state_ = &runner_.latest();
+  // Input for the simulation's next step, from the state on the screen (picking,
+  // obstacles): what the mouse points at. (Not a take: the runner times its copies by the
+  // frame's one take below.)
+  state_ = &runner_.shown();
   inspect_particles(frame.now);
   if (replay_.active()) {
     // The session's inputs only: none of the window's reach the simulation.

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -190,7 +191,13 @@ void SimRunner::request_advance(double seconds) {
 }
 
 const PublishedState& SimRunner::latest() {
+  const Clock::time_point now = Clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
+  if (last_take_ != Clock::time_point{}) {
+    last_take_gap_ = std::min(seconds_since(last_take_, now), kMaxTakePeriod);
+    take_period_ = take_period_ > 0.0 ? 0.75 * take_period_ + 0.25 * last_take_gap_ : last_take_gap_;
+  }
+  last_take_ = now;
   if (fresh_) {
     std::swap(front_, ready_);
     fresh_ = false;
@@ -397,8 +404,29 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     std::swap(s.splats_error, skipped.splats_error);
   }
   s.serial = ++published_;
+  s.published_at = Clock::now();
+  unpublished_ = false;
   std::swap(back_, ready_);
   fresh_ = true;
+}
+
+bool SimRunner::publish_due(Clock::time_point now, double next_wait, double step_seconds) const {
+  if (take_period_ <= 0.0) return true;  // fewer than two takes: no period yet
+  // Held at or under the last gap: a period guessed short costs copies, one guessed long
+  // would leave the frame an older state.
+  const double period = std::min(take_period_, last_take_gap_);
+  const double next_take = seconds_since(last_take_, now) - period;  // < 0: still to come
+  // When the next state would be done: a quarter more than this step, and half a
+  // millisecond, for the steps' and the scheduler's unevenness.
+  const double next_done = next_wait + 1.25 * step_seconds + publish_seconds_ + 5e-4;
+  return next_take + next_done >= 0.0;
+}
+
+void SimRunner::publish_from_thread() {
+  const Clock::time_point start = Clock::now();
+  publish(true);
+  const double took = seconds_since(start, Clock::now());
+  publish_seconds_ = publish_seconds_ > 0.0 ? 0.75 * publish_seconds_ + 0.25 * took : took;
 }
 
 void SimRunner::step_inline(const std::function<void(Simulation&)>& steps, bool copy_particles) {
@@ -428,11 +456,12 @@ void SimRunner::loop() {
     double advance = 0.0;
     if (halted_ || paused_) {
       // Paused, or stopped by the NaN guard (until a reset or a load): only a single step
-      // (not when halted) or a new colour to publish wakes it.
-      if (republish_ && (halted_ || advance_request_ <= 0.0)) {
+      // (not when halted) or a new colour to publish wakes it. A step not yet published
+      // goes out now: the window shows the state it stopped at.
+      if ((republish_ || unpublished_) && (halted_ || advance_request_ <= 0.0)) {
         republish_ = false;
         lock.unlock();
-        publish(true);
+        publish_from_thread();
         lock.lock();
         continue;
       }
@@ -463,10 +492,12 @@ void SimRunner::loop() {
         origin_sim = sim_.simulated_time();
       }
     }
+    const bool republish = republish_;
     republish_ = false;
     Mailbox inputs = take_mailbox();
     lock.unlock();
     apply(inputs);
+    const Clock::time_point step_start = Clock::now();
     if (advance > 0.0) {
       sim_.advance(advance, 0.0);
     } else {
@@ -474,9 +505,27 @@ void SimRunner::loop() {
     }
     const bool halted = sim_.halted();
     after_step_inputs(inputs);
-    publish(true);
+    const Clock::time_point step_end = Clock::now();
+    // The clock's wait before the next step, as the top of the loop will find it.
+    const double next_wait = std::max(0.0, sim_.simulated_time() - origin_sim + last_dt - seconds_since(origin_wall, step_end));
     lock.lock();
+    const bool due = advance > 0.0 || halted || republish || paused_ ||
+                     publish_due(step_end, next_wait, seconds_since(step_start, step_end));
+    lock.unlock();
+    if (due) {
+      publish_from_thread();
+    }
+    lock.lock();
+    if (!due) unpublished_ = true;
     halted_ = halted;
+  }
+  if (unpublished_) {  // stopped: the window shows the last state stepped
+    lock.unlock();
+    try {
+      publish_from_thread();
+    } catch (const std::exception& e) {  // (memory) the state before stays shown
+      std::fprintf(stderr, "tidepool: the last state could not be published: %s\n", e.what());
+    }
   }
 }
 

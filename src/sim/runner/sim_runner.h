@@ -9,6 +9,14 @@
 // exclusive(), which parks the thread between two steps. A frame therefore never waits
 // for a step, except for such a request, which waits for at most the step under way.
 //
+// Which states: the thread copies out only the states a frame will take. latest() marks
+// each take; from the last take and the time between takes (the frame period) the thread
+// predicts the next, and after a step it publishes only when the next step (its wait for the
+// clock, its time, its copy) would not be done before that take; once a take is due, every
+// step. A copy of a million particles from the device costs 36 % of a step's time; the
+// frame's state is still at most about a step old. Until two takes have come, every state
+// is published; a pause, a halt, a park or a stop publishes what was not.
+//
 // Clock: the thread steps while the state after the step would not be ahead of the wall
 // clock (since the last resume), and sleeps otherwise; when stepping falls behind by more
 // than kMaxLagSeconds the clock is moved up to it, so the water plays slower rather than
@@ -23,6 +31,7 @@
 // step_inline() and the same mailbox, publishing and statistics.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -40,6 +49,7 @@ namespace tp {
 // One completed state, as the window draws it.
 struct PublishedState {
   uint64_t serial = 0;          ///< 1, 2, ... in publishing order; 0 = nothing published yet
+  std::chrono::steady_clock::time_point published_at{};  ///< when it was completed
   std::vector<Vec4> particles;  ///< publish()'s values; empty when published straight to GL
   std::vector<Vec4> diffuse;    ///< publish_diffuse()'s values; empty with diffuse off
   RunStats stats;
@@ -99,6 +109,9 @@ class SimRunner {
   // Behind more: slow motion. Four 60 Hz frames: at 1/30 s the dam break lost 1 % of real
   // time to an occasional slow frame; a catch-up of at most this much is not a burst.
   static constexpr double kMaxLagSeconds = 1.0 / 15.0;
+  // Takes further apart than this count as this far apart: a window that takes a state
+  // only now and then gets one at most this old.
+  static constexpr double kMaxTakePeriod = 0.1;
 
   explicit SimRunner(Simulation& sim);
   ~SimRunner();  ///< stops the thread
@@ -139,8 +152,12 @@ class SimRunner {
   // ignored.
   void request_advance(double seconds);
   // The newest completed state (threaded or inline). The reference stays valid and
-  // unchanged until the next call from the same (window) thread.
+  // unchanged until the next call from the same (window) thread. Each call is a take: the
+  // thread times its publishing by them, so a window calls it once a frame, and shown()
+  // for the state taken last.
   const PublishedState& latest();
+  // The state the last latest() returned (the window thread's; no take).
+  const PublishedState& shown() const { return states_[front_]; }
 
   // Runs fn(simulation) with the thread parked between steps (waiting for the step under
   // way, if any); at once when there is no thread. Then publishes the state as it is.
@@ -215,6 +232,12 @@ class SimRunner {
   // the state before, or when `force_mesh`; otherwise an untaken mesh is carried forward.
   void publish(bool copy_particles, bool force_mesh = false);
   void after_step_inputs(const Mailbox& inputs);
+  // The thread, after a step at `now` (mutex_ held): whether this state is the last one
+  // done before the window's next take. `next_wait`: the clock's wait before the next step;
+  // `step_seconds`: this step's wall time.
+  bool publish_due(std::chrono::steady_clock::time_point now, double next_wait, double step_seconds) const;
+  // publish(true) on the thread, timed.
+  void publish_from_thread();
 
   Simulation& sim_;
   RunnerObserver* observer_ = nullptr;  // (changed only with the thread parked)
@@ -249,6 +272,13 @@ class SimRunner {
   int back_ = 0, ready_ = 1, front_ = 2;
   bool fresh_ = false;
   uint64_t published_ = 0;
+  // The takes (latest()): when the last came, and the time between takes, a running mean
+  // held at or under the last gap (0: fewer than two takes yet). A state stepped but not
+  // published (unpublished_) goes out before a pause, a halt or a stop.
+  std::chrono::steady_clock::time_point last_take_{};
+  double take_period_ = 0.0, last_take_gap_ = 0.0;
+  double publish_seconds_ = 0.0;  ///< the thread's publishes' wall time, a running mean
+  bool unpublished_ = false;
   std::vector<Vec4> scratch_particles_;
 };
 
