@@ -412,8 +412,11 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
 
 bool SimRunner::publish_due(Clock::time_point now, double next_wait, double step_seconds) const {
   if (take_period_ <= 0.0) return true;  // fewer than two takes: no period yet
+  // A copy this cheap beside the step: every state, and a frame that comes early (uneven
+  // frames: a software OpenGL, a frame that waited for a mesh) still finds a new one.
+  if (publish_seconds_ <= cheap_publish_ * step_seconds) return true;
   // Held at or under the last gap: a period guessed short costs copies, one guessed long
-  // would leave the frame an older state.
+  // leaves a frame that comes early the state it had.
   const double period = std::min(take_period_, last_take_gap_);
   const double next_take = seconds_since(last_take_, now) - period;  // < 0: still to come
   // When the next state would be done: a quarter more than this step, and half a

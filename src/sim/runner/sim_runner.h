@@ -9,13 +9,16 @@
 // exclusive(), which parks the thread between two steps. A frame therefore never waits
 // for a step, except for such a request, which waits for at most the step under way.
 //
-// Which states: the thread copies out only the states a frame will take. latest() marks
-// each take; from the last take and the time between takes (the frame period) the thread
-// predicts the next, and after a step it publishes only when the next step (its wait for the
-// clock, its time, its copy) would not be done before that take; once a take is due, every
-// step. A copy of a million particles from the device costs 36 % of a step's time; the
-// frame's state is still at most about a step old. Until two takes have come, every state
-// is published; a pause, a halt, a park or a stop publishes what was not.
+// Which states: where a publish (the copy of the particles) costs more than
+// cheap_publish() of a step's time (a GPU's steps: a million particles' copy from the
+// device cost 36 % of a step), the thread copies out only the states a frame will take.
+// latest() marks each take; from the last take and the time between takes (a running
+// mean, held at or under the last gap) the thread predicts the next, and after a step it publishes only when the next
+// step (its wait for the clock, its time, its copy) would not be done before that take;
+// once a take is due, every step. The frame's state is still at most about a step old.
+// Cheaper publishes (the CPU's steps), and every state until two takes have come, are all
+// published: with uneven frames an early one would otherwise find no new state (1 frame in
+// 10 under a software OpenGL). A pause, a halt, a park or a stop publishes what was not.
 //
 // Clock: the thread steps while the state after the step would not be ahead of the wall
 // clock (since the last resume), and sleeps otherwise; when stepping falls behind by more
@@ -158,6 +161,11 @@ class SimRunner {
   const PublishedState& latest();
   // The state the last latest() returned (the window thread's; no take).
   const PublishedState& shown() const { return states_[front_]; }
+  // The fraction of a step's wall time that a publish may cost and still be made after
+  // every step (the default: 5 %); 0 times every publish by the takes. Set before start().
+  static constexpr double kCheapPublish = 0.05;
+  void set_cheap_publish(double fraction) { cheap_publish_ = fraction; }
+  double cheap_publish() const { return cheap_publish_; }
 
   // Runs fn(simulation) with the thread parked between steps (waiting for the step under
   // way, if any); at once when there is no thread. Then publishes the state as it is.
@@ -278,6 +286,7 @@ class SimRunner {
   std::chrono::steady_clock::time_point last_take_{};
   double take_period_ = 0.0, last_take_gap_ = 0.0;
   double publish_seconds_ = 0.0;  ///< the thread's publishes' wall time, a running mean
+  double cheap_publish_ = kCheapPublish;
   bool unpublished_ = false;
   std::vector<Vec4> scratch_particles_;
 };
