@@ -146,7 +146,7 @@ struct Setup {
       empty.build(no_samples.data(), 0);
     }
     const tp::BoundaryView b{no_samples.data(), no_samples.data(), nullptr, empty.view(), empty.view(),
-                             0, 0, tp::NeighborList{}, l.lo, l.hi, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr, 0, {}, {}};
+                             0, 0, tp::NeighborList{}, l.lo, l.hi, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr, {}};
     lists.build(position.data(), l.n, grid.view(), b, kSupport);
   }
 

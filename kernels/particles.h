@@ -2,9 +2,7 @@
 // buffers (host memory on the CPU backend, device memory on CUDA), captured by value.
 #pragma once
 
-#if defined(__AVX__) && !defined(__CUDACC__)
-#include <immintrin.h>
-#endif
+#include "boxes8.h"
 #include "common.h"
 #include "grid.h"
 #include "lanes.h"
@@ -74,22 +72,12 @@ struct BoundaryView {
   // list build with marks, or once samples() has marked them (NeighborLists::build).
   const uint* active;
   // Tighter boxes inside that one: owner k's box (obstacles first, then the bodies),
-  // widened by h, is in object box k % kObjectBoxes, with the other owners of that
-  // slot; object_boxes of them are set (0: the one box above alone says). Bodies floating
+  // widened by h, is in object box k % Boxes8::kCount, with the other owners of that
+  // slot; objects.count of them are set (0: the one box above alone says). Bodies floating
   // across a pool spread that box over most of the water, and a particle in it searched
   // the objects' grid for nothing (4 % of a PBF step with eight bodies).
-  // Each coordinate of the eight side by side, so that the CPU tests all eight in one pass
-  // of 8 lanes (near_objects); set_object_box writes box k.
-  static constexpr int kObjectBoxes = 8;
-  int object_boxes;
-  float object_lo_x[kObjectBoxes], object_lo_y[kObjectBoxes], object_lo_z[kObjectBoxes];
-  float object_hi_x[kObjectBoxes], object_hi_y[kObjectBoxes], object_hi_z[kObjectBoxes];
+  Boxes8 objects;
 };
-
-TP_HD TP_INLINE void set_object_box(BoundaryView* b, int k, Vec3 lo, Vec3 hi) {
-  b->object_lo_x[k] = lo.x, b->object_lo_y[k] = lo.y, b->object_lo_z[k] = lo.z;
-  b->object_hi_x[k] = hi.x, b->object_hi_y[k] = hi.y, b->object_hi_z[k] = hi.z;
-}
 
 // The boundary samples next to fluid (those some fluid particle lists), each with the
 // fluid particles within h of it: the walls' pressure is extrapolated from them
@@ -105,29 +93,11 @@ TP_HD TP_INLINE bool inside_box(Vec3 x, Vec3 lo, Vec3 hi) {
   return x.x > lo.x && x.y > lo.y && x.z > lo.z && x.x < hi.x && x.y < hi.y && x.z < hi.z;
 }
 
-// Whether an obstacle's or a body's sample may be within h of x (false: none is).
+// Whether an obstacle's or a body's sample may be within h of x (false: none is). Every
+// fluid particle asks at every list build (boxes_met: one pass of 8 lanes on the CPU).
 TP_HD TP_INLINE bool near_objects(const BoundaryView& b, Vec3 x) {
   if (b.n <= b.wall_n || !inside_box(x, b.obstacle_lo, b.obstacle_hi)) return false;
-  if (b.object_boxes == 0) return true;
-#if defined(__AVX__) && !defined(__CUDACC__)
-  // The eight boxes in one pass (every fluid particle asks at every list build: with eight
-  // bodies the loop cost 0.8 % of a PBF step, 2026-12-04); the same comparisons.
-  auto inside = [](float v, const float* lo, const float* hi) {
-    const __m256 x = _mm256_set1_ps(v);
-    return _mm256_and_ps(_mm256_cmp_ps(x, _mm256_loadu_ps(lo), _CMP_GT_OQ),
-                         _mm256_cmp_ps(x, _mm256_loadu_ps(hi), _CMP_LT_OQ));
-  };
-  const __m256 in = _mm256_and_ps(_mm256_and_ps(inside(x.x, b.object_lo_x, b.object_hi_x),
-                                                inside(x.y, b.object_lo_y, b.object_hi_y)),
-                                  inside(x.z, b.object_lo_z, b.object_hi_z));
-  return (uint(_mm256_movemask_ps(in)) & ((1u << b.object_boxes) - 1u)) != 0u;
-#else
-  for (int k = 0; k < b.object_boxes; ++k)
-    if (inside_box(x, Vec3{b.object_lo_x[k], b.object_lo_y[k], b.object_lo_z[k]},
-                   Vec3{b.object_hi_x[k], b.object_hi_y[k], b.object_hi_z[k]}))
-      return true;
-  return false;
-#endif
+  return b.objects.count == 0 || boxes_met(b.objects, x, x, 0.0f) != 0u;
 }
 
 // Calls f(k, x_ik, r, V_k) for every boundary sample k (an index into sample, velocity and

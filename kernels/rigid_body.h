@@ -4,9 +4,7 @@
 // kernels of the fluid coupling.
 #pragma once
 
-#if defined(__AVX__) && !defined(__CUDACC__)
-#include <immintrin.h>
-#endif
+#include "boxes8.h"
 #include "common.h"
 #include "distance_field.h"
 
@@ -158,38 +156,23 @@ struct BodyArrayView {
   int count;
   // Boxes along the world's axes that hold the bodies where they are (body k's half box,
   // solid_half_box, in box k % kBoxes with the others of that slot), each with the fastest
-  // point speed [m/s] of its bodies: near_body_slots. `boxes` of them are set (0: test every
-  // body). The clamp runs on every particle every step, and testing each of eight bodies
-  // there cost as much as the clamp itself (PBF, 2026-12-03).
-  static constexpr int kBoxes = 8;
-  int boxes;
-  // Each coordinate of the eight boxes side by side, so that the CPU tests all eight in
-  // one pass of 8 lanes (near_body_slots); the boxes past `boxes` are empty.
-  float lo_x[kBoxes], lo_y[kBoxes], lo_z[kBoxes];
-  float hi_x[kBoxes], hi_y[kBoxes], hi_z[kBoxes];
+  // point speed [m/s] of its bodies: near_body_slots. boxes.count of them are set (0: test
+  // every body). The clamp runs on every particle every step, and testing each of eight
+  // bodies there cost as much as the clamp itself (PBF, 2026-12-03).
+  static constexpr int kBoxes = Boxes8::kCount;
+  Boxes8 boxes;
   float speed[kBoxes];
 };
 
-// The boxes of bodies[0, n) into v (lo, hi, speed, boxes; body and count are left).
+// The boxes of bodies[0, n) into v (boxes and speed; body and count are left).
 TP_HD TP_INLINE void set_body_boxes(BodyArrayView* v, const SolidBody* bodies, int n) {
-  v->boxes = 0;
-  for (int k = 0; k < BodyArrayView::kBoxes; ++k) {  // empty: no segment meets them
-    v->lo_x[k] = v->lo_y[k] = v->lo_z[k] = 1e30f;
-    v->hi_x[k] = v->hi_y[k] = v->hi_z[k] = -1e30f;
-    v->speed[k] = 0.0f;
-  }
+  clear_boxes(&v->boxes);
+  for (int k = 0; k < BodyArrayView::kBoxes; ++k) v->speed[k] = 0.0f;
   for (int k = 0; k < n; ++k) {
     const SolidBody& b = bodies[k];
     const int slot = k % BodyArrayView::kBoxes;
-    const Vec3 lo = b.pose.position - b.half_box, hi = b.pose.position + b.half_box;
     const float speed = length(b.motion.velocity) + length(b.motion.angular_velocity) * b.bound;
-    v->boxes = slot + 1 > v->boxes ? slot + 1 : v->boxes;
-    v->lo_x[slot] = fminf(v->lo_x[slot], lo.x);
-    v->lo_y[slot] = fminf(v->lo_y[slot], lo.y);
-    v->lo_z[slot] = fminf(v->lo_z[slot], lo.z);
-    v->hi_x[slot] = fmaxf(v->hi_x[slot], hi.x);
-    v->hi_y[slot] = fmaxf(v->hi_y[slot], hi.y);
-    v->hi_z[slot] = fmaxf(v->hi_z[slot], hi.z);
+    grow_box(&v->boxes, slot, b.pose.position - b.half_box, b.pose.position + b.half_box);
     v->speed[slot] = fmaxf(v->speed[slot], speed);
   }
 }
@@ -198,37 +181,13 @@ TP_HD TP_INLINE void set_body_boxes(BodyArrayView* v, const SolidBody* bodies, i
 // `reach` of the segment from a to b, having moved for dt at up to their boxes' speeds: 0
 // when none can (the bodies' loops may stop there), and a body whose slot's bit is clear
 // may be skipped (body_in_slots). With no boxes set, every bit. The clamp asks it for every
-// particle at every step: on the CPU with AVX the eight boxes are one pass of 8 lanes
-// (the loop with libm's fminf cost eight bodies 3 % of a PBF step, 2026-12-04), the same
-// comparisons of the same numbers.
+// particle at every step (boxes_met: one pass of 8 lanes on the CPU).
 TP_HD TP_INLINE uint near_body_slots(const BodyArrayView& bodies, Vec3 a, Vec3 b, float reach, float dt) {
   if (bodies.count == 0) return 0u;
-  if (bodies.boxes == 0) return ~0u;
+  if (bodies.boxes.count == 0) return ~0u;
   const Vec3 lo{a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z};
   const Vec3 hi{a.x < b.x ? b.x : a.x, a.y < b.y ? b.y : a.y, a.z < b.z ? b.z : a.z};
-#if defined(__AVX__) && !defined(__CUDACC__)
-  const __m256 w = _mm256_add_ps(_mm256_set1_ps(reach), _mm256_mul_ps(_mm256_loadu_ps(bodies.speed), _mm256_set1_ps(dt)));
-  auto below = [&](float x, const float* box_lo) {  // x >= box_lo - w
-    return _mm256_cmp_ps(_mm256_set1_ps(x), _mm256_sub_ps(_mm256_loadu_ps(box_lo), w), _CMP_GE_OQ);
-  };
-  auto above = [&](float x, const float* box_hi) {  // x <= box_hi + w
-    return _mm256_cmp_ps(_mm256_set1_ps(x), _mm256_add_ps(_mm256_loadu_ps(box_hi), w), _CMP_LE_OQ);
-  };
-  const __m256 in = _mm256_and_ps(
-      _mm256_and_ps(_mm256_and_ps(below(hi.x, bodies.lo_x), above(lo.x, bodies.hi_x)),
-                    _mm256_and_ps(below(hi.y, bodies.lo_y), above(lo.y, bodies.hi_y))),
-      _mm256_and_ps(below(hi.z, bodies.lo_z), above(lo.z, bodies.hi_z)));
-  return uint(_mm256_movemask_ps(in)) & ((1u << bodies.boxes) - 1u);
-#else
-  uint slots = 0u;
-  for (int k = 0; k < bodies.boxes; ++k) {
-    const float w = reach + bodies.speed[k] * dt;
-    if (hi.x >= bodies.lo_x[k] - w && lo.x <= bodies.hi_x[k] + w && hi.y >= bodies.lo_y[k] - w &&
-        lo.y <= bodies.hi_y[k] + w && hi.z >= bodies.lo_z[k] - w && lo.z <= bodies.hi_z[k] + w)
-      slots |= 1u << k;
-  }
-  return slots;
-#endif
+  return boxes_met(bodies.boxes, lo, hi, reach, bodies.speed, dt);
 }
 
 // Whether body k's slot is among `slots` (near_body_slots).

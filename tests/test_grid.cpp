@@ -167,9 +167,9 @@ void check_lists(const std::vector<Vec4>& fluid, const std::vector<Vec4>& walls,
   HostBuffer<float> pressure(sorted.size());
   BoundaryView b{samples.data(), samples.data(), pressure.data(), wall_grid.view(),
                  obstacle_grid.view(), wall_n, wall_n + obstacle_n, NeighborList{}, clear_lo,
-                 clear_hi, obstacle_lo, obstacle_hi, nullptr, 0, {}, {}};
-  b.object_boxes = int(boxes.size());
-  for (size_t k = 0; k < boxes.size(); ++k) set_object_box(&b, int(k), boxes[k].first, boxes[k].second);
+                 clear_hi, obstacle_lo, obstacle_hi, nullptr, {}};
+  clear_boxes(&b.objects);
+  for (size_t k = 0; k < boxes.size(); ++k) grow_box(&b.objects, int(k), boxes[k].first, boxes[k].second);
   lists->set_walls(samples.data(), wall_n);  // as the simulation does: the walls' vector search
   lists->build(pos.data(), n, grid.view(), b, h);
   const NeighborList fl = lists->fluid(), bl = lists->boundary();
@@ -254,7 +254,7 @@ TEST(NeighborLists, MatchBruteForceForFluidWallsAndObstacles) {
               Vec3{0.6f + h, 0.4f + h, 0.35f + h}, &lists);
 }
 
-// With two obstacles far apart, each in a box of its own (BoundaryView::object_lo_x, ..., as the
+// With two obstacles far apart, each in a box of its own (BoundaryView::objects, as the
 // simulation gives every body and obstacle one), the search skips the water between them
 // and still lists every sample a brute-force search finds.
 TEST(NeighborLists, ObjectBoxesSkipTheWaterBetweenObjectsAndMissNoSample) {
@@ -281,11 +281,52 @@ TEST(NeighborLists, ObjectBoxesSkipTheWaterBetweenObjectsAndMissNoSample) {
   b.obstacle_lo = c0 - r;
   b.obstacle_hi = c1 + r;
   EXPECT_TRUE(near_objects(b, Vec3{0.5f, 0.3f, 0.25f}));  // the one box alone
-  b.object_boxes = 2;
-  for (int k = 0; k < 2; ++k) set_object_box(&b, k, boxes[k].first, boxes[k].second);
+  clear_boxes(&b.objects);
+  for (int k = 0; k < 2; ++k) grow_box(&b.objects, k, boxes[k].first, boxes[k].second);
   EXPECT_FALSE(near_objects(b, Vec3{0.5f, 0.3f, 0.25f}));
   EXPECT_TRUE(near_objects(b, Vec3{0.82f, 0.3f, 0.25f}));
   EXPECT_TRUE(near_objects(b, c0 + Vec3{0.17f, 0.0f, 0.0f}));
+}
+
+// The eight boxes' one pass (8 AVX lanes on the CPU) finds what each box's own test finds:
+// random boxes, some of them unset or grown twice, against random points and boxes, with
+// and without a widening by speeds.
+TEST(Boxes8, MetBitsAreThoseOfEachBoxAlone) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const auto corner = [&] { return Vec3{u(rng), u(rng), u(rng)}; };
+  int met = 0, missed = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Boxes8 boxes;
+    clear_boxes(&boxes);
+    std::vector<std::pair<Vec3, Vec3>> box(8, {Vec3{1e30f, 1e30f, 1e30f}, Vec3{-1e30f, -1e30f, -1e30f}});
+    const int n = 1 + trial % 8;
+    for (int k = 0; k < n + trial % 3; ++k) {
+      const Vec3 lo = corner(), hi = lo + 0.3f * corner();
+      const int slot = k % n;
+      grow_box(&boxes, slot, lo, hi);
+      box[slot].first = Vec3{std::min(box[slot].first.x, lo.x), std::min(box[slot].first.y, lo.y), std::min(box[slot].first.z, lo.z)};
+      box[slot].second = Vec3{std::max(box[slot].second.x, hi.x), std::max(box[slot].second.y, hi.y), std::max(box[slot].second.z, hi.z)};
+    }
+    ASSERT_EQ(boxes.count, n);
+    float speed[8];
+    for (float& v : speed) v = 2.0f * u(rng);
+    for (int q = 0; q < 50; ++q) {
+      const Vec3 lo = corner(), hi = q % 2 ? lo : lo + 0.1f * corner();
+      const float reach = 0.05f * u(rng), dt = q % 3 ? 0.0f : 0.02f;
+      const uint bits = boxes_met(boxes, lo, hi, reach, q % 4 ? speed : nullptr, dt);
+      for (int k = 0; k < 8; ++k) {
+        const float w = reach + (q % 4 ? speed[k] * dt : 0.0f);
+        const bool meets = k < n && hi.x >= box[k].first.x - w && lo.x <= box[k].second.x + w &&
+                           hi.y >= box[k].first.y - w && lo.y <= box[k].second.y + w &&
+                           hi.z >= box[k].first.z - w && lo.z <= box[k].second.z + w;
+        ASSERT_EQ(((bits >> k) & 1u) != 0u, meets) << "trial " << trial << ", query " << q << ", box " << k;
+        (meets ? met : missed) += 1;
+      }
+    }
+  }
+  EXPECT_GT(met, 1000);
+  EXPECT_GT(missed, 5000);
 }
 
 // A clump far denser than the lattice overflows the first lists (the fluid's, and the one
@@ -339,7 +380,7 @@ TEST(NeighborLists, EveryCpuPathListsTheSameInTheSameOrder) {
   HostBuffer<float> pressure(4000);
   const BoundaryView b{walls.data(), walls.data(), pressure.data(), wall_grid.view(),
                        obstacle_grid.view(), 4000, 4000, NeighborList{}, Vec3{h, h, h},
-                       Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr, 0, {}, {}};
+                       Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr, {}};
   // Each particle's fluid list then boundary list, as stored.
   auto lists = [&](bool lanes, bool vector_walls) {
     const bool saved = CpuBackend::lanes_enabled();

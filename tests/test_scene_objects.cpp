@@ -306,11 +306,11 @@ TEST(SceneObjects, TheBodiesBoxesHoldThemAtAnyPoseAndTheClampIsTheSameWithThem) 
     }
   EXPECT_GT(beyond, 10000);
   // The boxes as RigidBodies::upload makes them.
-  BodyArrayView with{solids.data(), int(solids.size()), 0, {}, {}, {}};
+  BodyArrayView with{solids.data(), int(solids.size()), {}, {}};
   set_body_boxes(&with, solids.data(), int(solids.size()));
-  ASSERT_EQ(with.boxes, BodyArrayView::kBoxes);
+  ASSERT_EQ(with.boxes.count, BodyArrayView::kBoxes);
   BodyArrayView without = with;
-  without.boxes = 0;
+  without.boxes.count = 0;
   const float spacing = 0.02f, dt = 0.01f;
   int pushed = 0, skipped = 0;
   for (int t = 0; t < 20000; ++t) {
@@ -330,7 +330,7 @@ TEST(SceneObjects, TheBodiesBoxesHoldThemAtAnyPoseAndTheClampIsTheSameWithThem) 
   EXPECT_GT(pushed, 100);   // the comparison met bodies
   EXPECT_GT(skipped, 1000);  // and the boxes let the clamp skip some
   // A move that passes through a body with both ends outside its box is still looked at.
-  BodyArrayView one{solids.data() + 1, 1};
+  BodyArrayView one{solids.data() + 1, 1, {}, {}};
   set_body_boxes(&one, solids.data() + 1, 1);
   const Vec3 c = solids[1].pose.position;
   EXPECT_EQ(near_body_slots(one, c - Vec3{0.5f, 0.0f, 0.0f}, c + Vec3{0.5f, 0.0f, 0.0f}, 0.0f, 0.0f), 1u);

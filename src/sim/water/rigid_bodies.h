@@ -432,7 +432,7 @@ class RigidBodies {
     }
     solids_.resize(solids.size());
     if (!solids.empty()) Backend::upload(solids_.data(), solids.data(), solids.size());  // no wait
-    // Their boxes (BodyArrayView::lo), from the same poses.
+    // Their boxes (BodyArrayView::boxes), from the same poses.
     set_body_boxes(&boxes_, solids.data(), int(solids.size()));
   }
 

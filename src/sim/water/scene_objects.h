@@ -155,11 +155,8 @@ class SceneObjects {
   GridView grid_view() const { return grid_.view(); }
   Vec3 box_lo() const { return box_lo_; }
   Vec3 box_hi() const { return box_hi_; }
-  // The tighter boxes (BoundaryView::object_lo_x, ...) into b.
-  void object_boxes(BoundaryView* b) const {
-    b->object_boxes = object_boxes_;
-    for (int k = 0; k < BoundaryView::kObjectBoxes; ++k) set_object_box(b, k, object_lo_[k], object_hi_[k]);
-  }
+  // The tighter boxes (BoundaryView::objects) into b.
+  void object_boxes(BoundaryView* b) const { b->objects = objects_; }
 
   // Public only because nvcc requires that functions enclosing device lambdas are.
   double emitter_gap(size_t k) const;
@@ -188,8 +185,7 @@ class SceneObjects {
   uint sample_n_ = 0;
   NeighborGrid<Backend> grid_;  ///< the obstacles' samples, sorted after every move
   Vec3 box_lo_{0, 0, 0}, box_hi_{0, 0, 0};
-  int object_boxes_ = 0;
-  Vec3 object_lo_[BoundaryView::kObjectBoxes], object_hi_[BoundaryView::kObjectBoxes];
+  Boxes8 objects_{};  ///< the tighter boxes, each owner's in slot k % 8
   std::vector<Emitter> emitters_;
   std::vector<double> emitter_travel_;           ///< [m] moved since the last layer
   std::vector<std::vector<Vec3>> emitter_points_;  ///< one layer, nozzle coordinates
@@ -264,22 +260,19 @@ void SceneObjects<B>::clear() {
 template <class B>
 void SceneObjects<B>::place_samples(Vec4* sample, Vec4* velocity) {
   box_lo_ = box_hi_ = Vec3{0, 0, 0};
-  object_boxes_ = 0;
+  clear_boxes(&objects_);
   if (sample_n_ == 0) return;
   // The box around every obstacle, widened by h: outside it no sample is within h; and
-  // each owner's in its slot of the tighter boxes (BoundaryView::object_lo_x, ...).
+  // each owner's in its slot of the tighter boxes (BoundaryView::objects).
   const float h = 2.0f * spacing_;
   const Vec3 empty{INFINITY, INFINITY, INFINITY};
   box_lo_ = empty;
   box_hi_ = -empty;
-  for (int k = 0; k < BoundaryView::kObjectBoxes; ++k) object_lo_[k] = empty, object_hi_[k] = -empty;
   int owner_k = 0;
   auto widen = [&](Vec3 center, Vec3 half) {
     const Vec3 lo = center - half - Vec3{h, h, h}, hi = center + half + Vec3{h, h, h};
     grow_box(box_lo_, box_hi_, lo, hi);
-    const int slot = owner_k++ % BoundaryView::kObjectBoxes;
-    grow_box(object_lo_[slot], object_hi_[slot], lo, hi);
-    object_boxes_ = std::max(object_boxes_, slot + 1);
+    grow_box(&objects_, owner_k++ % Boxes8::kCount, lo, hi);
   };
   for (const ObstacleShape& o : obstacles_) widen(o.center, obstacle_half_size(o));
   for (const BodySpec& b : bodies_.bodies()) widen(b.pose.position, solid_of(b).half_box);

@@ -17,8 +17,7 @@ BoundaryView SimulationImpl<B>::boundary_view() {
                  boundary_grid_.view(),    objects_.grid_view(),      wall_n_,
                  wall_n_ + objects_.sample_count(), lists_.boundary(), wall_clear_lo_,
                  wall_clear_hi_,           objects_.box_lo(),         objects_.box_hi(),
-                 lists_.boundary_active(), 0,                         {},
-                 {}};
+                 lists_.boundary_active(), {}};
   objects_.object_boxes(&b);
   return b;
 }
