@@ -334,9 +334,14 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
   s.obstacles = sim_.obstacles();
   s.bodies = sim_.bodies();
   s.grabbed_body = sim_.grabbed_body();
+  // The copies' time (the particles', the spray's), which publish_due weighs against a
+  // step's: not the mesh's or the splats' builds, which come once a frame at most.
+  double copy_seconds = 0.0;
   if (copy_particles) {
+    const Clock::time_point copy_start = Clock::now();
     VectorTarget target(s.particles);
     sim_.publish(target, field);
+    copy_seconds += seconds_since(copy_start, Clock::now());
   } else {
     s.particles.clear();
   }
@@ -381,12 +386,15 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     }
   }
   if (s.params.diffuse) {
+    const Clock::time_point copy_start = Clock::now();
     VectorTarget target(s.diffuse);
     sim_.publish_diffuse(target);
+    copy_seconds += seconds_since(copy_start, Clock::now());
   } else {
     s.diffuse.clear();
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (copy_particles) copy_seconds_ = copy_seconds_ > 0.0 ? 0.75 * copy_seconds_ + 0.25 * copy_seconds : copy_seconds;
   // The window has not taken the state before, nor its mesh or splats: they go on with
   // this state (a step or a few older than its particles) rather than being dropped.
   PublishedState& skipped = states_[ready_];
@@ -414,22 +422,19 @@ bool SimRunner::publish_due(Clock::time_point now, double next_wait, double step
   if (take_period_ <= 0.0) return true;  // fewer than two takes: no period yet
   // A copy this cheap beside the step: every state, and a frame that comes early (uneven
   // frames: a software OpenGL, a frame that waited for a mesh) still finds a new one.
-  if (publish_seconds_ <= cheap_publish_ * step_seconds) return true;
+  if (copy_seconds_ <= cheap_publish_ * step_seconds) return true;
+  // The window took the last state and draws a mesh or splats: they are built now, right
+  // after the take, and go on with the newer states (publish), rather than at the state
+  // before the next take, which their build could make late.
+  if ((mesh_on_ || splats_on_) && !fresh_) return true;
   // Held at or under the last gap: a period guessed short costs copies, one guessed long
   // leaves a frame that comes early the state it had.
   const double period = std::min(take_period_, last_take_gap_);
   const double next_take = seconds_since(last_take_, now) - period;  // < 0: still to come
   // When the next state would be done: a quarter more than this step, and half a
   // millisecond, for the steps' and the scheduler's unevenness.
-  const double next_done = next_wait + 1.25 * step_seconds + publish_seconds_ + 5e-4;
+  const double next_done = next_wait + 1.25 * step_seconds + copy_seconds_ + 5e-4;
   return next_take + next_done >= 0.0;
-}
-
-void SimRunner::publish_from_thread() {
-  const Clock::time_point start = Clock::now();
-  publish(true);
-  const double took = seconds_since(start, Clock::now());
-  publish_seconds_ = publish_seconds_ > 0.0 ? 0.75 * publish_seconds_ + 0.25 * took : took;
 }
 
 void SimRunner::step_inline(const std::function<void(Simulation&)>& steps, bool copy_particles) {
@@ -464,7 +469,7 @@ void SimRunner::loop() {
       if ((republish_ || unpublished_) && (halted_ || advance_request_ <= 0.0)) {
         republish_ = false;
         lock.unlock();
-        publish_from_thread();
+        publish(true);
         lock.lock();
         continue;
       }
@@ -516,7 +521,7 @@ void SimRunner::loop() {
                      publish_due(step_end, next_wait, seconds_since(step_start, step_end));
     lock.unlock();
     if (due) {
-      publish_from_thread();
+      publish(true);
     }
     lock.lock();
     if (!due) unpublished_ = true;
@@ -525,7 +530,7 @@ void SimRunner::loop() {
   if (unpublished_) {  // stopped: the window shows the last state stepped
     lock.unlock();
     try {
-      publish_from_thread();
+      publish(true);
     } catch (const std::exception& e) {  // (memory) the state before stays shown
       std::fprintf(stderr, "tidepool: the last state could not be published: %s\n", e.what());
     }

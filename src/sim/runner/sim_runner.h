@@ -9,16 +9,18 @@
 // exclusive(), which parks the thread between two steps. A frame therefore never waits
 // for a step, except for such a request, which waits for at most the step under way.
 //
-// Which states: where a publish (the copy of the particles) costs more than
+// Which states: where a publish's copies (the particles', the spray's) cost more than
 // cheap_publish() of a step's time (a GPU's steps: a million particles' copy from the
 // device cost 36 % of a step), the thread copies out only the states a frame will take.
 // latest() marks each take; from the last take and the time between takes (a running
-// mean, held at or under the last gap) the thread predicts the next, and after a step it publishes only when the next
-// step (its wait for the clock, its time, its copy) would not be done before that take;
-// once a take is due, every step. The frame's state is still at most about a step old.
-// Cheaper publishes (the CPU's steps), and every state until two takes have come, are all
-// published: with uneven frames an early one would otherwise find no new state (1 frame in
-// 10 under a software OpenGL). A pause, a halt, a park or a stop publishes what was not.
+// mean, held at or under the last gap) the thread predicts the next, and after a step it
+// publishes only when the next step (its wait for the clock, its time, its copies) would
+// not be done before that take; once a take is due, every step. The frame's state is
+// still at most about a step old. A mesh or splats are built, as before, at the first step
+// after a take, and go on with the newer states. Cheaper copies (the CPU's steps), and
+// every state until two takes have come, are all published: with uneven frames an early
+// one would otherwise find no new state (1 frame in 10 under a software OpenGL). A pause,
+// a halt, a park or a stop publishes what was not.
 //
 // Clock: the thread steps while the state after the step would not be ahead of the wall
 // clock (since the last resume), and sleeps otherwise; when stepping falls behind by more
@@ -244,8 +246,6 @@ class SimRunner {
   // done before the window's next take. `next_wait`: the clock's wait before the next step;
   // `step_seconds`: this step's wall time.
   bool publish_due(std::chrono::steady_clock::time_point now, double next_wait, double step_seconds) const;
-  // publish(true) on the thread, timed.
-  void publish_from_thread();
 
   Simulation& sim_;
   RunnerObserver* observer_ = nullptr;  // (changed only with the thread parked)
@@ -285,7 +285,7 @@ class SimRunner {
   // published (unpublished_) goes out before a pause, a halt or a stop.
   std::chrono::steady_clock::time_point last_take_{};
   double take_period_ = 0.0, last_take_gap_ = 0.0;
-  double publish_seconds_ = 0.0;  ///< the thread's publishes' wall time, a running mean
+  double copy_seconds_ = 0.0;  ///< a publish's copies (not its mesh), a running mean
   double cheap_publish_ = kCheapPublish;
   bool unpublished_ = false;
   std::vector<Vec4> scratch_particles_;
