@@ -22,6 +22,9 @@ double seconds_since(Clock::time_point origin, Clock::time_point now) {
   return std::chrono::duration<double>(now - origin).count();
 }
 
+// A running mean that starts at its first sample (0: none yet).
+void add_to_mean(double* mean, double sample) { *mean = *mean > 0.0 ? 0.75 * *mean + 0.25 * sample : sample; }
+
 // publish() and publish_diffuse() into a host vector.
 class VectorTarget final : public PublishTarget {
  public:
@@ -195,7 +198,7 @@ const PublishedState& SimRunner::latest() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (last_take_ != Clock::time_point{}) {
     last_take_gap_ = std::min(seconds_since(last_take_, now), kMaxTakePeriod);
-    take_period_ = take_period_ > 0.0 ? 0.75 * take_period_ + 0.25 * last_take_gap_ : last_take_gap_;
+    add_to_mean(&take_period_, last_take_gap_);
   }
   last_take_ = now;
   if (fresh_) {
@@ -394,7 +397,7 @@ void SimRunner::publish(bool copy_particles, bool force_mesh) {
     s.diffuse.clear();
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  if (copy_particles) copy_seconds_ = copy_seconds_ > 0.0 ? 0.75 * copy_seconds_ + 0.25 * copy_seconds : copy_seconds;
+  if (copy_particles) add_to_mean(&copy_seconds_, copy_seconds);
   // The window has not taken the state before, nor its mesh or splats: they go on with
   // this state (a step or a few older than its particles) rather than being dropped.
   PublishedState& skipped = states_[ready_];
@@ -519,12 +522,13 @@ void SimRunner::loop() {
     lock.lock();
     const bool due = advance > 0.0 || halted || republish || paused_ ||
                      publish_due(step_end, next_wait, seconds_since(step_start, step_end));
-    lock.unlock();
-    if (due) {
+    if (due) {  // (publish clears unpublished_)
+      lock.unlock();
       publish(true);
+      lock.lock();
+    } else {
+      unpublished_ = true;
     }
-    lock.lock();
-    if (!due) unpublished_ = true;
     halted_ = halted;
   }
   if (unpublished_) {  // stopped: the window shows the last state stepped
