@@ -18,7 +18,7 @@ packages=(cmake g++ pkg-config libglfw3-dev libglm-dev libimgui-dev libstb-dev p
           nlohmann-json3-dev libtinyobjloader-dev libgtest-dev libgl-dev libx11-dev libbullet-dev
           libxrandr2 libxcursor1 libxi6 libxinerama1 ffmpeg)
 if [[ $mode == test ]]; then
-  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri python3-numpy)
+  packages+=(xvfb xauth xdotool x11-utils libgl1-mesa-dri libegl-dev python3-numpy)
 fi
 read -r -a extra <<< "${TIDEPOOL_EXTRA_PACKAGES:-}"
 packages+=("${extra[@]}")
