@@ -33,6 +33,9 @@ packages=(
   # OpenGL headers and the GLVND libraries (find_package(OpenGL)); the driver adds its vendor
   # library (libGLX_nvidia) to these
   libgl-dev libglx-dev libopengl-dev libgl1 libglx0 libglvnd0 libopengl0
+  # EGL's headers and GLVND's libEGL.so.1 (the interop test's context without X; the driver
+  # adds libEGL_nvidia, and Mesa's libegl-mesa0, which libegl1 names, is not needed there)
+  libegl-dev libegl1
   # Dear ImGui (pkg-config imgui, which requires stb), stb, GLM, nlohmann/json
   libimgui-dev libstb-dev libstb0 libglm-dev nlohmann-json3-dev
   # tinyobjloader (find_package(tinyobjloader): the mesh colliders' OBJ files) and its library

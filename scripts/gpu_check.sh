@@ -2,7 +2,8 @@
 # The one command for a machine with an NVIDIA GPU (docs/gpu-check.md): builds Tidepool for
 # this GPU, runs the gpu-labelled tests, the --bench matrix on CUDA beside the CPU,
 # compute-sanitizer's four tools on a short headless run of every shipped scene with every
-# solver, the CUDA-GL interop test when there is a display, and writes one report.
+# solver, the CUDA-GL interop test (on a display, under Xvfb, or through EGL without X),
+# and writes one report.
 # A borrowed machine gives 15 minutes in all, its start included, so the work comes in two
 # calls: `first` (build, gpu-tests, bench: within 8 minutes with the start), then `second`
 # (the sanitizers and interop) with the time left.
@@ -530,7 +531,8 @@ EOF
 }
 
 # (e) CUDA-GL interop in a real GL context: on this display, or under Xvfb (Mesa's GLX, the
-# host fallback; then NVIDIA's GLX client, the device path where the driver allows it).
+# host fallback; then NVIDIA's GLX client, the device path where the driver allows it), or
+# with neither through EGL (NVIDIA's device: the device path).
 stage_interop() {
   local exe=$bin/tp_gpu_app_tests item status display=
   if [[ ! -x $exe && -z $dry_run ]]; then
@@ -541,15 +543,23 @@ stage_interop() {
   interop_total=1
   if [[ -n ${DISPLAY:-} ]]; then
     runs=(display)
-  elif command -v xvfb-run >/dev/null && command -v Xvfb >/dev/null; then
-    runs=(xvfb-mesa xvfb-nvidia-glx)
-    interop_total=2
-  elif [[ -n $dry_run ]]; then
-    echo "# no DISPLAY and no xvfb-run/Xvfb here: the stage would report 'skipped: no display'"
-    return 0
   else
-    record interop display skipped 0 "skipped: no display (DISPLAY unset and no xvfb-run/Xvfb; the bundle cannot carry Mesa, see docs/gpu-check.md)"
-    return 0
+    # No X: OpenGL through EGL (tests/app/egl_context.h), on NVIDIA's device where the driver
+    # has its EGL library (Xvfb's GLX is Mesa's, so only EGL can give the device path here).
+    # GLVND finds it by a vendor file that the driver's installer writes; a machine given
+    # the driver's libraries without it gets one written here.
+    runs=(egl)
+    if command -v xvfb-run >/dev/null && command -v Xvfb >/dev/null; then
+      runs=(xvfb-mesa xvfb-nvidia-glx egl)
+      interop_total=3
+    fi
+    if ! ls /usr/share/glvnd/egl_vendor.d/*nvidia*.json /etc/glvnd/egl_vendor.d/*nvidia*.json >/dev/null 2>&1 &&
+       ldconfig -p 2>/dev/null | grep -q 'libEGL_nvidia.so.0'; then
+      show mkdir -p "$state/egl"
+      [[ -n $dry_run ]] || printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "libEGL_nvidia.so.0"}}\n' \
+        > "$state/egl/10_nvidia.json"
+      export __EGL_VENDOR_LIBRARY_FILENAMES=$state/egl/10_nvidia.json
+    fi
   fi
   for item in "${runs[@]}"; do
     item_done interop "$item" && continue
@@ -557,6 +567,7 @@ stage_interop() {
     case $item in
       xvfb-mesa) cmd=(xvfb-run -a -s "-screen 0 1280x1024x24" "${cmd[@]}") ;;
       xvfb-nvidia-glx) cmd=(env __GLX_VENDOR_LIBRARY_NAME=nvidia xvfb-run -a -s "-screen 0 1280x1024x24" "${cmd[@]}") ;;
+      egl) cmd=(env -u DISPLAY "${cmd[@]}") ;;
     esac
     run_item interop "$item" 300 "${cmd[@]}"
     status=$?

@@ -5,8 +5,10 @@
 // (register once, map and unmap once per frame, no fallback line); with any other OpenGL
 // (Mesa under Xvfb, a remote display) CUDA refuses and the host fallback must be taken, with
 // exactly one line on stderr. Either way the published particles must be right.
-// Skips with one line when there is no CUDA device or no OpenGL context (no display: run it
-// under `xvfb-run -a` to exercise the fallback).
+// Without a display the context comes from EGL (egl_context.h: NVIDIA's device where the
+// driver has EGL, as on the lent GPU machines, which have no X); skips with one line when
+// there is no CUDA device or no OpenGL context either way (`xvfb-run -a` gives Mesa's GLX,
+// which exercises the fallback).
 #include <glad/gl.h>
 // glad first: GLFW must not pull in the system GL header.
 #include <GLFW/glfw3.h>
@@ -17,11 +19,13 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "../sim_helpers.h"
+#include "egl_context.h"
 #include "app/window/gl_publish_target.h"
 #include "gpu/cuda_runtime.h"
 #include "render/gas_field.h"
@@ -96,14 +100,21 @@ void on_glfw_error(int code, const char* description) {
 }
 
 // A hidden window with a current OpenGL 3.3 core context and glad loaded, as the app makes
-// it; error() says why not. Destroyed last, so the context outlives every GL object.
+// it, or without a display EGL's context; error() says why neither. Destroyed last, so the
+// context outlives every GL object.
 class HiddenGlContext {
  public:
   HiddenGlContext() {
     glfwSetErrorCallback(on_glfw_error);
     glfw_ = glfwInit() == GLFW_TRUE;
     if (!glfw_) {
-      error_ = "glfwInit failed: " + g_glfw_error;
+      egl_ = std::make_unique<EglContext>();
+      if (egl_->ok()) {
+        ok_ = true;
+        std::cout << "no display (" << g_glfw_error << "): OpenGL through EGL, " << egl_->source() << "\n";
+      } else {
+        error_ = "glfwInit failed: " + g_glfw_error + "; EGL: " + egl_->error();
+      }
       return;
     }
     glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
@@ -136,6 +147,7 @@ class HiddenGlContext {
  private:
   bool glfw_ = false, ok_ = false;
   GLFWwindow* window_ = nullptr;
+  std::unique_ptr<EglContext> egl_;
   std::string error_;
 };
 
@@ -223,7 +235,7 @@ TEST(Gpu, InteropPublishesIntoTheGlBufferOrFallsBackOnce) {
   if (!choice.ok) GTEST_SKIP() << "no usable CUDA device (" << choice.message << "): skipped";
   HiddenGlContext gl;
   if (!gl.ok())
-    GTEST_SKIP() << "no OpenGL context (" << gl.error() << "; try xvfb-run -a): skipped";
+    GTEST_SKIP() << "no OpenGL context (" << gl.error() << "): skipped";
   const std::string vendor = gl_string(GL_VENDOR), renderer = gl_string(GL_RENDERER);
   // CUDA shares buffers with NVIDIA's own OpenGL driver only; Mesa (llvmpipe under Xvfb,
   // nouveau) and remote displays are refused.
@@ -313,7 +325,7 @@ TEST(Gpu, MeshInteropWritesTheGlBuffersOrFallsBackOnce) {
   if (!choice.ok) GTEST_SKIP() << "no usable CUDA device (" << choice.message << "): skipped";
   HiddenGlContext gl;
   if (!gl.ok())
-    GTEST_SKIP() << "no OpenGL context (" << gl.error() << "; try xvfb-run -a): skipped";
+    GTEST_SKIP() << "no OpenGL context (" << gl.error() << "): skipped";
   const bool nvidia_gl = gl_string(GL_VENDOR).find("NVIDIA") != std::string::npos;
 
   const float s = 0.02f;
@@ -381,7 +393,7 @@ TEST(Gpu, GasInteropWritesTheTextureOrFallsBackOnce) {
   if (!choice.ok) GTEST_SKIP() << "no usable CUDA device (" << choice.message << "): skipped";
   HiddenGlContext gl;
   if (!gl.ok())
-    GTEST_SKIP() << "no OpenGL context (" << gl.error() << "; try xvfb-run -a): skipped";
+    GTEST_SKIP() << "no OpenGL context (" << gl.error() << "): skipped";
   const bool nvidia_gl = gl_string(GL_VENDOR).find("NVIDIA") != std::string::npos;
 
   GasSetup setup;
