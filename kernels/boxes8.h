@@ -41,7 +41,7 @@ TP_HD TP_INLINE void grow_box(Boxes8* b, int k, Vec3 lo, Vec3 hi) {
 // reach + speed[k] * dt (speed: nullptr for none), faces included.
 TP_HD TP_INLINE uint boxes_met(const Boxes8& b, Vec3 lo, Vec3 hi, float reach, const float* speed = nullptr,
                                float dt = 0.0f) {
-  const uint set = b.count >= 32 ? ~0u : (1u << b.count) - 1u;
+  const uint set = (1u << b.count) - 1u;  // (count <= kCount: grow_box's k is below it)
 #if defined(__AVX__) && !defined(__CUDACC__)
   __m256 w = _mm256_set1_ps(reach);
   if (speed) w = _mm256_add_ps(w, _mm256_mul_ps(_mm256_loadu_ps(speed), _mm256_set1_ps(dt)));
@@ -57,7 +57,7 @@ TP_HD TP_INLINE uint boxes_met(const Boxes8& b, Vec3 lo, Vec3 hi, float reach, c
   return uint(_mm256_movemask_ps(in)) & set;
 #else
   uint met = 0u;
-  for (int k = 0; k < b.count && k < Boxes8::kCount; ++k) {
+  for (int k = 0; k < b.count; ++k) {
     const float w = speed ? reach + speed[k] * dt : reach;
     if (hi.x >= b.lo_x[k] - w && lo.x <= b.hi_x[k] + w && hi.y >= b.lo_y[k] - w && lo.y <= b.hi_y[k] + w &&
         hi.z >= b.lo_z[k] - w && lo.z <= b.hi_z[k] + w)
