@@ -2,9 +2,11 @@
 // machine without X (the lent GPU machines have neither a display nor Xvfb). libEGL.so.1
 // (GLVND's) is opened at run time, so a binary built with this still starts where it is
 // missing; the context is then refused with a reason, as it is without EGL's headers at
-// build time. Devices are tried first (EGL_EXT_platform_device: on NVIDIA's driver the
-// device that CUDA uses, whose OpenGL shares buffers with CUDA), NVIDIA's ahead of the
-// others, then Mesa's surfaceless platform, then the default display. The context is
+// build time. Devices are tried first (EGL_EXT_platform_device), those CUDA can name
+// (EGL_NV_device_cuda: NVIDIA's, whose OpenGL shares buffers with CUDA) ahead of the
+// others and each group in EGL's order (on a machine of several GPUs the first may not be
+// CUDA's current device: the interop tests were made for one), then Mesa's surfaceless
+// platform, then the default display. The context is
 // OpenGL 3.3 core, current without a surface (EGL_KHR_surfaceless_context) or on a 1x1
 // pbuffer, with glad loaded from eglGetProcAddress. GL's objects must go before it does.
 #pragma once
@@ -93,7 +95,8 @@ class EglContext {
   }
 
   void make() {
-    library_ = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL);
+    // Never unloaded (GLVND has crashed when a vendor library went while its dispatch stayed).
+    library_ = dlopen("libEGL.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!library_) {
       error_ = std::string("libEGL.so.1 cannot be opened (") + dlerror() + ")";
       return;
@@ -115,10 +118,10 @@ class EglContext {
       return (" " + list + " ").find(std::string(" ") + name + " ") != std::string::npos;
     };
     if (has(client_extensions, "EGL_EXT_platform_base")) load(&f_.get_platform_display, "eglGetPlatformDisplayEXT");
-    if (has(client_extensions, "EGL_EXT_device_enumeration") || has(client_extensions, "EGL_EXT_device_base")) {
+    if (has(client_extensions, "EGL_EXT_device_enumeration") || has(client_extensions, "EGL_EXT_device_base"))
       load(&f_.query_devices, "eglQueryDevicesEXT");
+    if (has(client_extensions, "EGL_EXT_device_query") || has(client_extensions, "EGL_EXT_device_base"))
       load(&f_.query_device_string, "eglQueryDeviceStringEXT");
-    }
 
     std::string tried;
     // The devices, NVIDIA's (those CUDA can name) first.
@@ -126,15 +129,14 @@ class EglContext {
       EGLint count = 0;
       EGLDeviceEXT devices[16];
       if (f_.query_devices(16, devices, &count) == EGL_TRUE) {
-        std::vector<std::pair<EGLDeviceEXT, std::string>> order;
+        std::vector<std::pair<EGLDeviceEXT, std::string>> cuda, others;
         for (EGLint k = 0; k < count; ++k) {
           const char* e = f_.query_device_string ? f_.query_device_string(devices[k], EGL_EXTENSIONS) : nullptr;
-          const bool cuda = e && has(e, "EGL_NV_device_cuda");
-          const std::string name = "device " + std::to_string(k) + (cuda ? " (EGL_NV_device_cuda)" : "");
-          if (cuda) order.insert(order.begin(), {devices[k], name});
-          else order.push_back({devices[k], name});
+          const bool named = e && has(e, "EGL_NV_device_cuda");
+          (named ? cuda : others).push_back({devices[k], "device " + std::to_string(k) + (named ? " (EGL_NV_device_cuda)" : "")});
         }
-        for (const auto& [device, name] : order) {
+        cuda.insert(cuda.end(), others.begin(), others.end());
+        for (const auto& [device, name] : cuda) {
           if (try_display(f_.get_platform_display(EGL_PLATFORM_DEVICE_EXT, device, nullptr), name, &tried)) return;
         }
       }
