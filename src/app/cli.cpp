@@ -15,9 +15,11 @@ std::string usage_text() {
 
 Scene and solver
   --scene NAME|FILE        scene name from assets/scenes (default dam_break) or a .json file
-  --solver NAME            pressure solver: )" + solver_names_list() + R"( (default wcsph)
+  --solver NAME            pressure solver: )" + solver_names_list() + R"( (default: the
+                           scene's, else pbf in the window, wcsph headless)
   --backend auto|cpu|cuda  where to simulate (default auto: CUDA when a device answers)
-  --threads N              CPU backend: use N threads (default: all cores)
+  --threads N              CPU backend: use N threads (default: all cores; the window's
+                           simulation thread all but one)
   --particles N            about N particles for the scene's water (changes the spacing)
   --spacing S              particle spacing in metres, instead of the scene's (not with
                            --particles)
