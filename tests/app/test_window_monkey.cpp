@@ -10,10 +10,10 @@
 // Criteria: the app never exits or crashes, --gl-check sees no OpenGL error, the NaN guard
 // never speaks, no particle is outside the tank or not finite at the end; at checkpoints
 // (the dam break loaded from the scene list, its frames counted for 4 s, then paused and
-// reset to its start, the window at 1280x900) the resident
-// memory stays within 5 % of the first checkpoint after the first minute (25 % in the
-// two-minute run, which catches a gross leak without failing on the settings the monkey
-// left, e.g. the mesh mode's buffers), and the frames a second do not drift down.
+// reset to its start, the window at 1280x900) the resident memory stays within 5 % of the
+// first checkpoint after the first minute (25 % in the two-minute run, which catches a
+// gross leak without failing on the settings the monkey left, e.g. the mesh mode's
+// buffers), and the frames a second do not drift down.
 #include <gtest/gtest.h>
 
 #include <algorithm>
