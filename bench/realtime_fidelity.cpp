@@ -133,17 +133,18 @@ int main(int argc, char** argv) {
   std::printf("%s, %.4f m spacing, %.2f s, %d threads; deviations from the same solver's "
               "accurate run\n",
               scene_path.c_str(), spacing, seconds, omp_get_max_threads());
-  std::printf("%-44s %6s %7s %7s %7s %7s %7s %8s %8s %6s %7s %7s %8s %8s\n", "candidate", "steps",
+  std::printf("%-44s %6s %7s %7s %7s %7s %7s %8s %8s %6s %7s %7s %8s %8s %8s\n", "candidate", "steps",
               "iter/st", "wall/s", "front%", "height%", "top%", "mean_err%", "max_err%", "at s", "vmax",
-              "pool_v", "pool_rms", "pool_err%");
+              "pool_v", "pool_rms", "pool_err%", "pool_v1k");
   std::map<int, DamBreakRun> reference;
   const auto row = [&](const std::string& label, const DamBreakRun& r, const Deviation& d,
                        const Candidate& c) {
     const RestingRun rest = run_resting(*make(pool, pool_spacing, c), 3.0, 4.0);
-    std::printf("%-44s %6llu %7.2f %7.3f %7.2f %7.2f %7.2f %8.3f %8.2f %6.3f %7.2f %7.3f %8.4f %8.3f\n",
+    std::printf("%-44s %6llu %7.2f %7.3f %7.2f %7.2f %7.2f %8.3f %8.2f %6.3f %7.2f %7.3f %8.4f %8.3f %8.3f\n",
                 label.c_str(), (unsigned long long)r.steps, r.mean_iterations,
                 r.wall_per_simulated(), 100.0 * d.front, 100.0 * d.height, 100.0 * d.top, 100.0 * r.mean_error,
-                100.0 * r.max_error, r.max_error_at, r.max_speed, rest.fastest, rest.rms, 100.0 * rest.error);
+                100.0 * r.max_error, r.max_error_at, r.max_speed, rest.fastest, rest.rms, 100.0 * rest.error,
+                rest.fastest_thousandth);
     std::fflush(stdout);
   };
   for (const Candidate& c : candidates) {

@@ -88,7 +88,8 @@ TEST(RealtimeFidelity, DamBreakFollowsTheAccurateWater) {
 // the 4th second, the water's RMS speed at most 0.05 m/s and no particle faster than the
 // accurate pool's fastest with a quarter to spare (the issue asks for 0.05 m/s; neither
 // quality's pool has settled that far by then: a few particles at 0.2 m/s in both,
-// docs/realtime.md), and the mean density error at most 1 %.
+// docs/realtime.md), the speed a thousandth of the water exceeds likewise, and the mean
+// density error at most 1 %.
 TEST(RealtimeFidelity, RestingPoolStandsStill) {
   const Scene scene = shipped("pool");
   const float s = spacing_for_count(scene, kWindowCount);
@@ -98,11 +99,15 @@ TEST(RealtimeFidelity, RestingPoolStandsStill) {
   const RestingRun a = run_resting(*accurate, 3.0, 4.0);
   for (const auto& [label, run] : {std::pair{"realtime", r}, std::pair{"accurate", a}})
     std::printf("pool, %s, %llu particles, 3-4 s (%d steps): RMS speed %.4f m/s, fastest %.4f "
-                "m/s, mean density error at most %.3f %%\n",
+                "m/s, a thousandth faster than %.4f m/s, mean density error at most %.3f %%\n",
                 label, (unsigned long long)realtime->particle_count(), run.steps, run.rms,
-                run.fastest, 100.0 * run.error);
+                run.fastest, run.fastest_thousandth, 100.0 * run.error);
   EXPECT_LE(r.rms, 0.05);
   EXPECT_LE(r.fastest, 1.25 * a.fastest);
+  // The fastest particle is one particle's and jumps between settings that change nothing
+  // else (the pool at 3, 4 and 5 iterations: 0.20, 0.61 and 0.55 m/s, docs/realtime.md);
+  // the speed a thousandth of the water exceeds (0.105, 0.095, 0.103) does not.
+  EXPECT_LE(r.fastest_thousandth, 1.25 * a.fastest_thousandth);
   EXPECT_LE(r.error, 0.01);
   EXPECT_GT(r.steps, 0);
   // Before the warm start and the damped last iteration, the pool trembled for ever.

@@ -61,6 +61,7 @@ DamBreakRun run_dam_break(Simulation& sim, float spacing, float wall_x, double s
 // the largest mean density error.
 struct RestingRun {
   double fastest = 0.0;  ///< [m/s]
+  double fastest_thousandth = 0.0;  ///< [m/s] the speed that a thousandth of the particles exceed
   double rms = 0.0;      ///< [m/s]
   double error = 0.0;
   int steps = 0;  ///< in the measured part
