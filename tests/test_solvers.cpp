@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <functional>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -317,16 +316,11 @@ TEST(Pbf, SmallFixedTimeStepKeepsARestingColumnCalm) {
   // where the tenth stays at 0.22 to 0.24; docs/solvers.md, PBF); the 8 m/s this guards
   // against moves them all.
   double late_max = 0.0, late_tenth = 0.0;
-  std::vector<float> speed;
   while (sim->stats().simulated_time < 0.4) {
     sim->step();
     if (sim->stats().simulated_time <= 0.2) continue;
     late_max = std::max(late_max, sim->stats().last_max_speed);
-    const Snapshot snap = sim->snapshot();
-    speed.clear();
-    for (const Vec4& v : snap.velocity) speed.push_back(length(xyz(v)));
-    std::nth_element(speed.begin(), speed.begin() + 9, speed.end(), std::greater<float>());
-    late_tenth = std::max(late_tenth, double(speed[9]));
+    late_tenth = std::max(late_tenth, ranked_speed(sim->snapshot().velocity, 9));
   }
   std::printf("pbf at 0.5 ms: top speed %.3f m/s, tenth fastest %.3f m/s over 0.2-0.4 s, mean "
               "density error %.3f %%\n",

@@ -126,6 +126,14 @@ DamBreakRun run_dam_break(Simulation& sim, float spacing, float wall_x, double s
   return run;
 }
 
+double ranked_speed(const std::vector<Vec4>& velocity, size_t rank) {
+  if (rank >= velocity.size()) return 0.0;
+  std::vector<float> speed2(velocity.size());
+  for (size_t k = 0; k < velocity.size(); ++k) speed2[k] = length2(xyz(velocity[k]));
+  std::nth_element(speed2.begin(), speed2.begin() + rank, speed2.end(), std::greater<float>());
+  return std::sqrt(double(speed2[rank]));
+}
+
 RestingRun run_resting(Simulation& sim, double settle, double until) {
   RestingRun run;
   while (sim.stats().simulated_time < settle && !sim.halted()) sim.step();
@@ -135,14 +143,11 @@ RestingRun run_resting(Simulation& sim, double settle, double until) {
     run.error = std::max(run.error, sim.stats().last_density_error);
     const Snapshot s = sim.snapshot();
     double sum = 0.0;
-    std::vector<float> speed2(s.velocity.size());
-    for (size_t k = 0; k < s.velocity.size(); ++k) sum += speed2[k] = length2(xyz(s.velocity[k]));
+    for (const Vec4& v : s.velocity) sum += length2(xyz(v));
     if (!s.velocity.empty()) {
       run.rms = std::max(run.rms, std::sqrt(sum / double(s.velocity.size())));
       // The speed a thousandth of the particles exceed (the 8th fastest of 8,000).
-      const size_t rank = s.velocity.size() / 1000;
-      std::nth_element(speed2.begin(), speed2.begin() + rank, speed2.end(), std::greater<float>());
-      run.fastest_thousandth = std::max(run.fastest_thousandth, std::sqrt(double(speed2[rank])));
+      run.fastest_thousandth = std::max(run.fastest_thousandth, ranked_speed(s.velocity, s.velocity.size() / 1000));
     }
     ++run.steps;
   }

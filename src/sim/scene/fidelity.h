@@ -56,6 +56,10 @@ struct DamBreakRun {
 // wall after every step.
 DamBreakRun run_dam_break(Simulation& sim, float spacing, float wall_x, double seconds);
 
+// The speed of the particle `rank` places below the fastest (0: the fastest) among
+// `velocity`; 0 when there are no more particles than that.
+double ranked_speed(const std::vector<Vec4>& velocity, size_t rank);
+
 // A pool left to rest: steps `sim` to `settle` seconds, then on to `until`, and returns
 // over that last part the fastest particle, the largest RMS speed over the particles and
 // the largest mean density error.
