@@ -84,12 +84,47 @@ TEST(RealtimeFidelity, DamBreakFollowsTheAccurateWater) {
   EXPECT_LT(double(run.steps) * run.mean_iterations, 0.5 * double(ref.steps) * ref.mean_iterations);
 }
 
+// The accurate water itself: PBF's water at the left wall of the default dam break falls
+// as the pressure solvers' does. Its tank's samples once pushed a particle with the
+// particle's own multiplier only, half what water across the wall would, and the layer
+// beside the wall stood still on the floor while the water beside it fell: its height at
+// the wall was 16.7 % (RMS over 1.6 s) above WCSPH's, where PCISPH's is 2.5 % from it
+// (docs/solvers.md, "Why PBF's column lingers at the wall"). Against PCISPH's: 17.6 %
+// before, 8.6 % with the side walls' push (kPbfSideWallPush); the bound 12 %.
+TEST(RealtimeFidelity, PbfWaterAtTheWallFallsAsThePressureSolversDoes) {
+  const Scene scene = shipped("dam_break");
+  const float s = spacing_for_count(scene, kWindowCount);
+  auto accurate_sim = [&](SolverKind solver) {
+    auto sim = make_simulation(BackendKind::Cpu);
+    sim->params().solver = int(solver);
+    apply_quality(sim->params(), Quality::Accurate, BackendKind::Cpu, scene.dimensions);
+    apply_scene_params(scene, sim->params());
+    sim->params().diffuse = 0;
+    sim->reset(build_initial_state(scene, s));
+    return sim;
+  };
+  auto pbf = accurate_sim(SolverKind::Pbf);
+  auto pcisph = accurate_sim(SolverKind::Pcisph);
+  const DamBreakRun p = run_dam_break(*pbf, s, scene.tank_lo.x, 1.6);
+  const DamBreakRun ref = run_dam_break(*pcisph, s, scene.tank_lo.x, 1.6);
+  ASSERT_EQ(p.samples.size(), ref.samples.size());
+  for (size_t k = 18; k < p.samples.size(); k += 12)
+    std::printf("  t %.2f s  height at the wall: PBF %.3f m, PCISPH %.3f m\n", p.samples[k].t,
+                p.samples[k].height, ref.samples[k].height);
+  const Deviation d = rms_deviation(p, ref);
+  std::printf("PBF from PCISPH (accurate, 1.6 s): front %.2f %%, height %.2f %%\n", 100.0 * d.front,
+              100.0 * d.height);
+  EXPECT_LE(d.height, 0.12);
+  EXPECT_LE(d.front, 0.05);
+}
+
 // A resting pool at the realtime quality stands as still as the accurate quality's: over
-// the 4th second, the water's RMS speed at most 0.05 m/s and no particle faster than the
-// accurate pool's fastest with a quarter to spare (the issue asks for 0.05 m/s; neither
-// quality's pool has settled that far by then: a few particles at 0.2 m/s in both,
-// docs/realtime.md), the speed a thousandth of the water exceeds likewise, and the mean
-// density error at most 1 %.
+// the 4th second, the water's RMS speed at most 0.05 m/s, the speed a thousandth of the
+// water exceeds no more than the accurate pool's with a quarter to spare (the issue asks
+// for no particle over 0.05 m/s; neither quality's pool has settled that far by then: a
+// few particles at 0.1 to 0.3 m/s in both, docs/realtime.md), no particle faster than
+// either the accurate pool's fastest or a fall into a vacancy (below), with a quarter to
+// spare, and the mean density error at most 1 %.
 TEST(RealtimeFidelity, RestingPoolStandsStill) {
   const Scene scene = shipped("pool");
   const float s = spacing_for_count(scene, kWindowCount);
@@ -103,10 +138,14 @@ TEST(RealtimeFidelity, RestingPoolStandsStill) {
                 label, (unsigned long long)realtime->particle_count(), run.steps, run.rms,
                 run.fastest, run.fastest_thousandth, 100.0 * run.error);
   EXPECT_LE(r.rms, 0.05);
-  EXPECT_LE(r.fastest, 1.25 * a.fastest);
   // The fastest particle is one particle's and jumps between settings that change nothing
   // else (the pool at 3, 4 and 5 iterations: 0.20, 0.61 and 0.55 m/s, docs/realtime.md);
-  // the speed a thousandth of the water exceeds (0.105, 0.095, 0.103) does not.
+  // the speed a thousandth of the water exceeds (0.105, 0.095, 0.103) does not. The 0.6
+  // m/s particles are second-row particles dropping into a vacancy of the floor's row, half
+  // a spacing down, in two or three steps: at 7,000, 8,127 and 9,000 particles, 0 to 5 such
+  // particles a second with the tank's samples pushing as water or not (kPbfSideWallPush).
+  // Falling half a spacing takes a particle to sqrt(g s); faster than that it was thrown.
+  EXPECT_LE(r.fastest, 1.25 * std::max(a.fastest, std::sqrt(9.81 * double(s))));
   EXPECT_LE(r.fastest_thousandth, 1.25 * a.fastest_thousandth);
   EXPECT_LE(r.error, 0.01);
   EXPECT_GT(r.steps, 0);
