@@ -139,7 +139,7 @@ TP_HD TP_INLINE V pbf_sample_push(const V& grad, const V& xs, const StepConstant
   const R sz = gz * gz <= quarter_g2 ? oz : R(0.0f);
   const R side = sx + sy + sz, floor = ox + oy + oz - side;
   const V pushed = V{grad.x * sx, grad.y * sy, grad.z * sz} * kPbfSideWallPush;
-  return select(side - R(8.0f) * floor > 0.5f, pushed, grad);
+  return select(side - R(8.0f) * floor > 0.5f, pushed, grad);  // a side wall's, not the floor's edge
 }
 
 // Position correction [MM13, Eq. 12, 14]:

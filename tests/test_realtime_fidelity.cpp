@@ -21,10 +21,12 @@ Scene shipped(const char* name) {
   return load_scene_file(std::string(TIDEPOOL_SOURCE_DIR) + "/assets/scenes/" + name + ".json");
 }
 
-// The default window's solver at `quality` (the realtime quality's, as the window starts it).
-std::unique_ptr<Simulation> window_sim(const Scene& scene, float spacing, Quality quality) {
+// The default window's solver (the realtime quality's, as the window starts it), or
+// `solver`, at `quality`.
+std::unique_ptr<Simulation> window_sim(const Scene& scene, float spacing, Quality quality,
+                                       int solver = realtime_solver()) {
   auto sim = make_simulation(BackendKind::Cpu);
-  sim->params().solver = realtime_solver();
+  sim->params().solver = solver;
   apply_quality(sim->params(), quality, BackendKind::Cpu, scene.dimensions);
   apply_scene_params(scene, sim->params());
   sim->params().diffuse = 0;  // (spray does not move the water)
@@ -94,17 +96,8 @@ TEST(RealtimeFidelity, DamBreakFollowsTheAccurateWater) {
 TEST(RealtimeFidelity, PbfWaterAtTheWallFallsAsThePressureSolversDoes) {
   const Scene scene = shipped("dam_break");
   const float s = spacing_for_count(scene, kWindowCount);
-  auto accurate_sim = [&](SolverKind solver) {
-    auto sim = make_simulation(BackendKind::Cpu);
-    sim->params().solver = int(solver);
-    apply_quality(sim->params(), Quality::Accurate, BackendKind::Cpu, scene.dimensions);
-    apply_scene_params(scene, sim->params());
-    sim->params().diffuse = 0;
-    sim->reset(build_initial_state(scene, s));
-    return sim;
-  };
-  auto pbf = accurate_sim(SolverKind::Pbf);
-  auto pcisph = accurate_sim(SolverKind::Pcisph);
+  auto pbf = window_sim(scene, s, Quality::Accurate, int(SolverKind::Pbf));
+  auto pcisph = window_sim(scene, s, Quality::Accurate, int(SolverKind::Pcisph));
   const DamBreakRun p = run_dam_break(*pbf, s, scene.tank_lo.x, 1.6);
   const DamBreakRun ref = run_dam_break(*pcisph, s, scene.tank_lo.x, 1.6);
   ASSERT_EQ(p.samples.size(), ref.samples.size());
