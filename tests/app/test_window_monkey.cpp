@@ -252,11 +252,14 @@ class Monkey {
         item = widget(app_, "scene:" + name, opened);
       }
       if (loaded()) return true;  // (a late click took)
-      // The list may need scrolling to the item: the wheel over it, towards the item.
+      // The list may need scrolling to the item: the wheel over it, towards the item. Over
+      // the list where the app says it stands: a fixed place under the combo missed a list
+      // that opened above it, in a short window (seed 677174717: no scene in 2 minutes).
       for (int k = 0; k < 12 && item.found && item.clipped; ++k) {
         const size_t mark = app_.output().size();
-        send(at(w_, combo.cx(), combo.y + combo.height + 80) + " click " +
-             (item.y < combo.y + combo.height ? "4" : "5"));
+        const Widget list = widget(app_, "scene list", opened);
+        const int wheel_y = list.found ? list.cy() : combo.y + combo.height + 80;
+        send(at(w_, list.found ? list.cx() : combo.cx(), wheel_y) + " click " + (item.y < wheel_y ? "4" : "5"));
         said_since(mark, {"tidepool: widget 'scene:" + name + "' "}, 2.0);  // (drawn elsewhere)
         item = widget(app_, "scene:" + name, opened);
       }

@@ -71,6 +71,7 @@ void scene_rows(const Scene& scene, FileControls& files, WidgetLog& log) {
     tooltip(scene.description.empty() ? nullptr : scene.description.c_str());
   }
   if (open) {
+    note_window(log, "scene list");  // (the open list is the current window: where to scroll it)
     for (const std::string& name : files.scene_names) {
       const bool gas = std::find(files.gas_scene_names.begin(), files.gas_scene_names.end(), name) !=
                        files.gas_scene_names.end();
