@@ -141,6 +141,12 @@ TEST_P(EachSolver2D, RestingColumnSettlesIncompressibleAndHydrostatic) {
     EXPECT_NEAR(ratio, 1.0, 0.05) << "bottom pressure / (rho0 g depth)";
   }
   EXPECT_LT(energy_late, r.rest_bound()) << "the column comes to rest";
+  // DFSPH's Jacobi density solve ran to its cap, 100 iterations, every step of the still
+  // column, short of its tolerance; the Chebyshev semi-iteration (kernels/dfsph.h) reaches
+  // the tolerance in about 24 (3D) and 28 (2D).
+  if (kind == SolverKind::Dfsph) {
+    EXPECT_LT(st.mean_iterations, 40.0) << "iterations a step, both solves";
+  }
   const ParticleCheck c = check(*sim);
   EXPECT_EQ(c.nonfinite + st.nonfinite_resets, 0u);
   EXPECT_EQ(c.outside, 0u);

@@ -70,12 +70,14 @@ class DfsphBodies {
 // pressure acceleration and the velocity it gives within dt (from fluid.velocity plus, for
 // the density solve, dt times fluid.acceleration, the non-pressure forces), the density's
 // rate of change at those velocities and its residual; then, unless done, each pressure
-// moves by its stiffness times its residual. Leaves the final pressure acceleration in
+// moves by its stiffness times its residual (and, at tight tolerances, past that by the
+// Chebyshev semi-iteration: dfsph_chebyshev_weight). Leaves the final pressure acceleration in
 // fluid.aux and the velocity it gives in fluid.predicted: the loop ends on the pressures
 // whose outcome it checked.
 template <class B>
 DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool density_solve,
-                        double tolerance, int min_iterations, DfsphBodies<B>& bodies, float allowed = 0.0f) {
+                        double tolerance, int min_iterations, DfsphBodies<B>& bodies, bool own_start,
+                        float allowed = 0.0f) {
   const FluidView f = sim.fluid.view();
   const NeighborList nl = sim.fluid_list();
   const BoundaryView b = sim.boundary_view();
@@ -89,6 +91,9 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.position_term[i] = make_vec4(xyz(f.position[i]), pressure[i] * inv_rho0_2);
   });
+  float* before = sim.fluid.best_pressure.data();  // (PCISPH's: free here) the pressures an update earlier
+  float last_omega = 1.0f, last_max = 0.0f;
+  bool chebyshev = own_start && allowed <= 0.0f;
   DfsphOutcome out;
   for (out.iterations = 1;; ++out.iterations) {
     B::for_each(s.n, [=] TP_HD(uint q) {
@@ -115,10 +120,20 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
     out.error = error.sum / f.n;
     if ((out.iterations >= min_iterations && out.error <= tolerance) || out.iterations >= k.p.dfsph_max_iterations)
       return out;
+    // (A worst residual grown by a fifth in an extrapolated update: the projected solve has
+    // left the semi-iteration's linear theory; plain Jacobi for the rest of the solve.)
+    if (last_omega != 1.0f && error.max > kDfsphChebyshevGuard * last_max) chebyshev = false;
+    last_max = error.max;
+    const float omega = chebyshev ? dfsph_chebyshev_weight(out.iterations, last_omega, tolerance) : 1.0f;
+    last_omega = omega;
     B::for_each_lanes(f.n, TP_LANES(i) {
-      // The Jacobi step on the diagonal of the pressure's system (the stiffness), halved.
+      // The Jacobi step on the diagonal of the pressure's system (the stiffness), halved,
+      // and past it by the semi-iteration's omega.
       const auto stiffness = kDfsphRelaxation * dfsph_stiffness(load(grad_sum, i), dt, k);
-      const auto p = dfsph_pressure(load(pressure, i), load(residual, i), stiffness);
+      const auto now = load(pressure, i);
+      auto p = dfsph_pressure(now, load(residual, i), stiffness);
+      if (omega != 1.0f) p = dfsph_accelerated(p, load(before, i), omega);
+      store(before, i, now);
       store(pressure, i, p);
       store_xyzw(f.position_term, i, load_xyz(f.position, i), p * inv_rho0_2);
     });
@@ -153,7 +168,7 @@ int dfsph_divergence_solve(SimulationImpl<B>& sim, DfsphBodies<B>& bodies) {
   B::for_each(f.n, [=] TP_HD(uint i) { pressure[i] = warm > 0.0f ? dfsph_warm_start(impulse[i], warm) : 0.0f; });
   bodies.start(sim, dt);
   const DfsphOutcome out =
-      dfsph_loop(sim, pressure, dt, false, 0.01 * c.p.dfsph_divergence_tolerance, 1, bodies);
+      dfsph_loop(sim, pressure, dt, false, 0.01 * c.p.dfsph_divergence_tolerance, 1, bodies, own);
   const Vec4* v = sim.fluid.predicted.data();
   const StepConstants k = c;
   B::for_each(f.n, [=] TP_HD(uint i) {
@@ -202,7 +217,8 @@ void dfsph_pressure_solve(SimulationImpl<B>& sim, int divergence_iterations, Dfs
   const float allowed =
       switch_allowed_compression(float(since), 2.0f * sim.compression_at_switch(), sim.extent_seen());
   coupled.next_solve(sim, c.dt);
-  const DfsphOutcome out = dfsph_loop(sim, pressure, c.dt, true, 0.01 * c.p.dfsph_tolerance, 2, coupled, allowed);
+  const DfsphOutcome out = dfsph_loop(sim, pressure, c.dt, true, 0.01 * c.p.dfsph_tolerance, 2, coupled,
+                                      previous == int(SolverKind::Dfsph), allowed);
   const Vec4* a_p = sim.fluid.aux.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
     f.acceleration[i] = make_vec4(xyz(f.acceleration[i]) + xyz(a_p[i]), 0.0f);
