@@ -266,6 +266,10 @@ TEST(Dfsph, ChebyshevWeightsFallToTheirLimitOnlyAtTightTolerances) {
     omega = next;
   }
   EXPECT_NEAR(omega, limit, 1e-3);
+  // The gate as the loop hands it a tolerance (0.01 times the parameter's float percentage):
+  // 0.2 % in, 0.25 % out.
+  EXPECT_NE(dfsph_chebyshev_weight(kDfsphChebyshevStart, 1.0f, 0.01 * double(0.2f)), 1.0f);
+  EXPECT_EQ(dfsph_chebyshev_weight(kDfsphChebyshevStart, 1.0f, 0.01 * double(0.25f)), 1.0f);
   EXPECT_FLOAT_EQ(dfsph_accelerated(3.0f, 1.0f, 1.5f), 4.0f);  // 1.5 (3 - 1) + 1
   EXPECT_EQ(dfsph_accelerated(0.0f, 2.0f, 1.75f), 0.0f);       // -1.5, kept >= 0
 }
