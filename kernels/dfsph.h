@@ -100,8 +100,8 @@ constexpr float kDfsphDivergenceWarmStart = 0.5f;
 // deep ran to its cap, 100 iterations, every step at 0.08 % mean compression); with the
 // semi-iteration the same column stops at the tolerance, 0.05 %, after 24. r = 0.995 and
 // 0.999 shook the column (the semi-iteration is linear theory, the solve is projected and
-// stops at a tolerance), as 0.97 did in an earlier try; 0.9 and 0.95 converged slower. The driver (dfsph_loop) uses it only
-// where it held in every test:
+// stops at a tolerance), as 0.97 did in an earlier try; 0.9 and 0.95 converged slower.
+// The driver (dfsph_loop) uses it only where it held in every test:
 // - for tolerances of at most kDfsphChebyshevTolerance: at the realtime quality's 0.5 % the
 //   solve stops after the few first extrapolated updates, and the deep 2D dam break's first
 //   steps from the lattice then left a floor particle 34 % compressed (18 % without); at
@@ -120,12 +120,18 @@ constexpr float kDfsphChebyshevTolerance = 0.002f;  // (a share of rho0: 0.2 %)
 // docs/solvers.md#dfsph).
 constexpr float kDfsphChebyshevGuard = 1.2f;
 
+// Whether a solve to `tolerance` (a share of rho0) may take the semi-iteration: at most
+// kDfsphChebyshevTolerance. (1.0001: the tolerance arrives as 0.01 times a float
+// percentage, and 0.2 % is in.)
+TP_HD TP_INLINE bool dfsph_chebyshev_tolerance(double tolerance) {
+  return tolerance <= 1.0001 * kDfsphChebyshevTolerance;
+}
+
 // The semi-iteration's omega for the solve's `update`-th pressure update (1, 2, ...), the
 // last update's being `last`; 1 (the plain Jacobi update) before kDfsphChebyshevStart and
 // for a solve whose tolerance (a share of rho0) is looser than kDfsphChebyshevTolerance.
 TP_HD TP_INLINE float dfsph_chebyshev_weight(int update, float last, double tolerance) {
-  // (1.0001: the tolerance arrives as 0.01 times a float percentage, and 0.2 % is in.)
-  if (tolerance > 1.0001 * kDfsphChebyshevTolerance || update < kDfsphChebyshevStart) return 1.0f;
+  if (!dfsph_chebyshev_tolerance(tolerance) || update < kDfsphChebyshevStart) return 1.0f;
   const float r2 = kDfsphChebyshevRadius * kDfsphChebyshevRadius;
   return update == kDfsphChebyshevStart ? 2.0f / (2.0f - r2) : 4.0f / (4.0f - r2 * last);
 }

@@ -93,7 +93,9 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
   });
   float* before = sim.fluid.best_pressure.data();  // (PCISPH's: free here) the pressures an update earlier
   float last_omega = 1.0f, last_max = 0.0f;
-  bool chebyshev = own_start && allowed <= 0.0f;
+  // (Where it cannot apply, the realtime quality's solves and a switch's, the loop keeps no
+  // pressures of the update before.)
+  bool chebyshev = own_start && allowed <= 0.0f && dfsph_chebyshev_tolerance(tolerance);
   DfsphOutcome out;
   for (out.iterations = 1;; ++out.iterations) {
     B::for_each(s.n, [=] TP_HD(uint q) {
@@ -126,6 +128,7 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
     last_max = error.max;
     const float omega = chebyshev ? dfsph_chebyshev_weight(out.iterations, last_omega, tolerance) : 1.0f;
     last_omega = omega;
+    const bool keep = chebyshev;
     B::for_each_lanes(f.n, TP_LANES(i) {
       // The Jacobi step on the diagonal of the pressure's system (the stiffness), halved,
       // and past it by the semi-iteration's omega.
@@ -133,7 +136,7 @@ DfsphOutcome dfsph_loop(SimulationImpl<B>& sim, float* pressure, float dt, bool 
       const auto now = load(pressure, i);
       auto p = dfsph_pressure(now, load(residual, i), stiffness);
       if (omega != 1.0f) p = dfsph_accelerated(p, load(before, i), omega);
-      store(before, i, now);
+      if (keep) store(before, i, now);
       store(pressure, i, p);
       store_xyzw(f.position_term, i, load_xyz(f.position, i), p * inv_rho0_2);
     });
