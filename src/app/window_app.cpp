@@ -10,6 +10,7 @@
 #include "app/water/water_mode.h"
 #include "app/window/app_window.h"
 #include "app/window/frame_loop.h"
+#include "app/window/virtual_display.h"
 #include "render/gl_program.h"
 #include "sim/backend/backend_select.h"
 #include "util/paths.h"
@@ -72,6 +73,19 @@ int run_window(const Options& options) {
     return 2;
   }
 
+  // An offline render (a replay to a video) on a machine without a display draws on one
+  // of its own, ended with the run (after the window, declared before it).
+  VirtualDisplay virtual_display;
+  if (!options.replay.empty() && !options.video.empty() && !has_display()) {
+    std::string display_error;
+    if (!virtual_display.start(window_opts.width, window_opts.height, &display_error)) {
+      std::fprintf(stderr, "tidepool: cannot render %s: %s\n", options.video.c_str(), display_error.c_str());
+      return 2;
+    }
+    std::printf("tidepool: no display: rendering on a virtual one (Xvfb %s, %dx%d)\n", virtual_display.name().c_str(),
+                window_opts.width, window_opts.height);
+    std::fflush(stdout);
+  }
   AppWindow window;
   if (!window.open(window_opts.width, window_opts.height)) return 2;
   std::printf("tidepool: %s; OpenGL: %s\n", gas ? gas_session.backend_message.c_str() : setup.backend_message.c_str(),

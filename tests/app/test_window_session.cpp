@@ -211,4 +211,25 @@ TEST(Window, AReplayPlaysInTheWindowSeeksAndRendersOfflineAsTheWindowDraws) {
               to_last, mean_abs_diff(b, shown, all), to_first, mean_abs_diff(a, shown, all));
   EXPECT_LT(to_last, 1.5) << "the offline render draws what the window drew (see last.png and the F12 png)";
   EXPECT_LT(to_last, 0.5 * to_first) << "and the comparison tells states apart";
+
+  // The same render on a machine without a display: it starts one of its own (Xvfb), and
+  // draws the same frames.
+  const std::string bare = work + "/offline_no_display.mp4";
+  const ProcessResult headless = run_command("env -u DISPLAY -u WAYLAND_DISPLAY " + tidepool() + " --replay '" +
+                                             path + "' --video '" + bare + "' --size 900x700 --fps 30 2>&1");
+  EXPECT_EQ(headless.exit_code, 0) << headless.output;
+  EXPECT_NE(headless.output.find("tidepool: no display: rendering on a virtual one (Xvfb :"), std::string::npos)
+      << headless.output;
+  const std::string bare_probe = run_command("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                                             "stream=width,height,nb_read_frames -of default=nw=1 '" + bare + "'").output;
+  EXPECT_NE(bare_probe.find("nb_read_frames=" + std::to_string(rendered)), std::string::npos) << bare_probe;
+  const std::string bare_last = work + "/last_no_display.png";
+  run_command("ffmpeg -v error -y -i '" + bare + "' -vf 'select=eq(n\\," + std::to_string(rendered - 1) +
+              ")' -frames:v 1 '" + bare_last + "'");
+  const Image c = load_png(bare_last);
+  ASSERT_TRUE(c.ok()) << c.error;
+  const double bare_to_last = mean_abs_diff_tiles(c, b, all, 8);
+  std::printf("the last frame rendered without a display against the one with: %.2f per 8x8 tile\n", bare_to_last);
+  EXPECT_LT(bare_to_last, 1.0) << "the same frames without a display (see last_no_display.png and last.png)";
+  EXPECT_EQ(run_command("pgrep -f '[X]vfb -displayfd'").exit_code, 1) << "no server left behind";
 }
