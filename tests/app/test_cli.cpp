@@ -316,6 +316,20 @@ TEST(Cli, EveryShippedSceneRunsHeadless) {
     EXPECT_GT(j["particles"].get<int>(), 0);
     EXPECT_EQ(j["outside_tank"].get<int>(), 0);
     EXPECT_EQ(j["nan_count"].get<int>(), 0);
+    // The bodies where the run left them, with a scene's keys.
+    ASSERT_TRUE(j["bodies"].is_array()) << r.output;
+    for (const auto& b : j["bodies"]) {
+      ASSERT_TRUE(b["position"].is_array() && b["position"].size() == 3) << b.dump();
+      for (const auto& x : b["position"]) EXPECT_TRUE(x.is_number()) << "finite (a NaN is written as null): " << b.dump();
+      EXPECT_TRUE(b["shape"].is_string()) << b.dump();
+    }
+    if (scene == "floating") {  // three boxes and a ball of 1,200 kg/m^3 let go 0.62 m up
+      ASSERT_EQ(j["bodies"].size(), 4u) << r.output;
+      EXPECT_EQ(j["bodies"][3]["shape"], "sphere");
+      EXPECT_EQ(j["bodies"][3]["density"].get<double>(), 1200.0);
+      EXPECT_LT(j["bodies"][3]["position"][1].get<double>(), 0.6) << "the ball has fallen";
+      EXPECT_LT(j["bodies"][3]["velocity"][1].get<double>(), 0.0) << "and is falling";
+    }
   }
 }
 

@@ -198,6 +198,7 @@ int run_setup(SimSetup& setup, const HeadlessOptions& o, double* wall_out) {
     r.steps_run = stats.steps - steps_before;
     r.stats = stats;
     r.check = check_particles(sim.snapshot(), sim.tank_lo(), sim.tank_hi());
+    r.bodies = sim.bodies();
     const std::string json = report_json(r);
     if (o.report == "-") {
       std::fputs(json.c_str(), stdout);

@@ -46,37 +46,45 @@ ParticleCheck check_particles(const Snapshot& s, Vec3 lo, Vec3 hi) {
   return c;
 }
 
-std::string bodies_frame_json(const std::vector<BodySpec>& bodies, double time) {
+namespace {
+
+// One body with the keys of a scene's `bodies` array (bodies_frame_json).
+nlohmann::json body_json(const BodySpec& b) {
   using nlohmann::json;
   const auto vec = [](Vec3 v) { return json::array({v.x, v.y, v.z}); };
-  json list = json::array();
-  for (const BodySpec& b : bodies) {
-    json body;
-    Vec3 position = b.pose.position;
-    Quat q = b.pose.orientation;
-    if (b.shape == int(BodyShapeKind::Mesh) && b.mesh) {
-      // Placed as the file is: its origin and axes (the scripts import the file and pose it).
-      body["shape"] = "mesh";
-      body["file"] = b.mesh->file;
-      body["scale"] = b.mesh->scale;
-      mesh_file_pose(*b.mesh, b.pose, &position, &q);
-    } else if (b.shape == int(BodyShapeKind::Box)) {
-      body["shape"] = "box";
-      body["size"] = vec(b.half_extent * 2.0f);
-    } else {
-      body["shape"] = b.shape == int(BodyShapeKind::Capsule) ? "capsule" : "sphere";
-      body["radius"] = b.radius;
-      if (b.shape == int(BodyShapeKind::Capsule)) body["length"] = 2.0f * b.half_height;
-    }
-    body["density"] = b.density;
-    if (b.mass > 0.0f) body["mass"] = b.mass;  // (given instead of the density)
-    body["kinematic"] = b.kinematic;
-    body["position"] = vec(position);
-    body["orientation"] = json::array({q.w, q.x, q.y, q.z});
-    body["velocity"] = vec(b.motion.velocity);
-    body["angular_velocity"] = vec(b.motion.angular_velocity);
-    list.push_back(body);
+  json body;
+  Vec3 position = b.pose.position;
+  Quat q = b.pose.orientation;
+  if (b.shape == int(BodyShapeKind::Mesh) && b.mesh) {
+    // Placed as the file is: its origin and axes (the scripts import the file and pose it).
+    body["shape"] = "mesh";
+    body["file"] = b.mesh->file;
+    body["scale"] = b.mesh->scale;
+    mesh_file_pose(*b.mesh, b.pose, &position, &q);
+  } else if (b.shape == int(BodyShapeKind::Box)) {
+    body["shape"] = "box";
+    body["size"] = vec(b.half_extent * 2.0f);
+  } else {
+    body["shape"] = b.shape == int(BodyShapeKind::Capsule) ? "capsule" : "sphere";
+    body["radius"] = b.radius;
+    if (b.shape == int(BodyShapeKind::Capsule)) body["length"] = 2.0f * b.half_height;
   }
+  body["density"] = b.density;
+  if (b.mass > 0.0f) body["mass"] = b.mass;  // (given instead of the density)
+  body["kinematic"] = b.kinematic;
+  body["position"] = vec(position);
+  body["orientation"] = json::array({q.w, q.x, q.y, q.z});
+  body["velocity"] = vec(b.motion.velocity);
+  body["angular_velocity"] = vec(b.motion.angular_velocity);
+  return body;
+}
+
+}  // namespace
+
+std::string bodies_frame_json(const std::vector<BodySpec>& bodies, double time) {
+  using nlohmann::json;
+  json list = json::array();
+  for (const BodySpec& b : bodies) list.push_back(body_json(b));
   return json{{"time", time}, {"bodies", list}}.dump(1) + "\n";
 }
 
@@ -116,6 +124,10 @@ std::string report_json(const RunReport& r) {
   j["outside_tank"] = r.check.outside;
   // Non-finite particles now plus those the integrator found and reset during the run.
   j["nan_count"] = r.check.nonfinite + r.stats.nonfinite_resets;
+  // Where the bodies are at the end, as a scene or an exported frame gives them.
+  nlohmann::ordered_json bodies = nlohmann::ordered_json::array();
+  for (const BodySpec& b : r.bodies) bodies.push_back(nlohmann::ordered_json(body_json(b)));
+  j["bodies"] = bodies;
   return j.dump(2) + "\n";
 }
 

@@ -35,6 +35,7 @@ struct RunReport {
   uint64_t steps_run = 0;  ///< steps in this run (a loaded state's steps come before it)
   RunStats stats;
   ParticleCheck check;
+  std::vector<BodySpec> bodies;  ///< the bodies at the end (the report's `bodies`)
 };
 std::string report_json(const RunReport& report);
 
