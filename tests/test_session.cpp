@@ -407,6 +407,41 @@ TEST(Session, SeekingBackAndForthReachesTheStraightReplaysStates) {
   EXPECT_EQ(r.steps, 300u);
 }
 
+// Continue from here in the window's replay, at a step where the recording held the box
+// by the mouse joint or pulled the water: the recording's hands let go (let_go), or the
+// box would hang at the cursor's last point for good and the water be pulled on. The box
+// let go falls back towards the water where the one still held stays up.
+TEST(Session, TakingOverMidGrabLetsGoOfTheBodyAndTheMouse) {
+  const Scene scene = pool_with_box();
+  const std::string path = testing::TempDir() + "tp_let_go.tpsession";
+  record_script(scene, path);
+  const SessionContents session = read_session(path);
+  auto held = cpu_sim(scene, 0.04f), freed = cpu_sim(scene, 0.04f);
+  SessionPlayer keeps(session), lets_go(session);
+  keeps.begin(*held);
+  lets_go.begin(*freed);
+  // In the drag across the water (frames 20 to 60): the mouse force is on.
+  ASSERT_EQ(lets_go.seek(*freed, 40), 40u);
+  EXPECT_EQ(freed->capture().mouse.active, 1);
+  EXPECT_FALSE(lets_go.let_go(*freed)) << "no body held at step 40";
+  EXPECT_EQ(freed->capture().mouse.active, 0) << "the recording's drag let go";
+  // In the grab (frames 140 to 170).
+  ASSERT_EQ(keeps.seek(*held, 160), 160u);
+  ASSERT_EQ(lets_go.seek(*freed, 160), 160u);
+  ASSERT_EQ(freed->grabbed_body(), 0) << "the recording holds the box at step 160";
+  EXPECT_TRUE(lets_go.let_go(*freed));
+  EXPECT_EQ(freed->grabbed_body(), -1);
+  EXPECT_EQ(held->grabbed_body(), 0);
+  const float y0 = freed->bodies()[0].pose.position.y;
+  // (It was rising to the cursor when let go: it flies on a little, then falls.)
+  const double t0 = freed->simulated_time();
+  while (freed->simulated_time() < t0 + 0.6) freed->step();
+  while (held->simulated_time() < t0 + 0.6) held->step();
+  const float y_held = held->bodies()[0].pose.position.y, y_freed = freed->bodies()[0].pose.position.y;
+  std::printf("the box at step 160: y = %.3f m; 0.6 s on, still held %.3f m, let go %.3f m\n", y0, y_held, y_freed);
+  EXPECT_LT(y_freed, y_held - 0.05f) << "the box let go falls; the one held stays at the cursor";
+}
+
 // The CPU's lanes (a block of particles a call) and its scalar loops round their sums
 // otherwise, so a session records which ran and its replay runs the same: a session
 // recorded with the lanes off (as the emulated device's tests run the CPU) replays to its

@@ -32,7 +32,10 @@ StartPlan start_plan(const Options& o) {
   plan.replay = o.replay;
   // (Exact on the CPU only: a replay runs there unless --backend asks for the GPU, where it
   // is judged by the session's checks.)
-  if (!plan.replay.empty() && !o.given.count("--backend")) plan.backend = "cpu";
+  if (!plan.replay.empty() && !o.given.count("--backend")) {
+    plan.backend = "cpu";
+    plan.replay_on_cpu = true;
+  }
   plan.steps_per_frame = o.steps_per_frame;
   for (const char* option : kWaterOnlyOptions)
     if (o.given.count(option)) plan.water_options.push_back(option);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "app/gas/gas_mode.h"
 #include "app/mode_options.h"
@@ -13,6 +14,7 @@
 #include "app/window/virtual_display.h"
 #include "render/gl_program.h"
 #include "sim/backend/backend_select.h"
+#include "util/atomic_file.h"
 #include "util/paths.h"
 
 namespace tp {
@@ -52,6 +54,16 @@ int run_window(const Options& options) {
     return 2;
   }
   const WindowOptions window_opts = window_options(options);
+  // Found out now, not when the run ends (an offline render's minutes later), whether its
+  // files can be written there.
+  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--video", options.video},
+                                     {"--screenshot", options.screenshot}}) {
+    std::string error;
+    if (!path.empty() && !check_writable(path, &error)) {
+      std::fprintf(stderr, "tidepool: %s: %s\n", option, error.c_str());
+      return 2;
+    }
+  }
   StartPlan plan = start_plan(options);
   // Water or gas: the scene says (an unreadable one is make_setup's to report).
   bool gas = false;

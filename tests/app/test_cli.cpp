@@ -205,6 +205,10 @@ TEST(Cli, BadInputIsAOneLineErrorWithExitCode2) {
       {"--headless --steps 5 --backend gpu", "--backend must be"},
       {"--headless --steps 5 --solver sph", "--solver must be"},
       {"--render water", "--render must be spheres, surface or mesh, not 'water'"},
+      // Files the run would write at its end, found unwritable at its start.
+      {"--video /nonexistent/dir/x.mp4", "tidepool: --video: cannot write '/nonexistent/dir/x.mp4'"},
+      {"--replay x.tpsession --video /nonexistent/dir/x.mp4", "tidepool: --video: cannot write"},
+      {"--frames 5 --screenshot /nonexistent/dir/x.png", "tidepool: --screenshot: cannot write"},
       {"--headless --steps 5 --render surface", "--render needs a window"},
   };
   for (const Case& c : cases) {
@@ -213,6 +217,22 @@ TEST(Cli, BadInputIsAOneLineErrorWithExitCode2) {
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
     EXPECT_EQ(r.output.find("terminate"), std::string::npos) << "crashed: " << r.output;
   }
+}
+
+// --particles below what a scene's bodies allow (two spacings across the smallest): more
+// particles than asked, and a line that says so and why, not a silent change.
+TEST(Cli, FewerParticlesThanTheBodiesAllowAreSaid) {
+  const ProcessResult r = run_command(tidepool() + " --headless --scene floating --particles 10 --steps 2 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.output, m, std::regex(R"(tidepool: (\d+) particles, not the 10 asked: the scene's bodies need a spacing of at most ([0-9.]+) m)")))
+      << r.output;
+  EXPECT_GT(std::stoi(m[1]), 10);
+  EXPECT_NE(r.output.find(m[1].str() + " particles, spacing " + m[2].str()), std::string::npos) << r.output;
+  // As many as the bodies allow or more: nothing said.
+  const ProcessResult enough = run_command(tidepool() + " --headless --scene floating --particles 3000 --steps 2 2>&1");
+  EXPECT_EQ(enough.exit_code, 0) << enough.output;
+  EXPECT_EQ(enough.output.find("asked: the scene's bodies"), std::string::npos) << enough.output;
 }
 
 TEST(Cli, ForcedCudaWithoutAUsableDeviceIsAnError) {

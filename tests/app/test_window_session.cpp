@@ -143,6 +143,9 @@ TEST(Window, AReplayPlaysInTheWindowSeeksAndRendersOfflineAsTheWindowDraws) {
                                 180.0))
         << app.output();
     EXPECT_NE(app.output().find("every hash matched"), std::string::npos) << app.output();
+    // On the CPU because a replay is exact there, not because --backend said so.
+    EXPECT_NE(app.output().find("backend: CPU (a replay runs on the CPU"), std::string::npos) << app.output();
+    EXPECT_EQ(app.output().find("requested with --backend"), std::string::npos) << app.output();
     send("windowfocus --sync " + window + " key F12");
     ASSERT_TRUE(wait_for_output(app, "tidepool: saved ")) << app.output();
     std::smatch m;
@@ -168,6 +171,17 @@ TEST(Window, AReplayPlaysInTheWindowSeeksAndRendersOfflineAsTheWindowDraws) {
     send("windowfocus --sync " + window + " key Escape");
     ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
     EXPECT_EQ(app.exit_code(), 0) << app.output();
+    // Every line counts the session's steps as the slider does (from its start), and the
+    // closing count says how many of the simulation's came before it.
+    const std::string end = app.output();
+    std::smatch c, t;
+    ASSERT_TRUE(std::regex_search(end, c, std::regex(R"(the replay ends at step (\d+) of (\d+) )"))) << end;
+    EXPECT_EQ(std::stoi(c[2]), steps);
+    EXPECT_GE(std::stoi(c[1]), std::stoi(s[1]));
+    EXPECT_LE(std::stoi(c[1]), steps);
+    ASSERT_TRUE(std::regex_search(end, t, std::regex(R"(tidepool: \d+ frames, (\d+) steps \((\d+) of them before the session's start\))")))
+        << end;
+    EXPECT_GE(std::stoll(t[1]) - std::stoll(t[2]), std::stoll(c[1])) << "the session's steps and those after";
   }
 
   const std::string video = work + "/offline.mp4";

@@ -82,10 +82,14 @@ RealtimeCount choose_realtime_count(const Scene& scene, const SimParams& params,
   // Not more than the rule's count: the rule's own spacing (a scene's, to the millimetre:
   // the tank's faces snap to whole spacings).
   result.particles = chosen > start ? chosen : 0;
+  // The count the window will run: at the rule's spacing, the one measured there (a scene's
+  // shape, its bodies and obstacles make it other than the rule's round number: 6,256 of
+  // the cup's 8,000); above it, about the count chosen.
   char note[256];
   std::snprintf(note, sizeof(note),
-                "%llu particles for real time: 1/60 s of water took %.1f ms at %llu here%s",
-                static_cast<unsigned long long>(std::max(chosen, start)), measured_ms,
+                "%s%llu particles for real time: 1/60 s of water took %.1f ms at %llu here%s",
+                chosen > start ? "about " : "",
+                static_cast<unsigned long long>(chosen > start ? chosen : measured_at), measured_ms,
                 static_cast<unsigned long long>(measured_at),
                 chosen < start ? " (the least the scene starts with)" : "");
   result.note = note;

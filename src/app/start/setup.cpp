@@ -69,8 +69,11 @@ BackendChoice start_backend(const StartPlan& plan) {
   BackendRequest request;
   if (!parse_backend_request(plan.backend, &request))
     throw SetupError("--backend must be auto, cpu or cuda, not '" + plan.backend + "'");
-  const BackendChoice choice = choose_backend(request, cuda_runtime());
+  BackendChoice choice = choose_backend(request, cuda_runtime());
   if (!choice.ok) throw SetupError(choice.message);
+  if (plan.replay_on_cpu && choice.kind == BackendKind::Cpu)
+    choice.message = "backend: CPU (a replay runs on the CPU, where it repeats the session exactly; "
+                     "--backend cuda replays it on the GPU)";
   return choice;
 }
 
@@ -87,6 +90,21 @@ Scene find_water_scene(const std::string& name_or_path) {
                      scene.name + ", or run it with --headless or --bench");
   return scene;
 }
+
+namespace {
+
+// Far more particles than `asked` because the bodies need a finer spacing: said, not
+// silent (--particles 10 in a scene of small boxes).
+void say_body_spacing(const SimSetup& setup, uint64_t asked) {
+  if (asked == 0 || setup.spacing != body_spacing_limit(setup.scene) || setup.sim->particle_count() <= asked) return;
+  std::fprintf(stderr,
+               "tidepool: %llu particles, not the %llu asked: the scene's bodies need a spacing of at most %.3g m "
+               "(two across the smallest body)\n",
+               static_cast<unsigned long long>(setup.sim->particle_count()), static_cast<unsigned long long>(asked),
+               double(setup.spacing));
+}
+
+}  // namespace
 
 SimSetup make_setup(const StartPlan& plan) {
   const BackendChoice choice = start_backend(plan);
@@ -112,6 +130,7 @@ SimSetup make_setup(const StartPlan& plan) {
   if (const uint64_t count = measured_start_count(setup.scene, plan, params, choice.kind, &setup.count_note))
     setup.spacing = spacing_for_count(setup.scene, count);
   reset_particles(setup, 0);
+  say_body_spacing(setup, plan.particles);
   if (!plan.load_state.empty()) {
     // The saved run's parameters, then --solver and --set as given.
     load_state(setup, plan.load_state);
@@ -295,6 +314,7 @@ void reset_particles(SimSetup& setup, uint64_t particles) {
     throw SetupError(e.what());
   }
   setup.spacing = spacing;
+  say_body_spacing(setup, particles);
 }
 
 }  // namespace tp

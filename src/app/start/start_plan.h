@@ -38,6 +38,9 @@ struct ParamLayers {
 struct StartPlan {
   std::string scene = "dam_break";  ///< name in assets/scenes, or a .json path
   std::string backend = "auto";     ///< auto | cpu | cuda
+  /// The backend is the CPU because a replay is exact there, not because --backend said so
+  /// (the backend line says which).
+  bool replay_on_cpu = false;
   int threads = 0;                  ///< CPU threads (--threads); 0 = all cores
   bool window = true;               ///< the window's start; false for --headless and --bench
   Quality quality = Quality::Realtime;  ///< --quality, else realtime in the window, accurate headless

@@ -137,7 +137,14 @@ void fidelity_line(const PanelSim& sim) {
     return;
   }
   const QualityFidelity f = realtime_fidelity(p.solver, sim.dimensions);
-  if (!f.measured || !matches_quality(p, Quality::Realtime, sim.backend, sim.dimensions, true)) {
+  const bool realtime = matches_quality(p, Quality::Realtime, sim.backend, sim.dimensions, true);
+  if (realtime && !f.measured) {
+    ImGui::TextDisabled("Water: the realtime quality, not measured%s", sim.dimensions == 2 ? " in 2D" : "");
+    tooltip("The realtime quality's settings, unedited; their fidelity to the accurate water is "
+            "measured on the 3D dam break only (docs/realtime.md, \"Fidelity\").");
+    return;
+  }
+  if (!f.measured || !realtime) {
     ImGui::TextDisabled("Water: edited settings, not measured");
     tooltip("These time step and iteration settings have not been measured against the "
             "accurate water. bench/realtime_fidelity.cpp (tp_bench_fidelity) measures any "

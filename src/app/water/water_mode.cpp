@@ -712,11 +712,14 @@ void WaterMode::draw(const CameraView& view) { renderer_.draw(view, render_, mar
 
 void WaterMode::take_over(const char* why) {
   if (!replay_.active()) return;
-  replay_.stop();
+  const uint64_t step = replay_.step(), total = replay_.total_steps();
   runner_.exclusive([&](Simulation& sim) {
+    // (The recording's hands let go: a body it held at the step shown would stay held.)
+    const bool held = replay_.stop(sim);
     params_ = sim.params();
-    std::fprintf(stderr, "tidepool: %s: the replay ends at step %llu (t = %.3f s); live from here\n", why,
-                 static_cast<unsigned long long>(sim.stats_as_stepped().steps), sim.simulated_time());
+    std::fprintf(stderr, "tidepool: %s: the replay ends at step %llu of %llu (t = %.3f s); live from here%s\n", why,
+                 static_cast<unsigned long long>(step), static_cast<unsigned long long>(total), sim.simulated_time(),
+                 held ? ", the body the recording held let go" : "");
   });
   quality_solver_ = params_.solver;  // (the session's settings stay: no quality preset over them)
   quality_applied_ = controls_.quality;
@@ -741,8 +744,14 @@ int WaterMode::finish(int exit_code, const std::string& stop_reason, int frames)
               "particle states\n",
               static_cast<unsigned long long>(check.outside), static_cast<unsigned long long>(check.nonfinite),
               static_cast<unsigned long long>(stats.nonfinite_resets));
-  std::printf("tidepool: %d frames, %llu steps, %.4g s simulated, max speed %.3g m/s\n",
-              frames, static_cast<unsigned long long>(stats.steps), stats.simulated_time,
+  // (After a replay the count includes the steps before the session's start, which the
+  // replay's lines do not count: said, so that the two agree.)
+  char before[96] = "";
+  if (replay_.ever())
+    std::snprintf(before, sizeof before, " (%llu of them before the session's start)",
+                  static_cast<unsigned long long>(replay_.steps_before()));
+  std::printf("tidepool: %d frames, %llu steps%s, %.4g s simulated, max speed %.3g m/s\n",
+              frames, static_cast<unsigned long long>(stats.steps), before, stats.simulated_time,
               stats.max_speed);
   if (stop_reason.empty()) return exit_code;
   std::fflush(stdout);  // the last line, on standard error, comes last

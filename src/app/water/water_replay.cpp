@@ -40,6 +40,7 @@ void WaterReplay::begin(Simulation& sim) {
     std::fprintf(stderr, "tidepool: the session was recorded on %d step threads and this machine has %d cores: "
                  "the replay may depart from it\n", threads_, omp_get_num_procs());
   t0_ = sim.simulated_time();
+  steps_before_ = sim.stats().steps;
   std::fprintf(stderr, "tidepool: replaying %s (scene %s, %llu steps, %d step threads)%s\n", name_.c_str(),
                player_->report().scene.empty() ? "unnamed" : player_->report().scene.c_str(),
                static_cast<unsigned long long>(player_->total_steps()), threads_,
@@ -227,10 +228,12 @@ bool WaterReplay::take_view(SessionView* view) {
   return (follow_view_ || offline()) && player_->view(view);
 }
 
-void WaterReplay::stop() {
-  if (!player_) return;
+bool WaterReplay::stop(Simulation& sim) {
+  if (!player_) return false;
+  const bool held = player_->let_go(sim);
   last_report_ = player_->report();
   player_.reset();
+  return held;
 }
 
 int WaterReplay::finish_line(double simulated_time) const {

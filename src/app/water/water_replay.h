@@ -47,8 +47,19 @@ class WaterReplay {
   void set_time(double t) { last_time_ = t; }
   // Continue from here was pressed (taken once); the replay then ends (stop()).
   bool take_over_requested() { return take_request(take_over_); }
-  // Ends the replay: the window takes the simulation as it is.
-  void stop();
+  // Ends the replay: the window takes the simulation as it is, less what the recording's
+  // hands held (SessionPlayer::let_go; true when a body was held). `sim`: the runner's,
+  // exclusively.
+  bool stop(Simulation& sim);
+  // The session's step shown (0 at its start; the bar's, the slider's and the seeks' count)
+  // and its length.
+  uint64_t step() const { return player_ ? player_->step() : 0; }
+  uint64_t total_steps() const { return player_ ? player_->total_steps() : 0; }
+  // The simulation's own step count at the session's start (the steps of the run it was
+  // recorded in before F8), once a replay began; the simulation's count is this plus the
+  // session's.
+  uint64_t steps_before() const { return steps_before_; }
+  bool ever() const { return ever_; }
   // The recorded view (camera, render and colour modes) when the replay has just met a new
   // one and the bar's "Recorded view" is ticked (always offline): the window applies it,
   // and the user may move the camera until the next.
@@ -68,6 +79,7 @@ class WaterReplay {
   std::string name_;              // the file's name, for the bar
   ReplayReport last_report_;      // kept after stop(), for the closing line
   bool ever_ = false;             // a replay ran (the closing line)
+  uint64_t steps_before_ = 0;
   int threads_ = 0;
   double speed_ = 1.0;
   int64_t seek_to_ = -1;          // the slider's request

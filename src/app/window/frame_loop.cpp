@@ -297,7 +297,11 @@ int FrameLoop::run(WindowMode& mode) {
   // measured again there).
   // (Its end waits for the encoder, after the measured run. A switch to a scene of the
   // other kind keeps recording: the next mode draws in the same window.)
-  if (mode.next_scene().empty()) video_.close_at_exit(controls.files);
+  if (mode.next_scene().empty()) {
+    video_.close_at_exit(controls.files);
+    // --video asked for a file: a run that could not save it did not do what was asked.
+    if (!options_.video.empty() && controls.files.video_failed && exit_code == 0) exit_code = 1;
+  }
   if (bench && mode.next_scene().empty()) {
     WindowBenchResult result = bench->result();
     result.video_frames = video_.frames();

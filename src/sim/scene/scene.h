@@ -114,6 +114,9 @@ double particles_at_own_spacing(const Scene& scene);
 // (max_particles, or the automatic 100,000) becomes `count`. Never coarser than half the
 // smallest body's smallest side: such a scene gets more particles than `count`.
 float spacing_for_count(const Scene& scene, uint64_t count);
+// That finest spacing the bodies allow (half the smallest body's smallest side, a little
+// under); infinity without bodies.
+float body_spacing_limit(const Scene& scene);
 // Particles on one lattice of spacing s (anchored at the tank's min corner + s/2): the
 // points inside any fluid block or sphere (once where they overlap), except those inside
 // an obstacle or within s/2 of it, and boundary samples filling a shell two spacings thick

@@ -2,6 +2,7 @@
 // spacing, and the memory that needs (checked before anything is allocated).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "sim/water/memory_need.h"
@@ -178,7 +179,11 @@ float spacing_for_count(const Scene& s, uint64_t count) {
                             : float(double(s.spacing) * std::pow(fluid_capacity(s, 0.0, s.spacing) / double(count), root));
   // Never so coarse that a body is under two spacings across (check_body refuses that):
   // a scene with small bodies gets more particles than asked rather than none.
-  float finest = spacing;
+  return std::min(spacing, body_spacing_limit(s));
+}
+
+float body_spacing_limit(const Scene& s) {
+  float finest = std::numeric_limits<float>::infinity();
   for (const BodySpec& b : s.bodies) finest = std::min(finest, 0.499f * body_smallest_side(b, s.dimensions));
   return finest;
 }

@@ -44,6 +44,14 @@ void SessionPlayer::begin(Simulation& sim) {
   take_snapshot(sim);
 }
 
+bool SessionPlayer::let_go(Simulation& sim) {
+  const bool held = sim.grabbed_body() >= 0;
+  if (held) sim.release_body();
+  sim.set_mouse(MouseForce{});
+  grabbing_ = false;
+  return held;
+}
+
 void SessionPlayer::apply(Simulation& sim, const SessionRecord& r, bool stop_at_mismatch) {
   switch (r.kind) {
     case SessionKind::Start: {

@@ -78,6 +78,11 @@ class SessionPlayer {
   // Replays to `step` (at most the session's last): forward from here when it lies ahead,
   // else from the nearest snapshot at or before it (or the start). Returns the step reached.
   uint64_t seek(Simulation& sim, uint64_t step);
+  // Lets go of what the recording's hands hold at this step, for a window that takes the
+  // simulation over here (Continue from here): the body held by the mouse joint and the
+  // mouse's force on the water, which no one's mouse would ever release. Returns whether a
+  // body was held.
+  bool let_go(Simulation& sim);
 
   // The view the session recorded up to here (View records), and a count that grows each
   // time a new one is met (so that a window applies it once and lets the user move on).
