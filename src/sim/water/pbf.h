@@ -106,7 +106,7 @@ bool pbf_warm_start(SimulationImpl<B>& sim, Vec4* carried) {
     carried[i] = make_vec4(xyz(predicted[i]), sum[i]);
   });
   if (scale == 0.0f) return false;
-  sim.gather_body_forces_pbf(carried, true);  // the bodies' share of this correction too
+  sim.gather_body_forces_pbf(carried, true, 1.0f);  // the bodies' share of this correction too
   pbf_correct(sim, carried, 1.0f);
   return true;
 }
@@ -151,7 +151,8 @@ void pbf_solve(SimulationImpl<B>& sim) {
       store(f.scratch, i, compression(rho, k));
     });
     // The bodies' share of this iteration's corrections (their samples' reaction).
-    sim.gather_body_forces_pbf(carried, it == 0 && !warmed);
+    const float weight = it + 1 == cap ? k.p.pbf_final_weight : 1.0f;
+    sim.gather_body_forces_pbf(carried, it == 0 && !warmed, weight);
     // The compression the prediction had: read at the next wait, unless the loop waits
     // for its errors anyway.
     double error = 0.0;
@@ -165,7 +166,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
     }
     // The corrections and the move in one pass (Jacobi). The last iteration's may be
     // damped (pbf_final_weight; with a tolerance, the cap's).
-    pbf_correct(sim, carried, it + 1 == cap ? k.p.pbf_final_weight : 1.0f);
+    pbf_correct(sim, carried, weight);
     // The bodies' projection (pbf_project_from_bodies), in a pass of its own: what it moves
     // a particle, summed over the iterations, is momentum the body gives the water, taken
     // back after the loop as the clamp's pushes are.

@@ -459,7 +459,7 @@ std::optional<Vec3> SimulationImpl<B>::pbf_wall_force(Vec3 lo, Vec3 hi) {
 }
 
 template <class B>
-void SimulationImpl<B>::gather_body_forces_pbf(const Vec4* predicted_lambda, bool first) {
+void SimulationImpl<B>::gather_body_forces_pbf(const Vec4* predicted_lambda, bool first, float weight) {
   if (!has_bodies()) return;
   const BoundaryView b = boundary_view();
   const SampleLists s = sample_lists(wall_n_);  // the bodies' (and obstacles'): PBF's walls need none
@@ -473,7 +473,7 @@ void SimulationImpl<B>::gather_body_forces_pbf(const Vec4* predicted_lambda, boo
     if (q >= *s.listed || s.sample[q] < wall_n) return;
     const uint k = order[s.sample[q] - wall_n];
     if (owner[k] < base) return;
-    force[k] = make_vec4(xyz(force[k]) + body_sample_pbf_force(q, s, predicted_lambda, b, c), 0.0f);
+    force[k] = make_vec4(xyz(force[k]) + body_sample_pbf_force(q, s, predicted_lambda, b, c) * weight, 0.0f);
   });
 }
 

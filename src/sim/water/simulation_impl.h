@@ -247,7 +247,10 @@ class SimulationImpl final : public Simulation {
   // predicted positions with lambda in w), added up from `first` on.
   void gather_body_forces(bool in_solve = false);  ///< in_solve: for DfsphBodies (RigidBodies::sum_forces)
   void publish_body_sums();  ///< the bodies' sums into the step record (integrate, commit_predicted)
-  void gather_body_forces_pbf(const Vec4* predicted_lambda, bool first);
+  // PBF: the bodies' share of a correction pass from these multipliers, times the pass's
+  // weight (pbf_final_weight's damped last pass moves the water by that share only, and
+  // the bodies must take the same).
+  void gather_body_forces_pbf(const Vec4* predicted_lambda, bool first, float weight);
   void sum_body_forces() { objects_.sum_body_forces(); }
   // Per particle a change of velocity a body gave it (xyz) and the body (w, -1: none), given
   // back to the bodies as -m dv / dt at `position`, added to their latest sums.
