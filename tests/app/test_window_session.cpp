@@ -171,17 +171,18 @@ TEST(Window, AReplayPlaysInTheWindowSeeksAndRendersOfflineAsTheWindowDraws) {
     send("windowfocus --sync " + window + " key Escape");
     ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
     EXPECT_EQ(app.exit_code(), 0) << app.output();
-    // Every line counts the session's steps as the slider does (from its start), and the
-    // closing count says how many of the simulation's came before it.
+    // The replay's lines count the session's steps as the slider does (from its start);
+    // the take-over line gives the simulation's count too, which the exit line goes on from.
     const std::string end = app.output();
     std::smatch c, t;
-    ASSERT_TRUE(std::regex_search(end, c, std::regex(R"(the replay ends at step (\d+) of (\d+) )"))) << end;
+    ASSERT_TRUE(std::regex_search(end, c, std::regex(R"(the replay ends at step (\d+) of (\d+) \(the simulation's step (\d+), t = )")))
+        << end;
     EXPECT_EQ(std::stoi(c[2]), steps);
     EXPECT_GE(std::stoi(c[1]), std::stoi(s[1]));
     EXPECT_LE(std::stoi(c[1]), steps);
-    ASSERT_TRUE(std::regex_search(end, t, std::regex(R"(tidepool: \d+ frames, (\d+) steps \((\d+) of them before the session's start\))")))
-        << end;
-    EXPECT_GE(std::stoll(t[1]) - std::stoll(t[2]), std::stoll(c[1])) << "the session's steps and those after";
+    EXPECT_GE(std::stoll(c[3]), std::stoll(c[1]));
+    ASSERT_TRUE(std::regex_search(end, t, std::regex(R"(tidepool: \d+ frames, (\d+) steps, )"))) << end;
+    EXPECT_GE(std::stoll(t[1]), std::stoll(c[3])) << "live on from the simulation's step";
   }
 
   const std::string video = work + "/offline.mp4";
@@ -196,6 +197,12 @@ TEST(Window, AReplayPlaysInTheWindowSeeksAndRendersOfflineAsTheWindowDraws) {
   ASSERT_TRUE(std::regex_search(end_text, f, std::regex(R"(100 %  frame (\d+), t = ([0-9.]+) of)")))
       << offline.output;
   const int rendered = std::stoi(f[1]);
+  // Rendered to the session's end: the simulation's count is the session's steps and those
+  // before its start, which the exit line says.
+  std::smatch before;
+  ASSERT_TRUE(std::regex_search(offline.output, before, std::regex(R"(tidepool: \d+ frames, (\d+) steps \((\d+) of them before the session's start\))")))
+      << offline.output;
+  EXPECT_EQ(std::stoll(before[1]) - std::stoll(before[2]), steps) << offline.output;
   const double span = std::stod(f[2]);
   // Frame k shows the first state at or after k / 30 s, and the frames end with the one
   // that reached the session's end: ceil(30 span) + 1 frames, with the span printed to

@@ -61,7 +61,7 @@ RealtimeCount choose_realtime_count(const Scene& scene, const SimParams& params,
   const uint64_t start = floor ? floor : uint64_t(scene_count);
   const double budget_ms = kRealtimeStepShare * 1000.0 / 60.0;
   // On the simulation thread's OpenMP thread count: a thread of its own, as it will run.
-  uint64_t chosen = start, measured_at = 0;
+  uint64_t chosen = start, measured_at = 0, at_start = 0;  // at_start: the count built at the rule's
   double measured_ms = 0.0;
   std::thread([&] {
     if (threads > 0) omp_set_num_threads(threads);
@@ -70,6 +70,7 @@ RealtimeCount choose_realtime_count(const Scene& scene, const SimParams& params,
       uint64_t actual = 0;
       const double ms = measure_frame_ms(scene, params, backend, count, &actual);
       if (ms <= 0.0) break;
+      if (round == 0) at_start = actual;
       measured_at = actual;
       measured_ms = ms;
       chosen = std::min(scale_count(actual, ms, budget_ms, scene.dimensions), kMaxRealtimeCount);
@@ -82,14 +83,14 @@ RealtimeCount choose_realtime_count(const Scene& scene, const SimParams& params,
   // Not more than the rule's count: the rule's own spacing (a scene's, to the millimetre:
   // the tank's faces snap to whole spacings).
   result.particles = chosen > start ? chosen : 0;
-  // The count the window will run: at the rule's spacing, the one measured there (a scene's
-  // shape, its bodies and obstacles make it other than the rule's round number: 6,256 of
-  // the cup's 8,000); above it, about the count chosen.
+  // The count the window will run: at the rule's spacing, the one built there in the first
+  // round (a scene's shape, its bodies and obstacles make it other than the rule's round
+  // number: 6,256 of the cup's 8,000); above it, about the count chosen.
   char note[256];
   std::snprintf(note, sizeof(note),
                 "%s%llu particles for real time: 1/60 s of water took %.1f ms at %llu here%s",
                 chosen > start ? "about " : "",
-                static_cast<unsigned long long>(chosen > start ? chosen : measured_at), measured_ms,
+                static_cast<unsigned long long>(chosen > start ? chosen : at_start), measured_ms,
                 static_cast<unsigned long long>(measured_at),
                 chosen < start ? " (the least the scene starts with)" : "");
   result.note = note;

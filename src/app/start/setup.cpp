@@ -98,7 +98,7 @@ namespace {
 void say_body_spacing(const SimSetup& setup, uint64_t asked) {
   if (asked == 0 || setup.spacing != body_spacing_limit(setup.scene) || setup.sim->particle_count() <= asked) return;
   std::fprintf(stderr,
-               "tidepool: %llu particles, not the %llu asked: the scene's bodies need a spacing of at most %.3g m "
+               "tidepool: %llu particles, not the %llu asked: the scene's bodies need a spacing of at most %.4f m "
                "(two across the smallest body)\n",
                static_cast<unsigned long long>(setup.sim->particle_count()), static_cast<unsigned long long>(asked),
                double(setup.spacing));
@@ -259,6 +259,7 @@ void switch_scene(SimSetup& setup, const StartPlan& plan, const std::string& nam
   setup.scene = std::move(scene);
   setup.spacing = spacing;
   setup.count_note = count_note;
+  say_body_spacing(setup, plan.particles);
 }
 
 void load_state(SimSetup& setup, const std::string& path) {

@@ -717,8 +717,11 @@ void WaterMode::take_over(const char* why) {
     // (The recording's hands let go: a body it held at the step shown would stay held.)
     const bool held = replay_.stop(sim);
     params_ = sim.params();
-    std::fprintf(stderr, "tidepool: %s: the replay ends at step %llu of %llu (t = %.3f s); live from here%s\n", why,
-                 static_cast<unsigned long long>(step), static_cast<unsigned long long>(total), sim.simulated_time(),
+    std::fprintf(stderr,
+                 "tidepool: %s: the replay ends at step %llu of %llu (the simulation's step %llu, t = %.3f s); live "
+                 "from here%s\n",
+                 why, static_cast<unsigned long long>(step), static_cast<unsigned long long>(total),
+                 static_cast<unsigned long long>(sim.stats_as_stepped().steps), sim.simulated_time(),
                  held ? ", the body the recording held let go" : "");
   });
   quality_solver_ = params_.solver;  // (the session's settings stay: no quality preset over them)
@@ -744,10 +747,11 @@ int WaterMode::finish(int exit_code, const std::string& stop_reason, int frames)
               "particle states\n",
               static_cast<unsigned long long>(check.outside), static_cast<unsigned long long>(check.nonfinite),
               static_cast<unsigned long long>(stats.nonfinite_resets));
-  // (After a replay the count includes the steps before the session's start, which the
-  // replay's lines do not count: said, so that the two agree.)
+  // (Still replaying, the count includes the steps before the session's start, which the
+  // replay's lines do not count: said, so that the two agree. Once taken over, a reset or
+  // a load may have started the count again: the take-over line gave both counts.)
   char before[96] = "";
-  if (replay_.ever())
+  if (replay_.active())
     std::snprintf(before, sizeof before, " (%llu of them before the session's start)",
                   static_cast<unsigned long long>(replay_.steps_before()));
   std::printf("tidepool: %d frames, %llu steps%s, %.4g s simulated, max speed %.3g m/s\n",

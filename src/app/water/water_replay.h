@@ -59,7 +59,6 @@ class WaterReplay {
   // recorded in before F8), once a replay began; the simulation's count is this plus the
   // session's.
   uint64_t steps_before() const { return steps_before_; }
-  bool ever() const { return ever_; }
   // The recorded view (camera, render and colour modes) when the replay has just met a new
   // one and the bar's "Recorded view" is ticked (always offline): the window applies it,
   // and the user may move the camera until the next.

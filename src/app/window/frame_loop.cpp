@@ -300,7 +300,7 @@ int FrameLoop::run(WindowMode& mode) {
   if (mode.next_scene().empty()) {
     video_.close_at_exit(controls.files);
     // --video asked for a file: a run that could not save it did not do what was asked.
-    if (!options_.video.empty() && controls.files.video_failed && exit_code == 0) exit_code = 1;
+    if (video_.failed(options_.video) && exit_code == 0) exit_code = 1;
   }
   if (bench && mode.next_scene().empty()) {
     WindowBenchResult result = bench->result();

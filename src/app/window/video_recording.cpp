@@ -101,6 +101,7 @@ bool VideoRecording::start(const std::string& path, const std::string& shader_di
     std::fprintf(stderr, "tidepool: no video: %s\n", error.c_str());
     files.video_status = "No video: " + error;
     files.video_failed = true;
+    failed_.insert(target);
     return false;
   }
   pipe_ = std::move(pipe);
@@ -194,6 +195,7 @@ void VideoRecording::report_finished(FileControls& files, bool wait) {
   if (!ok) {
     files.video_saved = false;
     last_video_.clear();
+    failed_.insert(pipe_->path());
     std::fprintf(stderr, "tidepool: video not saved: %s\n", error.c_str());
     files.video_status = "Video not saved: " + error;
     files.video_failed = true;

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ class VideoRecording {
   // made in the background (util/gif_export.h); poll says when it is done.
   void make_gif(FileControls& files);
 
+  // Whether a video asked for at `path` (as given to start) could not be started or saved
+  // (the exit code of --video MP4; F9's videos have names of their own).
+  bool failed(const std::string& path) const { return !path.empty() && failed_.count(path) > 0; }
+
   // Frames in the video so far (repeats included) and frames dropped because the encoder
   // fell behind, of the latest recording.
   long frames() const;
@@ -87,6 +92,7 @@ class VideoRecording {
   void report_gif(FileControls& files, bool wait);
 
   std::unique_ptr<VideoPipe> pipe_;
+  std::set<std::string> failed_;  // the paths of the videos that failed
   GifExport gif_;
   std::string last_video_;  // the last video saved
   std::unique_ptr<FrameReadback> readback_;
