@@ -76,6 +76,12 @@ class RigidBodies {
   void clear() { setup({}, spacing_ > 0.0f ? spacing_ : 1.0f, dimensions_, Vec3{0, 0, 0}, Vec3{1, 1, 1}); }
 
   size_t size() const { return bodies_.size(); }
+  // Whether any body moves with the water (not kinematic).
+  bool any_dynamic() const {
+    for (const BodySpec& b : bodies_)
+      if (!b.kinematic) return true;
+    return false;
+  }
   const std::vector<BodySpec>& bodies() const { return bodies_; }
   const BodyMass& mass(size_t k) const { return mass_[k]; }
   // The fluid's force and torque (about the centre of mass) on body k that its next move
