@@ -106,7 +106,7 @@ bool VirtualDisplay::start(int width, int height, std::string* error, const std:
   close(fds[1]);
   pid_ = pid;
   std::string number;
-  bool done = false;
+  bool done = false, closed = false;
   const double until = now_s() + timeout_s;
   while (!done) {
     const double left = until - now_s();
@@ -118,7 +118,10 @@ bool VirtualDisplay::start(int width, int height, std::string* error, const std:
     char c = 0;
     const ssize_t got = read(fds[0], &c, 1);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;  // the server ended without a display
+    if (got <= 0) {  // the server ended without a display
+      closed = true;
+      break;
+    }
     if (c == '\n')
       done = !number.empty();
     else if (c >= '0' && c <= '9')
@@ -127,7 +130,14 @@ bool VirtualDisplay::start(int width, int height, std::string* error, const std:
   close(fds[0]);
   if (!done) {
     int status = 0;
-    const bool ended = waitpid(pid_, &status, WNOHANG) == pid_;
+    // A server that ended closed its end of the pipe first: it may not be a zombie yet when
+    // the read sees the end (a loaded machine reported /bin/false as "did not open a
+    // display within 20 s" after half a second), so give it a moment to be reaped.
+    bool ended = waitpid(pid_, &status, WNOHANG) == pid_;
+    for (int k = 0; closed && !ended && k < 200; ++k) {
+      usleep(10000);
+      ended = waitpid(pid_, &status, WNOHANG) == pid_;
+    }
     if (!ended) {
       kill(pid_, SIGKILL);
       waitpid(pid_, &status, 0);
