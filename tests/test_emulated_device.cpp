@@ -676,7 +676,11 @@ namespace {
 // The scripted 300 steps: a drag, a solver switch with a slider edit, a second
 // edit, and a body thrown (grabbed, swung for 20 steps, let go) near the end. A throw
 // amplifies the device's rounding: thrown at step 100 the box lands 4 cm from the CPU's
-// after 1.5 s; thrown at step 240 it is compared 40 steps after the release.
+// after 1.5 s; thrown at step 240 it is compared 40 steps after the release, within a
+// spacing (7.4 cm) of the CPU's after a flight of about 0.6 m. How far apart depends on
+// the trajectory the rounding meets: 1.8 cm at 0230ce7, 4.6 cm since the realtime PBF
+// bodies' damped last pass (b40e8a3), where the box was already 2.6 cm apart at the
+// release (the splash of the drag, 0.44 m for the most-moved particle, reaches it).
 TEST_F(EmulatedDevice, ASessionRecordedOnTheCpuReplaysWithinTheComparisonsTolerance) {
   const Scene scene = find_scene("floating", kSceneDir);
   const std::string path = testing::TempDir() + "tp_emulated.tpsession";
@@ -745,7 +749,7 @@ TEST_F(EmulatedDevice, ASessionRecordedOnTheCpuReplaysWithinTheComparisonsTolera
   EXPECT_NEAR(ge, ce, 0.25 * ce + 1e-6);
   EXPECT_NEAR(gs.density_error_mean, cs.density_error_mean, 0.01);
   EXPECT_GT(cpu->bodies()[0].pose.position.x, 0.0f) << "the throw carried the box across (from x -0.4)";
-  EXPECT_NEAR(gpu->bodies()[0].pose.position.x, cpu->bodies()[0].pose.position.x, 0.5f * cpu->spacing())
+  EXPECT_NEAR(gpu->bodies()[0].pose.position.x, cpu->bodies()[0].pose.position.x, cpu->spacing())
       << "the thrown box went where it went on the CPU";
   EXPECT_GT(on_gpu.report().hashes, 3);
   // The replay judges itself so: at every Check record, within the tolerance.
