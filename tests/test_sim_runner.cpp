@@ -4,6 +4,7 @@
 // under ThreadSanitizer.
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -197,6 +198,32 @@ TEST(SimRunner, TheWindowGetsAMeshNearlyEveryFrameWhileTheThreadRunsAhead) {
   runner.stop();
 }
 
+// The CPU time the machine spent on other processes than this one, in clock ticks so far
+// (/proc/stat's busy time less this process's own, /proc/self/stat); -1 where not readable.
+long long others_busy_ticks() {
+  long long busy = 0, own = 0;
+  FILE* f = std::fopen("/proc/stat", "r");
+  if (!f) return -1;
+  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  const int got = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system, &idle,
+                              &iowait, &irq, &softirq, &steal);
+  std::fclose(f);
+  if (got < 7) return -1;
+  busy = (long long)(user + nice + system + irq + softirq);
+  f = std::fopen("/proc/self/stat", "r");
+  if (!f) return -1;
+  char line[1024] = {0};
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  const char* after_name = read ? std::strrchr(line, ')') : nullptr;  // (the name may hold spaces)
+  unsigned long long utime = 0, stime = 0;
+  if (!after_name || std::sscanf(after_name + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+                                 &stime) != 2)
+    return -1;
+  own = (long long)(utime + stime);
+  return busy - own;
+}
+
 // Where a publish is dear beside a step (a GPU's), the thread copies out only the states a
 // frame will take: with many steps a frame it publishes about one state a frame (not one a
 // step), the one finished last before the frame's take, so each frame still gets a new
@@ -216,6 +243,8 @@ TEST(SimRunner, PublishesOnlyTheStatesAFrameTakesAndTheyAreFresh) {
   int frames = 0, on_time = 0, fresh = 0, fresh_on_time = 0;
   double age_ms = 0.0;
   uint64_t serial = 0, first_serial = 0, first_steps = 0, last_steps = 0;
+  long long others_start = -1;
+  Clock::time_point window_start{};
   for (int frame = 0; frame < 90; ++frame) {
     next += period;
     std::this_thread::sleep_until(next);
@@ -229,6 +258,8 @@ TEST(SimRunner, PublishesOnlyTheStatesAFrameTakesAndTheyAreFresh) {
     if (frame < 20) {  // the takes' period settles
       serial = first_serial = s.serial;
       first_steps = s.stats.steps;
+      others_start = others_busy_ticks();
+      window_start = Clock::now();
       continue;
     }
     ++frames;
@@ -240,6 +271,13 @@ TEST(SimRunner, PublishesOnlyTheStatesAFrameTakesAndTheyAreFresh) {
     last_steps = s.stats.steps;
     age_ms += std::chrono::duration<double, std::milli>(taken - s.published_at).count();
   }
+  const long long others_end = others_busy_ticks();
+  const double window_s = std::chrono::duration<double>(Clock::now() - window_start).count();
+  // Cores' worth of other processes' work over the measured frames.
+  const double others =
+      others_start >= 0 && others_end >= 0 && window_s > 0.0
+          ? double(others_end - others_start) / double(sysconf(_SC_CLK_TCK)) / window_s
+          : 0.0;
   const double steps = double(last_steps - first_steps) / frames;
   const double copies = double(serial - first_serial) / frames;
   const double age = age_ms / std::max(fresh, 1);
@@ -257,9 +295,14 @@ TEST(SimRunner, PublishesOnlyTheStatesAFrameTakesAndTheyAreFresh) {
   // says the machine was loaded; the simulation thread was then descheduled too, and frames
   // on time went without a state though the publishing was right (47 of 58 beside a
   // `ctest -j2` on 2 cores, 2026-12-05, 12 of 70 frames late): not a fault of the runner.
-  if (steps < 4.0 || on_time < 20 || on_time < frames * 9 / 10) {
-    GTEST_SKIP() << steps << " steps a frame, " << on_time << " of " << frames
-                 << " frames on time: the timing is not checked this run";
+  // The frames can keep time while the simulation thread does not (53 of 66 beside a CI run
+  // and another test run on 2 cores, 2026-12-06, 4 late), so other processes using more than
+  // a core over the measured frames (the reading swings by half a core on a quiet machine,
+  // its ticks counted per thread) says so too.
+  std::printf("other processes used %.2f cores over the measured frames\n", others);
+  if (steps < 4.0 || on_time < 20 || on_time < frames * 9 / 10 || others > 1.0) {
+    GTEST_SKIP() << steps << " steps a frame, " << on_time << " of " << frames << " frames on time, other processes "
+                 << others << " cores: the timing is not checked this run";
   }
   EXPECT_GE(fresh_on_time, on_time * 9 / 10) << "frames on time went without a new state";
   EXPECT_LE(copies, std::max(2.0, steps / 4.0)) << "a copy for states no frame took";
