@@ -183,16 +183,20 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
 
 // PBF's collision projection for bodies, as pbf_project_to_walls is for the tank's walls
 // [MM13, Sec. 4]: x may come no closer to a body's surface than half a spacing, or than
-// `start` (where the particle began the step, seen in the body's pose now) already was,
-// whichever is closer. Without it the samples alone held the water off with lambda_i (a
-// one-sided, relaxed constraint that gives under load), and the water rested 0.14 spacings
-// from a box's faces where it rests half a spacing from the tank's: a box held under water
+// `start` (where the particle began the step) already was from the body at the step's
+// start, whichever is closer. The bodies are where the step ends (PBF moves them first:
+// pbf_predict), so the start is carried by each body's motion over the step's dt, as the
+// clamp's is (push_out_of_bodies): a body moving into still water would otherwise find the
+// water ahead of it as close as it has come, and leave it there. Without the projection the
+// samples alone held the water off with lambda_i (a one-sided, relaxed constraint that
+// gives under load), and the water rested 0.14 spacings from a box's faces where it rests
+// half a spacing from the tank's: a box held under water
 // received 5.5 % less than rho g V in 3D, and light boxes floated deep (2026-11-29). A point
 // deeper than a quarter spacing inside (the clamp's margin) is left to the clamp, which
 // looks along the move for a thin wall's face. out: x moved, *moved its displacement.
 // Returns the last body that moved it, or -1.
 TP_HD TP_INLINE int pbf_project_from_bodies(Vec3& x, const Vec3& start, const BodyArrayView& bodies,
-                                            float spacing, Vec3* moved) {
+                                            float spacing, float dt, Vec3* moved) {
   const float rest = 0.5f * spacing, deep = -0.25f * spacing;
   const Vec3 before = x;
   int last = -1;
@@ -208,7 +212,8 @@ TP_HD TP_INLINE int pbf_project_from_bodies(Vec3& x, const Vec3& start, const Bo
     const Vec3 p = rotate_inverse(b.pose.orientation, rel);
     const float dist = solid_distance(b, p);
     if (dist >= rest || dist < deep) continue;
-    const float from = solid_distance(b, rotate_inverse(b.pose.orientation, start - b.pose.position));
+    const Vec3 carried = start + point_velocity(b.pose, b.motion, start) * dt;
+    const float from = solid_distance(b, rotate_inverse(b.pose.orientation, carried - b.pose.position));
     const float limit = fminf(fmaxf(from, deep), rest);
     if (dist >= limit) continue;
     x = x + rotate(b.pose.orientation, solid_normal(b, p)) * (limit - dist);

@@ -191,9 +191,10 @@ TEST(Bodies, TheFloatingScene2DHoldsOnPbfAtTheRealtimeQuality) {
 // must come to rest at their drafts, as at the accurate quality (0.006 m/s there after
 // 5 s), not bob: over the 5th and 6th seconds each box's vertical speed, sampled every
 // step, is under 0.1 m/s rms (the draft tests' bound for a box at rest). With the warm
-// start's half share they bobbed at 0.28, 0.21 and 0.18 m/s rms, the 300 kg/m^3 box at up
-// to 0.75 m/s (pbf.h, kPbfWarmStartWithBodies). At the window's count on this machine
-// (8,100 particles, docs/scenes.md), about 11 s.
+// start's half share and the bodies moved at the end of the step they bobbed at 0.28, 0.21
+// and 0.18 m/s rms, the 300 kg/m^3 box at up to 0.75 m/s (pbf.h, kPbfWarmStartWithBodies
+// and pbf_predict; with the bodies moved first, still 0.11 m/s rms at the half share). At
+// the window's count on this machine (8,100 particles, docs/scenes.md), about 11 s.
 TEST(Bodies, TheFloatingScenesBoxesComeToRestOnPbfAtTheRealtimeQuality) {
   const Scene scene = load_scene_file(std::string(TIDEPOOL_SOURCE_DIR) + "/assets/scenes/floating.json");
   auto sim = make_simulation(BackendKind::Cpu);
@@ -223,7 +224,7 @@ TEST(Bodies, TheFloatingScenesBoxesComeToRestOnPbfAtTheRealtimeQuality) {
                 "%.3f at most (%d steps)\n", k, b[k].density, b[k].pose.position.y, rms, most[k], samples);
     EXPECT_LT(rms, 0.1) << "box " << k << " should rest at its draft";
   }
-  // The water the cap leaves a little more compressed (1.6 % here), still whole.
+  // The water the cap leaves a little more compressed (1.2 % here, 1.0 % at the half share), still whole.
   EXPECT_LT(sim->stats().density_error_mean, 0.03);
   const ParticleCheck c = check(*sim);
   EXPECT_EQ(c.nonfinite, 0u);
@@ -599,8 +600,13 @@ INSTANTIATE_TEST_SUITE_P(Bodies, BodiesHydrostatics3D, ::testing::Values("pbf", 
 
 class BodiesDraft2D : public ::testing::TestWithParam<std::tuple<const char*, float>> {};
 
+// Over the fourth second: since PBF moves its bodies first (pbf_predict) its boxes are
+// calmer (0.006 to 0.008 m/s rms against up to 0.066) and settle more slowly, the
+// 800 kg/m^3 box at +3.0, +2.8, +2.5 % over the 3rd, 4th and 5th seconds and +2.2 % at rest
+// over the 10th: a box 8 spacings tall stops within the particle water's hysteresis, a
+// quarter spacing (docs/bodies.md).
 TEST_P(BodiesDraft2D, ABoxFloatsAtArchimedesDraft) {
-  expect_draft(2, std::get<0>(GetParam()), std::get<1>(GetParam()), 2.0f, 0.03f, 0.01f);
+  expect_draft(2, std::get<0>(GetParam()), std::get<1>(GetParam()), 3.0f, 0.03f, 0.01f);
 }
 
 // The same with the box 16 spacings tall (0.005 m: 14,400 particles; PBF 35 s, PCISPH 80 to

@@ -324,7 +324,7 @@ TEST(SceneObjects, TheBodiesBoxesHoldThemAtAnyPoseAndTheClampIsTheSameWithThem) 
     pushed += a >= 0;
     skipped += near_body_slots(with, to, from, 0.0f, dt) == 0u;
     Vec3 p1 = to, p2 = to, d1, d2;
-    ASSERT_EQ(pbf_project_from_bodies(p1, from, with, spacing, &d1), pbf_project_from_bodies(p2, from, without, spacing, &d2));
+    ASSERT_EQ(pbf_project_from_bodies(p1, from, with, spacing, dt, &d1), pbf_project_from_bodies(p2, from, without, spacing, dt, &d2));
     ASSERT_TRUE(p1.x == p2.x && p1.y == p2.y && p1.z == p2.z);
   }
   EXPECT_GT(pushed, 100);   // the comparison met bodies

@@ -33,6 +33,13 @@ void pbf_predict(SimulationImpl<B>& sim) {
     dt = fminf(dt, fmaxf(pbf_holding_step(c, sim.extent_seen(), gravity_magnitude(c)), c.p.dt_min));
   }
   c.dt = sim.limit_dt(dt);
+  // The obstacles and bodies move first, to where the step ends: the predicted positions
+  // are the step's end, and the constraints and the projection measure them against the
+  // bodies there. (A body's move takes the water's force of the step before, which that
+  // step measured against where this move starts: the bodies' force is never a step older
+  // than their pose. Moved at the step's end instead, as the other solvers' are, the water
+  // met each body a step behind it as well, and the floating scene's boxes bobbed.)
+  sim.advance_obstacles();
   const StepConstants k = c;
   Vec4* predicted = sim.fluid.predicted.data();
   B::for_each(f.n, [=] TP_HD(uint i) {
@@ -87,13 +94,15 @@ void pbf_measure_prediction(SimulationImpl<B>& sim) {
 // The most of the warm start a step takes while dynamic bodies are in the water. The bodies
 // move by the water's force of the step before (rigid_bodies.h: the sums come back at the
 // next step's one wait), and the warm start gives the water a step-old pressure as well;
-// at a half share the two lags together made the floating scene's boxes bob at the
-// realtime quality where the accurate quality rests them (8,100 particles, the 5th and 6th
-// seconds: 0.28, 0.21 and 0.18 m/s rms, up to 0.75 m/s; at the scene's 17,600, the
-// 300 kg/m^3 box 0.52 m/s rms and up to 1.35). They rested from 0.35 down (0.011 to
-// 0.019 m/s rms); a quarter leaves a margin: 0.013 to 0.025 m/s rms. The water is the
-// more compressed for it (1.6 % against 1.0 % on average over the first 4 s at 8,100).
-constexpr float kPbfWarmStartWithBodies = 0.25f;
+// at the realtime quality's half share the two lags together made the floating scene's
+// boxes bob where the accurate quality rests them. With the bodies moved at the end of the
+// step (8,100 particles, the 5th and 6th seconds): 0.28, 0.21 and 0.18 m/s rms, up to
+// 0.75 m/s, and a quarter share was needed. Moved first (pbf_predict) they rest up to
+// 0.45 (0.017 m/s rms at most) and bob again at 0.5 (0.11 m/s rms at 8,100, 0.05 to
+// 0.11 from 6,000 to 13,000 particles); 0.4 leaves a margin: 0.009, 0.002 and 0.004 m/s
+// rms, the water 1.2 % compressed on average over the first 6 s (1.0 % at 0.5, 1.6 % at
+// a quarter). docs/bodies.md has the table.
+constexpr float kPbfWarmStartWithBodies = 0.4f;
 
 // The warm start (pbf_warm_start): the step starts with a correction pass from the last
 // step's summed multipliers (f.pressure), scaled by the share and by (dt / last dt)^2 (a
@@ -192,7 +201,7 @@ void pbf_solve(SimulationImpl<B>& sim) {
         // 2 spacings; the iterations' corrections are limited): the rest skip the bodies.
         if (!lists_object_sample(b, i)) return;
         Vec3 x = xyz(predicted[i]), dx;
-        const int body = pbf_project_from_bodies(x, xyz(f.position[i]), bodies, k.spacing, &dx);
+        const int body = pbf_project_from_bodies(x, xyz(f.position[i]), bodies, k.spacing, k.dt, &dx);
         if (body < 0) return;
         predicted[i] = make_vec4(x, predicted[i].w);
         // (a particle between two bodies is given to the last that moved it)

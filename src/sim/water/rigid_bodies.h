@@ -7,7 +7,10 @@
 // and torque the fluid put on a body in step n (gathered from its samples, summed per body
 // on the backend) move it in step n + 1, when that step's time step is known. The sums
 // travel in the step record (publish_sums), so the host reads them at step n + 1's one
-// wait, never inside a solve, and they cost it no wait of their own.
+// wait, never inside a solve, and they cost it no wait of their own. WCSPH, PCISPH and
+// DFSPH move the bodies at the end of a step; PBF, whose constraints hold the step's
+// predicted end positions, at its start (pbf_predict), so that its water meets them where
+// the step ends (DFSPH's solves see them move within the step: dfsph.h, DfsphBodies).
 #pragma once
 
 #include <algorithm>

@@ -199,7 +199,7 @@ void SimulationImpl<B>::integrate() {
 
 template <class B>
 void SimulationImpl<B>::commit_predicted() {
-  advance_obstacles();
+  // (The obstacles and bodies are where the step ends already: pbf_predict moved them.)
   const FluidView f = fluid.view();
   const Vec4* target = fluid.predicted.data();
   const StepConstants c = constants_;

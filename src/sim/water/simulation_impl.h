@@ -240,7 +240,7 @@ class SimulationImpl final : public Simulation {
   void step_diffuse(double dt);  ///< after each step: spray, foam and bubbles (if on)
   void place_boundary_samples(const InitialState& s, float lattice_sum);
   void place_obstacle_samples();
-  void advance_obstacles();  ///< with the step's dt, once known (integrate, commit_predicted)
+  void advance_obstacles();  ///< with the step's dt, once known (integrate; PBF: pbf_predict)
   // The fluid's force on each listed sample of a body (kernels/body_coupling.h) and the
   // bodies' sums of them, for the next step's move: the pressure solvers' after their
   // pressures and forces are final; PBF's in each iteration (`predicted_lambda`: the
