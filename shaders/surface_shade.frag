@@ -27,6 +27,9 @@ uniform float u_refraction;
 uniform int u_two_d;  // 2D: the water is seen through its side, with no top facing the sky
 uniform float u_thickness_cap;  // 2D: the water's depth [m], the most any pixel has (0: none)
 uniform int u_debug;  // 0 shaded; 1 depth, 2 normal, 3 thickness (TIDEPOOL_SURFACE_DEBUG)
+uniform vec3 u_eye_world;     // [m]
+uniform vec3 u_tank_lo, u_tank_hi;  // [m] the tank's inner faces (world)
+uniform float u_glass_spacing;  // [m] the particle spacing; 0: no tank
 
 // For the composite, which filters them linearly between texels: what it interpolates is
 // weighted by `water` (1 with water, 0 without), so that dividing by the interpolated
@@ -67,6 +70,29 @@ void main() {
                        d * (ndc.y + u_projection[2][1]) / u_projection[1][1], -d);
   vec3 to_eye = normalize(-position);
 
+  // Against the glass (SurfaceGlass, surface_shade_pass.h): water within two spacings of a
+  // tank face that the eye looks through (the eye outside its plane: the front glass, a
+  // side seen from beyond it, the floor seen from below; in 2D not the front and back
+  // faces, which hold the whole layer) is seen through the glass, not open to the sky:
+  // neither the sun nor the sky is reflected there. The edge that the screen-space
+  // smoothing rounds where the top meets the glass lies within a spacing and a half of it
+  // (measured on the pool); from two and a half on, the free surface is whole. Faces the
+  // eye looks at from inside (the floor under shallow water, the back wall) do not count:
+  // water there is open to the sky.
+  float open_water = 1.0;
+  if (u_glass_spacing > 0.0) {
+    vec3 w = u_view_to_world * position + u_eye_world;
+    vec3 lo = w - u_tank_lo, hi = u_tank_hi - w;
+    bvec3 out_lo = lessThan(u_eye_world, u_tank_lo), out_hi = greaterThan(u_eye_world, u_tank_hi);
+    float gap = 1e30;
+    if (out_lo.x) gap = min(gap, lo.x);
+    if (out_hi.x) gap = min(gap, hi.x);
+    if (out_lo.y) gap = min(gap, lo.y);
+    if (u_two_d == 0 && out_lo.z) gap = min(gap, lo.z);
+    if (u_two_d == 0 && out_hi.z) gap = min(gap, hi.z);
+    open_water = smoothstep(1.5 * u_glass_spacing, 2.5 * u_glass_spacing, gap);
+  }
+
   // Refraction: the scene where the refracted ray (index 1.33) has gone after crossing the
   // water, against where the straight ray would be, moves the lookup on screen.
   vec3 view_dir = -to_eye;
@@ -86,14 +112,14 @@ void main() {
   // Reflection of the environment, weighted by Fresnel.
   float cos_theta = clamp(dot(n, to_eye), 0.0, 1.0);
   float fresnel = 0.02 + 0.98 * pow(1.0 - cos_theta, 5.0);
-  fresnel = clamp(fresnel * u_reflectivity, 0.0, 1.0);
+  fresnel = clamp(fresnel * u_reflectivity, 0.0, 1.0) * open_water;
   vec3 reflected = environment(u_view_to_world * reflect(-to_eye, n));
 
   vec3 half_vector = normalize(u_light_dir + to_eye);
   // Thin water at the outline (a lone particle, the last pixel of a silhouette) has the
   // least reliable normal: its highlight fades out rather than sparkle.
   float specular = pow(max(dot(n, half_vector), 0.0), 250.0) * 1.6 *
-                   smoothstep(0.01, 0.06, thickness);
+                   smoothstep(0.01, 0.06, thickness) * open_water;
 
   // mix(behind * T + scatter * (1 - T), reflected, F) + specular, split into what
   // multiplies the scene behind and what adds to it.

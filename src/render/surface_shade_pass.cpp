@@ -11,7 +11,8 @@ SurfaceShadePass::SurfaceShadePass(const std::string& shader_dir)
 
 void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targets,
                             GLuint environment, const SurfaceSettings& settings,
-                            float thickness_per_chord, glm::vec2 grow, bool two_d) const {
+                            float thickness_per_chord, glm::vec2 grow, bool two_d,
+                            const SurfaceGlass& glass) const {
   glBindFramebuffer(GL_FRAMEBUFFER, targets.shade_fbo);
   glViewport(0, 0, targets.scaled_width(), targets.scaled_height());
   glDisable(GL_DEPTH_TEST);
@@ -25,6 +26,11 @@ void SurfaceShadePass::draw(const CameraView& camera, const SurfaceTargets& targ
   const glm::mat3 view_to_world = glm::transpose(glm::mat3(camera.view));  // a rotation
   glUniformMatrix3fv(program_.uniform("u_view_to_world"), 1, GL_FALSE,
                      glm::value_ptr(view_to_world));
+  const glm::vec3 eye = glm::vec3(glm::inverse(camera.view)[3]);
+  glUniform3fv(program_.uniform("u_eye_world"), 1, glm::value_ptr(eye));
+  glUniform3fv(program_.uniform("u_tank_lo"), 1, glm::value_ptr(glass.lo));
+  glUniform3fv(program_.uniform("u_tank_hi"), 1, glm::value_ptr(glass.hi));
+  glUniform1f(program_.uniform("u_glass_spacing"), glass.spacing);
   // The key light of the other passes, which is also the sun of assets/textures/sky.png.
   const glm::vec3 light_world = glm::normalize(glm::vec3(-0.4f, 1.0f, 0.55f));
   const glm::vec3 light_view = glm::normalize(glm::mat3(camera.view) * light_world);
