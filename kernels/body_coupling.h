@@ -96,6 +96,13 @@ TP_HD TP_INLINE bool first_entry_on_path(const SolidBody& b, Vec3 from, Vec3 to,
   return false;
 }
 
+// Where a particle that started a step of dt at `start` stood relative to body b as the
+// body saw it then, in the body's pose now (at the step's end): the start carried by the
+// body's motion over the step.
+TP_HD TP_INLINE Vec3 carried_by_body(const SolidBody& b, Vec3 start, float dt) {
+  return start + point_velocity(b.pose, b.motion, start) * dt;
+}
+
 // Moves x out of every body it is inside or within `margin` of, onto its surface plus the
 // margin, and meets v with the body's surface there (wall_contact, relative to the
 // velocity of the body's point). With `from` (where the particle started its move of dt,
@@ -122,10 +129,7 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
       if (dot(mid, mid) > half * half) continue;
     }
     if (from && b.shape == int(BodyShapeKind::Mesh)) {
-      // The start as the body saw it at the step's start: carried by the body's motion
-      // over the step to where that point of the body is now.
-      const Vec3 carried = *from + point_velocity(b.pose, b.motion, *from) * dt;
-      const Vec3 p0 = rotate_inverse(b.pose.orientation, carried - b.pose.position);
+      const Vec3 p0 = rotate_inverse(b.pose.orientation, carried_by_body(b, *from, dt) - b.pose.position);
       const Vec3 p1 = rotate_inverse(b.pose.orientation, x - b.pose.position);
       Vec3 entry;
       if (first_entry_on_path(b, p0, p1, margin, spacing, &entry)) {
@@ -212,8 +216,8 @@ TP_HD TP_INLINE int pbf_project_from_bodies(Vec3& x, const Vec3& start, const Bo
     const Vec3 p = rotate_inverse(b.pose.orientation, rel);
     const float dist = solid_distance(b, p);
     if (dist >= rest || dist < deep) continue;
-    const Vec3 carried = start + point_velocity(b.pose, b.motion, start) * dt;
-    const float from = solid_distance(b, rotate_inverse(b.pose.orientation, carried - b.pose.position));
+    const float from =
+        solid_distance(b, rotate_inverse(b.pose.orientation, carried_by_body(b, start, dt) - b.pose.position));
     const float limit = fminf(fmaxf(from, deep), rest);
     if (dist >= limit) continue;
     x = x + rotate(b.pose.orientation, solid_normal(b, p)) * (limit - dist);

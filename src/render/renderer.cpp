@@ -138,9 +138,7 @@ void Renderer::draw(const CameraView& camera, const RenderSettings& settings,
     fluid.nearest_depth = nearest_tank_depth(camera);
     fluid.clip_to_scene = !obstacles_.empty() || !bodies_.empty();
     fluid.two_d = settings.two_d;
-    fluid.have_tank = have_tank_;
-    fluid.tank_lo = tank_lo_;
-    fluid.tank_hi = tank_hi_;
+    if (have_tank_) fluid.glass = SurfaceGlass{tank_lo_, tank_hi_, fluid.spacing};
     // The floor is the tank's bottom face, below every particle: seen from above it hides
     // none of them.
     const float eye_y = glm::inverse(camera.view)[3].y;

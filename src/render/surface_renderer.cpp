@@ -100,11 +100,8 @@ void SurfaceRenderer::shade_and_composite(const CameraView& camera, const FluidD
   const Passes& p = *passes_;
   probe.begin("surface shade", true);
   // One texel more than the composite: its linear lookups reach that far.
-  // Water within a spacing or so of the tank's faces is against the glass: see
-  // SurfaceGlass.
-  SurfaceGlass glass;
-  if (fluid.have_tank) glass = SurfaceGlass{fluid.tank_lo, fluid.tank_hi, fluid.spacing};
-  p.shade.draw(camera, targets_, environment_.id(), settings, thickness_scale, water + 1.0f, fluid.two_d, glass);
+  p.shade.draw(camera, targets_, environment_.id(), settings, thickness_scale, water + 1.0f, fluid.two_d,
+               fluid.glass);
   probe.end();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   probe.begin("surface composite");

@@ -54,10 +54,8 @@ struct FluidDraw {
   /// 2D: one layer of particles in a plane seen square-on; its summed chords are scaled to
   /// kTwoDimensionalDepth of water where the layer is whole.
   bool two_d = false;
-  /// The tank's inner faces [m], world frame (have_tank false: none): water against them
-  /// lies against the glass, not open to the sky (SurfaceShadePass).
-  bool have_tank = false;
-  glm::vec3 tank_lo{0.0f}, tank_hi{0.0f};
+  /// The tank's faces, for the water against the glass (SurfaceGlass; none: no tank).
+  SurfaceGlass glass;
 };
 
 class SurfaceRenderer {
