@@ -129,6 +129,37 @@ TEST(HeapTrim, InTheBackgroundTheTrimRunsOnItsOwnThread) {
   EXPECT_FALSE(here.figures().last_elsewhere);
 }
 
+// With a settle step (the window's glFinish, when its log is on), the trims asked for with
+// soon() run on the ticking thread after it, even with a background thread, and the memory
+// goes back; the trims of growth stay on the background thread and do not settle.
+TEST(HeapTrim, AskedTrimsSettleFirstOnTheTickingThread) {
+  if (!testable()) GTEST_SKIP() << "glibc's malloc only, without a sanitizer";
+  HeapTrimmer trimmer(0.0, 64 * kMB, true);
+  int settled = 0;
+  std::thread::id settled_on{};
+  trimmer.settle_asked_trims([&] {
+    ++settled;
+    settled_on = std::this_thread::get_id();
+  });
+  trimmer.tick(0.0);  // the baseline
+  churn_in_a_thread();
+  const size_t held = resident_bytes();
+  ASSERT_GT(held, 128 * kMB);
+  trimmer.soon(0.5, 0.5);
+  trimmer.tick(1.0);
+  EXPECT_EQ(settled, 1);
+  EXPECT_EQ(settled_on, std::this_thread::get_id());
+  EXPECT_EQ(trimmer.figures().trims, 1);
+  EXPECT_FALSE(trimmer.figures().last_elsewhere) << "the asked trim ran on the background thread";
+  EXPECT_LT(resident_bytes(), held - 128 * kMB) << "the settled trim released less than half of the 256 MB freed";
+  churn_in_a_thread();  // growth past the slack: a background trim, not settled
+  trimmer.tick(2.0);
+  trimmer.wait_idle();
+  EXPECT_EQ(trimmer.figures().trims, 2);
+  EXPECT_TRUE(trimmer.figures().last_elsewhere);
+  EXPECT_EQ(settled, 1);
+}
+
 namespace {
 
 // What a fresh process keeps resident [bytes] after: fix_malloc_thresholds() when `held`;

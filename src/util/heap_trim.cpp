@@ -87,13 +87,22 @@ void HeapTrimmer::tick(double now) {
   if (asked) pending_ = -1.0;  // (asked once, whether or not the size can be read)
   std::unique_lock<std::mutex> lock(mutex_);
   ticks_on_ = std::this_thread::get_id();
-  if (busy_) return;  // (a trim is running: it sets the baseline)
+  if (busy_) {  // (a trim is running: it sets the baseline)
+    if (asked && settle_) pending_ = now;  // (the settled one comes at the next frame)
+    return;
+  }
   const size_t resident = resident_bytes();
   if (resident == 0) return;
   // (Growth that is memory in use trims once for each slack it grows: bounded.)
   const bool due = asked || (baseline_ != 0 && resident >= baseline_ && resident >= baseline_ + slack_);
   if (!due) {
     if (baseline_ == 0 || resident < baseline_) baseline_ = resident;
+    return;
+  }
+  if (asked && settle_) {
+    lock.unlock();
+    settle_();
+    trim(resident_bytes(), true);
     return;
   }
   if (worker_.joinable()) {
@@ -107,12 +116,20 @@ void HeapTrimmer::tick(double now) {
   trim(resident);
 }
 
-void HeapTrimmer::trim(size_t resident) {
+void HeapTrimmer::trim(size_t resident, bool settled) {
 #if defined(__GLIBC__)
   const auto start = std::chrono::steady_clock::now();
   malloc_trim(0);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const size_t after = resident_bytes();
+  if (log_) {
+    const struct mallinfo2 m = mallinfo2();  // (every arena's sums)
+    std::fprintf(stderr,
+                 "tidepool: trimmed%s: %.1f MB resident (%.1f before); malloc: %.1f MB in use in its arenas, "
+                 "%.1f MB in mapped blocks, %.1f MB held free\n",
+                 settled ? " (settled)" : "", double(after) / 1048576.0, double(resident) / 1048576.0, double(m.uordblks) / 1048576.0,
+                 double(m.hblkhd) / 1048576.0, double(m.fordblks) / 1048576.0);
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   ++figures_.trims;
   figures_.last_elsewhere = std::this_thread::get_id() != ticks_on_;
@@ -120,6 +137,7 @@ void HeapTrimmer::trim(size_t resident) {
   if (after < resident) figures_.released_bytes += resident - after;
   baseline_ = after > 0 ? after : resident;
 #else
+  (void)settled;
   std::lock_guard<std::mutex> lock(mutex_);
   baseline_ = resident;
 #endif

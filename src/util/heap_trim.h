@@ -30,6 +30,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -69,17 +70,28 @@ class HeapTrimmer {
     bool last_elsewhere = false;  ///< whether the last trim ran on another thread than tick's
   };
   Figures figures() const;  ///< (one read, consistent while the worker trims)
+  // After each trim, one line on standard error: the resident size and malloc's own
+  // account of it (in use in its arenas, in mapped blocks, held free), which says whether a
+  // growth is memory in use or memory malloc keeps (the monkey's checkpoints read it).
+  void set_log(bool on) { log_ = on; }
+  // The trims asked for with soon() run on tick's thread after `settle` (the window's:
+  // glFinish), and their line says "settled": the resident size with no frame in flight.
+  // A software GL driver holds a frame's binned triangles while it draws (llvmpipe: 9 to
+  // 23 MB at the same view, by when it was read), so only a reading taken with none in
+  // flight compares one moment with another (the monkey's checkpoints).
+  void settle_asked_trims(std::function<void()> settle) { settle_ = std::move(settle); }
 
  private:
-  void trim(size_t resident);  // the trim itself and its figures (on either thread)
+  void trim(size_t resident, bool settled = false);  // the trim itself and its figures (on either thread)
   void run_worker();
   double period_, next_ = -1.0, pending_ = -1.0;
   const size_t slack_;
   mutable std::mutex mutex_;  // what follows, shared with the worker
   std::condition_variable wake_, idle_;
   size_t baseline_ = 0, job_ = 0;  // job_: the resident size a due trim was asked at (0: none)
-  bool busy_ = false, stop_ = false;
+  bool busy_ = false, stop_ = false, log_ = false;
   Figures figures_;
+  std::function<void()> settle_;
   std::thread::id ticks_on_{};
   std::thread worker_;  // (last: started once the rest is)
 };

@@ -10,10 +10,10 @@
 // Criteria: the app never exits or crashes, --gl-check sees no OpenGL error, the NaN guard
 // never speaks, no particle is outside the tank or not finite at the end; at checkpoints
 // (the dam break loaded from the scene list, its frames counted for 4 s, then paused and
-// reset to its start, the window at 1280x900) the resident memory stays within 5 % of the
-// first checkpoint after the first minute (25 % in the two-minute run, which catches a
-// gross leak without failing on the settings the monkey left, e.g. the mesh mode's
-// buffers), and the frames a second do not drift down.
+// reset to its start, the window at 1280x900, the resident size read as the app trims with
+// no frame in flight) the memory does not grow after the first minute: the last third of
+// the checkpoints within 5 % of the first third (medians; 50 % in the two-minute run, which
+// catches a gross leak), and the frames a second do not drift down.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -342,6 +342,13 @@ class Monkey {
     ResidentParts parts;
     double fps = 0.0;
     long particles = 0;
+    // The reset's trim, which the app makes with no frame in flight (its "trimmed (settled):"
+    // line): the resident size then, and malloc's account of it (in use in its arenas, in
+    // mapped blocks, held free); negative when the app did not say.
+    double settled_mb = -1.0, in_use_mb = -1.0, mapped_mb = -1.0, free_mb = -1.0;
+    // What the checkpoints compare: the settled size where the app said it, else the
+    // median of the readings (which include what the driver holds for frames in flight).
+    double compared_mb() const { return settled_mb > 0.0 ? settled_mb : rss_kb / 1024.0; }
   };
   // Brings the scene list within reach, as a person would before picking a scene: the panel
   // shown (Tab), expanded (its title's arrow), its Simulation section open, scrolled to the
@@ -454,8 +461,10 @@ class Monkey {
     // particles, no spray yet), read after the trim a reset asks for (a second after it),
     // the median of five readings half a second apart (llvmpipe's frames in flight come and
     // go between readings). Then running again.
+    const size_t before_reset = app_.output().size();
     send("windowfocus --sync " + win() + " key space key r");
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    said_since(before_reset, {"tidepool: trimmed (settled): "}, 5.0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
     std::vector<std::pair<long, ResidentParts>> readings;
     for (int k = 0; k < 5; ++k) {
       if (k > 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -473,6 +482,18 @@ class Monkey {
     if (const char* dir = std::getenv("TP_MONKEY_SMAPS"))
       run_command("cp /proc/" + std::to_string(app_.pid()) + "/smaps " + dir + "/smaps_" + std::to_string(int(when)) +
                   ".txt");
+    {  // malloc's account at the reset's trim
+      const std::string out = app_.output();
+      const std::string settled = "tidepool: trimmed (settled): ";
+      const size_t at = out.find(settled, before_reset);
+      if (at != std::string::npos) {
+        std::sscanf(out.c_str() + at + settled.size(), "%lf MB resident", &c->settled_mb);
+        const size_t said = out.find("malloc: ", at);
+        if (said != std::string::npos)
+          std::sscanf(out.c_str() + said, "malloc: %lf MB in use in its arenas, %lf MB in mapped blocks, %lf MB held free",
+                      &c->in_use_mb, &c->mapped_mb, &c->free_mb);
+      }
+    }
     {  // the dam break's particle count (measured at each load for real time)
       const std::string out = app_.output();
       const size_t at = out.rfind("tidepool: scene dam_break (");
@@ -578,10 +599,11 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
   std::printf("  %6d  in all\n", total);
   for (const auto& [kind, secs] : monkey.seconds_) std::printf("  kind %d: %.1f s\n", kind, secs);
   for (const Monkey::Checkpoint& c : checkpoints)
-    std::printf("checkpoint at %5.0f s: %6.1f MB resident (%.1f to %.1f; heap %.1f, anonymous %.1f, files %.1f), "
-                "%5.1f frames/s, %ld particles\n", c.at, c.rss_kb / 1024.0, c.rss_low_kb / 1024.0,
-                c.rss_high_kb / 1024.0, c.parts.heap_kb / 1024.0, c.parts.anon_kb / 1024.0, c.parts.file_kb / 1024.0,
-                c.fps, c.particles);
+    std::printf("checkpoint at %5.0f s: %6.1f MB resident settled; read after %6.1f MB (%.1f to %.1f; heap %.1f, "
+                "anonymous %.1f, files %.1f), %5.1f frames/s, %ld particles; malloc %.1f MB in use, %.1f mapped, "
+                "%.1f free\n", c.at, c.settled_mb, c.rss_kb / 1024.0, c.rss_low_kb / 1024.0, c.rss_high_kb / 1024.0, c.parts.heap_kb / 1024.0,
+                c.parts.anon_kb / 1024.0, c.parts.file_kb / 1024.0, c.fps, c.particles, c.in_use_mb, c.mapped_mb,
+                c.free_mb);
   std::smatch m;
   ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(particles at exit: (\d+) outside the tank, (\d+) not finite)")))
       << "no check at exit (did it end in a gas scene? it loads the dam break at the end)\n" << out.substr(out.size() > 3000 ? out.size() - 3000 : 0);
@@ -599,15 +621,29 @@ TEST(Window, AMonkeyPlaysWithoutAFault) {
                            "panel drag to an end", "resize", "water scene"})
     EXPECT_GE(monkey.counts().count(kind) ? monkey.counts().at(kind) : 0, minimum) << kind;
   ASSERT_GE(checkpoints.size(), 2u) << "the checkpoints could not load the dam break";
-  const Monkey::Checkpoint& first = checkpoints.front();
-  // The 2-minute run catches a gross leak; its checkpoints a minute apart moved by -3 to
-  // +27 % in six runs (2026-12-01: malloc's arenas and the buffers of the scenes the monkey
-  // visited between them; docs/testing.md), so it allows half again. The hour holds the
-  // issue's 5 %.
-  const double bound = hour ? 1.05 : 1.5;
+  // The memory: each checkpoint's settled resident size (the reset's trim with no frame in
+  // flight). One reading swings by about 10 % at the same state (2026-12-07, an 8-minute run:
+  // 158 to 193 MB at eight checkpoints, while every block the app itself held was the same
+  // at each, by an allocation tracker; what moved was the driver's: llvmpipe's binned
+  // frames and textures, and the shared libraries' resident pages; docs/testing.md). So
+  // "flat" is read as no growth: the median of the last third of the checkpoints within 5 %
+  // of the first third's (the hour), and no single checkpoint beyond 20 % of the first
+  // third's. The 2-minute run has one checkpoint a third and catches a gross leak: 50 %.
+  const size_t thirds = std::max<size_t>(1, checkpoints.size() / 3);
+  const auto median_mb = [&](size_t from) {
+    std::vector<double> v;
+    for (size_t k = from; k < from + thirds; ++k) v.push_back(checkpoints[k].compared_mb());
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+  };
+  const double first_mb = median_mb(0), last_mb = median_mb(checkpoints.size() - thirds);
+  std::printf("resident memory, settled: the first third's median %.1f MB, the last third's %.1f MB (%+.1f %%)\n",
+              first_mb, last_mb, 100.0 * (last_mb / first_mb - 1.0));
+  EXPECT_LE(last_mb, (hour ? 1.05 : 1.5) * first_mb)
+      << "the resident memory grew: the last third of the checkpoints against the first third";
   for (const Monkey::Checkpoint& c : checkpoints)
-    EXPECT_LE(double(c.rss_kb), bound * double(first.rss_kb))
-        << "resident memory at " << c.at << " s against the first checkpoint's (" << first.at << " s)";
+    EXPECT_LE(c.compared_mb(), (hour ? 1.2 : 1.5) * first_mb)
+        << "resident memory at " << c.at << " s against the first third of the checkpoints' median";
   // Frames a second: the last third of the checkpoints against the first (the monkey's
   // settings persist across scenes, so only a fall by half is called a drift).
   double early = 0.0, late = 0.0;

@@ -161,6 +161,8 @@ int FrameLoop::run(WindowMode& mode) {
   const char* widgets = std::getenv("TIDEPOOL_TEST_WIDGETS");
   controls.widgets.enabled = widgets && *widgets && std::string(widgets) != "0";
   input_.log_buttons = controls.widgets.enabled;
+  heap_trimmer_.set_log(controls.widgets.enabled);
+  if (controls.widgets.enabled) heap_trimmer_.settle_asked_trims([] { glFinish(); });
   std::unique_ptr<WindowBench> bench;  // --bench-window
   ScriptedDrag drag;                   // --bench-drag
   bool drag_held = false;
