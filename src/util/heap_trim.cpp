@@ -123,7 +123,11 @@ void HeapTrimmer::trim(size_t resident, bool settled) {
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const size_t after = resident_bytes();
   if (log_) {
+#if __GLIBC_PREREQ(2, 33)
     const struct mallinfo2 m = mallinfo2();  // (every arena's sums)
+#else
+    const struct mallinfo m = mallinfo();  // (int fields: wrong beyond 2 GB)
+#endif
     std::fprintf(stderr,
                  "tidepool: trimmed%s: %.1f MB resident (%.1f before); malloc: %.1f MB in use in its arenas, "
                  "%.1f MB in mapped blocks, %.1f MB held free\n",

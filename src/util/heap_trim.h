@@ -28,6 +28,7 @@
 // and the window's threads share two arenas instead of one each.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -89,9 +90,10 @@ class HeapTrimmer {
   mutable std::mutex mutex_;  // what follows, shared with the worker
   std::condition_variable wake_, idle_;
   size_t baseline_ = 0, job_ = 0;  // job_: the resident size a due trim was asked at (0: none)
-  bool busy_ = false, stop_ = false, log_ = false;
+  bool busy_ = false, stop_ = false;
+  std::atomic<bool> log_{false};  // (set on tick's thread, read by the worker's trims)
   Figures figures_;
-  std::function<void()> settle_;
+  std::function<void()> settle_;  // (tick's thread only)
   std::thread::id ticks_on_{};
   std::thread worker_;  // (last: started once the rest is)
 };
