@@ -131,8 +131,8 @@ void HeapTrimmer::trim(size_t resident, bool settled) {
     std::fprintf(stderr,
                  "tidepool: trimmed%s: %.1f MB resident (%.1f before); malloc: %.1f MB in use in its arenas, "
                  "%.1f MB in mapped blocks, %.1f MB held free\n",
-                 settled ? " (settled)" : "", double(after) / 1048576.0, double(resident) / 1048576.0, double(m.uordblks) / 1048576.0,
-                 double(m.hblkhd) / 1048576.0, double(m.fordblks) / 1048576.0);
+                 settled ? " (settled)" : "", double(after) / 1048576.0, double(resident) / 1048576.0,
+                 double(m.uordblks) / 1048576.0, double(m.hblkhd) / 1048576.0, double(m.fordblks) / 1048576.0);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   ++figures_.trims;

@@ -455,9 +455,8 @@ class Monkey {
     c->at = when;
     c->fps = frames.wait_changes(100000, 4.0) / 4.0;
     // The memory at one state: the dam break paused and reset to its start (the same
-    // particles, no spray yet), read after the trim a reset asks for (a second after it),
-    // the median of five readings half a second apart (llvmpipe's frames in flight come and
-    // go between readings). Then running again.
+    // particles, no spray yet): the app's settled trim a second after the reset, then the
+    // median of five readings half a second apart (printed beside it). Then running again.
     const size_t before_reset = app_.output().size();
     send("windowfocus --sync " + win() + " key space key r");
     if (!said_since(before_reset, {"tidepool: trimmed (settled): "}, 5.0))
@@ -484,13 +483,12 @@ class Monkey {
       const std::string out = app_.output();
       const std::string settled = "tidepool: trimmed (settled): ";
       const size_t at = out.find(settled, before_reset);
-      if (at != std::string::npos) {
-        if (std::sscanf(out.c_str() + at + settled.size(), "%lf MB resident", &c->settled_mb) != 1) c->settled_mb = -1.0;
-        const size_t said = out.find("malloc: ", at);
-        if (said != std::string::npos)
-          std::sscanf(out.c_str() + said, "malloc: %lf MB in use in its arenas, %lf MB in mapped blocks, %lf MB held free",
-                      &c->in_use_mb, &c->mapped_mb, &c->free_mb);
-      }
+      double before = 0.0;
+      if (at != std::string::npos &&
+          std::sscanf(out.c_str() + at + settled.size(),
+                      "%lf MB resident (%lf before); malloc: %lf MB in use in its arenas, %lf MB in mapped blocks, "
+                      "%lf MB held free", &c->settled_mb, &before, &c->in_use_mb, &c->mapped_mb, &c->free_mb) < 1)
+        c->settled_mb = -1.0;
     }
     {  // the dam break's particle count (measured at each load for real time)
       const std::string out = app_.output();
