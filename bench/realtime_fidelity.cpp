@@ -6,11 +6,13 @@
 // OMP_NUM_THREADS threads), the RMS deviation of the surge front, of the water's height at
 // the left wall (a gauge) and of its surface there (the highest particle) from the
 // accurate run's (sampled every 1/60 s), and the mean and worst density
-// errors; then a resting pool (assets/scenes/pool.json at the same count) from 3 to 4 s:
+// errors; then a resting pool (assets/scenes/pool.json at the same count) from 3 to 4 s
+// (--pool-from S: from S to S + 1):
 // its fastest particle and its RMS speed [m/s], and its largest mean density error. src/sim/scene/fidelity.h
 // measures.
 //
-//   tp_bench_fidelity [--scene FILE] [--particles N] [--seconds S] [--repeat N] [--curves] [CANDIDATE ...]
+//   tp_bench_fidelity [--scene FILE] [--particles N] [--seconds S] [--repeat N] [--curves]
+//                     [--pool-from S] [CANDIDATE ...]
 //
 // CANDIDATE: SOLVER/QUALITY[:KEY=VALUE,...], e.g. pbf/realtime or
 // dfsph/realtime:cfl=1,dfsph_tolerance=1 (the quality's preset, then the keys). Without
@@ -90,6 +92,7 @@ int main(int argc, char** argv) {
   double seconds = 1.0;
   int repeat = 1;
   bool curves = false;
+  double pool_from = 3.0;  // the pool's measured second starts here
   std::vector<Candidate> candidates;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
@@ -99,6 +102,8 @@ int main(int argc, char** argv) {
       particles = std::strtoull(argv[++i], nullptr, 10);
     } else if (!std::strcmp(argv[i], "--seconds") && has_value) {
       seconds = std::atof(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--pool-from") && has_value) {
+      pool_from = std::max(0.0, std::atof(argv[++i]));
     } else if (!std::strcmp(argv[i], "--curves")) {
       curves = true;
     } else if (!std::strcmp(argv[i], "--repeat") && has_value) {
@@ -139,7 +144,7 @@ int main(int argc, char** argv) {
   std::map<int, DamBreakRun> reference;
   const auto row = [&](const std::string& label, const DamBreakRun& r, const Deviation& d,
                        const Candidate& c) {
-    const RestingRun rest = run_resting(*make(pool, pool_spacing, c), 3.0, 4.0);
+    const RestingRun rest = run_resting(*make(pool, pool_spacing, c), pool_from, pool_from + 1.0);
     std::printf("%-44s %6llu %7.2f %7.3f %7.2f %7.2f %7.2f %8.3f %8.2f %6.3f %7.2f %7.3f %8.4f %8.3f %8.3f\n",
                 label.c_str(), (unsigned long long)r.steps, r.mean_iterations,
                 r.wall_per_simulated(), 100.0 * d.front, 100.0 * d.height, 100.0 * d.top, 100.0 * r.mean_error,
