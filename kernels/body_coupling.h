@@ -96,6 +96,22 @@ TP_HD TP_INLINE bool first_entry_on_path(const SolidBody& b, Vec3 from, Vec3 to,
   return false;
 }
 
+// Whether a slide from `entry` to `to` along the face it entered (normal `face`, b's frame)
+// stays on that face: the field's normal at points a fifth of a spacing apart along it (and
+// at its end) within about 25 degrees of the face's. In the corner block where two walls
+// meet (a side wall and a floor one spacing thick) the field reads only the depth to the
+// nearer face, so a slide down the side wall through the floor's thickness never looks
+// deeper; the field's normal there turns toward the other face (its grid rounds the
+// corner), and that is what tells (docs/bodies.md, "A way through a thin wall").
+TP_HD TP_INLINE bool slide_keeps_face(const SolidBody& b, Vec3 entry, Vec3 to, Vec3 face, float spacing) {
+  const Vec3 d = to - entry;
+  const float len = length(d);
+  const int looks = len > 0.0f ? int(ceilf(fminf(len / (0.2f * spacing), 32.0f))) : 0;
+  for (int k = 1; k <= looks; ++k)
+    if (dot(solid_normal(b, entry + d * (float(k) / float(looks))), face) < 0.9f) return false;
+  return true;
+}
+
 // Where a particle that started a step of dt at `start` stood relative to body b as the
 // body saw it then, in the body's pose now (at the step's end): the start carried by the
 // body's motion over the step.
@@ -145,7 +161,9 @@ TP_HD TP_INLINE int push_out_of_bodies(Vec3& x, Vec3& v, const BodyArrayView& bo
         const float into_face = dot(rest, face);
         if (into_face < 0.0f) rest = rest - face * into_face;
         const Vec3 slid = entry + rest;
-        if (solid_distance(b, slid) >= fminf(margin, solid_distance(b, p0)) - 0.1f * spacing) entry = slid;
+        if (solid_distance(b, slid) >= fminf(margin, solid_distance(b, p0)) - 0.1f * spacing &&
+            slide_keeps_face(b, entry, slid, face, spacing))
+          entry = slid;
         x = b.pose.position + rotate(b.pose.orientation, entry);
         // Stopped where it entered: its velocity meets the face it came through (the
         // field's normal there, just past the margin, is that face's), with the wall's
