@@ -254,6 +254,11 @@ TP_HD TP_INLINE Vec3Of<I> pbf_vorticity(I i, const Vec4* predicted, const Vec4* 
 //     f_vort = eps_v (N x omega_i), N = eta / |eta|, eta = grad |omega| = sum_j V_j (|omega_j| - |omega_i|) grad W_ij;
 //   - XSPH [MM13, Eq. 17]: c_xsph sum_j V_j (v_j - v_i) W_ij;
 //   - the viscosity of sph_terms.h, explicit on the new velocities (walls as wall_slip says).
+//   - with `multipliers` (the step's summed lambdas, for the next step's warm start): their
+//     average over the neighbours, sum_j W_ij lambda_j / sum_j W_ij, into *smoothed. The
+//     warm start then carries the column's pressure, not the particle-scale pattern that
+//     three Jacobi iterations leave and that, warm-started again each step, kept a resting
+//     pool trembling (docs/realtime.md, "The pool's 0.05 m/s").
 // The neighbours' volumes V_j = m / rho_j are those of the last constraint pass: their
 // densities at x* are being computed in the same pass.
 // in: predicted positions, velocities from the displacement with 1/rho in w, vorticities
@@ -263,7 +268,9 @@ template <class I>
 TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4* velocity_inv_density,
                                           const Vec4* omega, const NeighborList& nl,
                                           const BoundaryView& b, bool vorticity,
-                                          const StepConstants& c, RealOf<I>* density) {
+                                          const StepConstants& c, RealOf<I>* density,
+                                          const float* multipliers = nullptr,
+                                          RealOf<I>* smoothed = nullptr) {
   using R = RealOf<I>;
   using V = Vec3Of<I>;
   const CubicKernel& W = c.kernel;
@@ -273,11 +280,12 @@ TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4
   const V omega_i = vorticity ? load_xyz(omega, i) : V{zero, zero, zero};
   const R omega_len = vorticity ? load_w(omega, i) : zero;
   const float nu = fluid_viscosity(c), nu_wall = wall_viscosity(c), eps = 0.01f * W.h * W.h;
-  R w_sum = 0.0f, boundary_volume = 0.0f;
+  R w_sum = 0.0f, boundary_volume = 0.0f, lambda_sum = 0.0f;
   V eta{zero, zero, zero}, smooth{zero, zero, zero}, a_visc{zero, zero, zero};
   for_each_listed(nl, i, predicted, xi, W.h, [&](IndexOf<I> j, const V& xij, R r) {
     const R w = W.w(r);
     w_sum += w;
+    if (multipliers) lambda_sum += w * load(multipliers, j);
     const auto vj_inv_rho = load_xyzw(velocity_inv_density, j);
     const R volume = c.mass * vj_inv_rho.w;
     const V vj = vj_inv_rho.xyz;
@@ -291,6 +299,7 @@ TP_HD TP_INLINE Vec3Of<I> pbf_end_of_step(I i, const Vec4* predicted, const Vec4
     a_visc += viscous_pair_acceleration(W, nu_wall, volume, vi, load_xyz(b.velocity, k), xik, r, eps);
   });
   *density = density_from_sums(w_sum, boundary_volume, c);
+  if (multipliers) *smoothed = lambda_sum / w_sum;  // (w_sum > 0: i lists itself)
   V v = vi + smooth * c.p.pbf_xsph + a_visc * c.dt;
   if (vorticity) {
     const R eta_len = length(eta);

@@ -89,7 +89,8 @@ std::vector<ParamInfo> make_table() {
       // realtime quality's preset.
       only(SolverKind::Pbf,
            real("pbf_warm_start", "Warm start", "", &P::pbf_warm_start, 0, 0.75, 0, false,
-                "PBF: each step starts from this share of the last step's multipliers (scaled "
+                "PBF: each step starts from this share of the last step's multipliers (averaged over "
+                "each particle's neighbours, scaled "
                 "to the new step's length), so that a deep pool's pressure carries over instead "
                 "of being built again by a few iterations: at 3 iterations it halves the "
                 "compression. Costs one correction pass. Above 0.5 the water grows restless.")),

@@ -138,8 +138,9 @@ bool pbf_warm_start(SimulationImpl<B>& sim, Vec4* carried) {
 // mean compression that an iteration's lambda pass measured (before its correction) is
 // below it, after at least two iterations, as the reference library's loop does (one
 // reduction per iteration: a host wait on CUDA). f.pressure ends with each particle's
-// multipliers summed over the step (the warm start's share included): the next step's
-// warm start, and what snapshots and state files show.
+// multipliers summed over the step (the warm start's share included), which
+// pbf_update_velocity averages over the neighbours when the warm start is on: the next
+// step's warm start, and what snapshots and state files show.
 template <class B>
 void pbf_solve(SimulationImpl<B>& sim) {
   const FluidView f = sim.fluid.view();
@@ -244,12 +245,21 @@ void pbf_update_velocity(SimulationImpl<B>& sim) {
       store_xyzw(omega, i, w, length(w));  // |omega| in w, for the end of step's eta
     });
   Vec4* out = sim.fluid.spare4.data();
+  // With the warm start on, the summed multipliers averaged over the neighbours in the
+  // same pass (pbf_end_of_step), into out's w, then over the sums: what the next step's
+  // warm start takes (and what snapshots and state files keep).
+  const float* multipliers = k.p.pbf_warm_start > 0.0f ? f.pressure : nullptr;
   B::for_each_lanes(f.n, TP_LANES(i) {
-    RealOf<decltype(i)> rho;
-    store_xyz(out, i, pbf_end_of_step(i, predicted, v_inv_rho, omega, nl, b, vorticity, k, &rho));
+    RealOf<decltype(i)> rho, smoothed(0.0f);
+    const auto v = pbf_end_of_step(i, predicted, v_inv_rho, omega, nl, b, vorticity, k, &rho, multipliers, &smoothed);
+    store_xyzw(out, i, v, smoothed);
     store(f.density, i, rho);
     store(f.scratch, i, compression(rho, k));
   });
+  if (multipliers) {
+    float* sum = f.pressure;
+    B::for_each(f.n, [=] TP_HD(uint i) { sum[i] = out[i].w; });
+  }
   sim.record_state_error();
   // Surface tension and adhesion: the external force of the next step's prediction (so
   // before its constraint projection), taken here where the neighbours at x* are known
