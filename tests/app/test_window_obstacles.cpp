@@ -66,6 +66,15 @@ glm::vec2 project(const glm::vec3& p, int width, int height) {
 // Water (blue), the floor and the background (greys, slightly blue) are not.
 bool is_obstacle_color(const uint8_t* p) { return p[0] >= 60 && p[0] > p[1] && p[0] >= p[2] + 25; }
 
+// Water as either mode draws it: the spheres mode's blue, or the surface mode's floor seen
+// through the water, tinted teal (a dark tile reads about (46, 106, 135): blue only 29
+// over green, which is_water_blue's 30 refuses). Grey tiles and the background have r, g
+// and b close together; the obstacles are red over blue.
+bool is_water_color(const uint8_t* p, bool surface) {
+  if (!surface) return is_water_blue(p);
+  return p[2] >= 70 && p[2] >= p[0] + 45 && p[2] >= p[1] + 15;
+}
+
 struct Region {
   long pixels = 0, obstacle = 0, water = 0;
   Rgb mean;
@@ -76,7 +85,7 @@ struct Region {
 // The pixels of `rect` for which inside(x, y) holds: how many look like obstacle or
 // water, and their mean colour.
 template <class Inside>
-Region region(const Image& img, Rect rect, Inside inside) {
+Region region(const Image& img, Rect rect, Inside inside, bool surface = false) {
   Region r;
   rect = img.clip(rect);
   for (int y = rect.y0; y < rect.y1; ++y)
@@ -85,7 +94,7 @@ Region region(const Image& img, Rect rect, Inside inside) {
       const uint8_t* p = img.at(x, y);
       ++r.pixels;
       r.obstacle += is_obstacle_color(p);
-      r.water += is_water_blue(p);
+      r.water += is_water_color(p, surface);
       r.mean.r += p[0], r.mean.g += p[1], r.mean.b += p[2];
     }
   if (r.pixels)
@@ -93,10 +102,10 @@ Region region(const Image& img, Rect rect, Inside inside) {
   return r;
 }
 
-Region square(const Image& img, glm::vec2 c, int half) {
+Region square(const Image& img, glm::vec2 c, int half, bool surface = false) {
   return region(img,
                 Rect{int(c.x) - half, int(c.y) - half, int(c.x) + half + 1, int(c.y) + half + 1},
-                [](int, int) { return true; });
+                [](int, int) { return true; }, surface);
 }
 
 // The obstacles, water and occlusion in one screenshot of the scene (panel hidden).
@@ -119,8 +128,8 @@ void expect_obstacles_drawn(const Image& shot, bool surface) {
     return std::abs(x - c.x) < 0.25 * r && y > c.y + 0.72 * r && y < c.y + 0.92 * r;
   });
   // Beside it on both sides, at its centre's height: the water it stands in.
-  const Region left = square(shot, c - glm::vec2(1.6f * r, 0), 6);
-  const Region right = square(shot, c + glm::vec2(1.6f * r, 0), 6);
+  const Region left = square(shot, c - glm::vec2(1.6f * r, 0), 6, surface);
+  const Region right = square(shot, c + glm::vec2(1.6f * r, 0), 6, surface);
   // The box: its front face above the water, and below the waterline (behind water).
   const glm::vec3 front = kBoxCenter + glm::vec3(0, 0, kBoxHalf.z);
   const Region box_dry = square(shot, project(front + glm::vec3(0, 0.15f, 0), w, h), 8);
