@@ -503,12 +503,15 @@ TEST(SimRunner, DescribesTheBackendWithTheThreadsItSteps) {
   // A count other than this thread's, so that the two descriptions differ.
   const int here = omp_get_max_threads(), there = here == 1 ? 2 : here - 1;
   runner.start(there);
-  const std::string want = "OpenMP, " + std::to_string(there) + " threads";
+  const auto threads = [](int n) {
+    return "OpenMP, " + std::to_string(n) + (n == 1 ? " thread" : " threads");
+  };
+  const std::string want = threads(there);
   EXPECT_NE(runner.backend_description().find(want), std::string::npos)
       << runner.backend_description();
   runner.stop();
   EXPECT_EQ(runner.backend_description(), sim->backend().description);
-  EXPECT_NE(runner.backend_description().find("OpenMP, " + std::to_string(here) + " threads"),
+  EXPECT_NE(runner.backend_description().find(threads(here)),
             std::string::npos)
       << "stopped: the simulation's own count";
 }

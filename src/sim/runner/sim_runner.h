@@ -130,7 +130,7 @@ class SimRunner {
   void stop();
   bool threaded() const { return thread_.joinable(); }
   // The backend as the steps run it: on the thread, with its OpenMP thread count ("CPU
-  // (OpenMP, 1 threads, ...)" in a 2-core window), else as the simulation says.
+  // (OpenMP, 1 thread, ...)" in a 2-core window), else as the simulation says.
   std::string backend_description() const;
 
   // Inputs, from the window thread: the thread (or step_inline) applies them before the

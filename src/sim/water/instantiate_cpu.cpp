@@ -16,8 +16,9 @@ BackendInfo CpuBackend::describe() {
 #else
   const std::string lanes;
 #endif
-  return BackendInfo{BackendKind::Cpu,
-                     "CPU (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads" + lanes + ")"};
+  const int threads = omp_get_max_threads();
+  return BackendInfo{BackendKind::Cpu, "CPU (OpenMP, " + std::to_string(threads) +
+                                           (threads == 1 ? " thread" : " threads") + lanes + ")"};
 }
 
 template class SimulationImpl<CpuBackend>;
