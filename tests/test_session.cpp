@@ -115,6 +115,7 @@ TEST(Session, AScriptedSessionReplaysToTheIdenticalState) {
   const SessionContents session = read_session(path);
   EXPECT_TRUE(session.ended);
   EXPECT_EQ(session.cut, "");
+  EXPECT_EQ(session.end_time, live_time) << "the End record holds the time at the end";
   auto replay = cpu_sim(scene, 0.04f);  // any state: the Start record replaces it
   const ReplayReport report = replay_session(*replay, session);
   std::printf("%s; the box at (%.3f %.3f %.3f); %zu records, %zu bytes\n",
@@ -257,6 +258,7 @@ TEST(Session, ACutSessionReplaysUpToItsLastCompleteRecord) {
     }
     const SessionContents part = read_session(cut_path);
     EXPECT_FALSE(part.ended);
+    EXPECT_LT(part.end_time, 0.0) << "no End, so no end time";
     EXPECT_NE(part.cut.find("ends inside a record at byte"), std::string::npos) << part.cut;
     auto sim = cpu_sim(scene, 0.04f);
     const ReplayReport r = replay_session(*sim, part);

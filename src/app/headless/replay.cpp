@@ -31,8 +31,8 @@ int run_replay(const std::string& path, int threads, const std::string& backend,
   session_read_start(session.records.front().payload, &recorded, nullptr, &scene, &ignored);
   const int use = threads > 0 ? threads : recorded > 0 ? recorded : omp_get_max_threads();
   omp_set_num_threads(use);
-  std::fprintf(stderr, "tidepool: replaying %s (scene %s, recorded on %d step threads, replayed on %d)%s\n",
-               path.c_str(), scene.empty() ? "unnamed" : scene.c_str(), recorded, use,
+  std::fprintf(stderr, "tidepool: replaying %s (scene %s, recorded on %d step thread%s, replayed on %d)%s\n",
+               path.c_str(), scene.empty() ? "unnamed" : scene.c_str(), recorded, recorded == 1 ? "" : "s", use,
                recorded > 0 && use != recorded ? ": on other threads the replay may depart from it" : "");
   std::unique_ptr<Simulation> sim;
   try {

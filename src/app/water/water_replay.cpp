@@ -37,13 +37,13 @@ void WaterReplay::begin(Simulation& sim) {
   // The steps' sums in the order they were recorded (this thread steps the replay).
   if (threads_ > 0) omp_set_num_threads(std::min(threads_, omp_get_num_procs()));
   if (threads_ > omp_get_num_procs())
-    std::fprintf(stderr, "tidepool: the session was recorded on %d step threads and this machine has %d cores: "
-                 "the replay may depart from it\n", threads_, omp_get_num_procs());
+    std::fprintf(stderr, "tidepool: the session was recorded on %d step threads and this machine has %d core%s: "
+                 "the replay may depart from it\n", threads_, omp_get_num_procs(), omp_get_num_procs() == 1 ? "" : "s");
   t0_ = sim.simulated_time();
   steps_before_ = sim.stats().steps;
-  std::fprintf(stderr, "tidepool: replaying %s (scene %s, %llu steps, %d step threads)%s\n", name_.c_str(),
+  std::fprintf(stderr, "tidepool: replaying %s (scene %s, %llu steps, %d step thread%s)%s\n", name_.c_str(),
                player_->report().scene.empty() ? "unnamed" : player_->report().scene.c_str(),
-               static_cast<unsigned long long>(player_->total_steps()), threads_,
+               static_cast<unsigned long long>(player_->total_steps()), threads_, threads_ == 1 ? "" : "s",
                offline() ? ", rendering it offline" : "");
   offline_start_ = last_progress_ = std::chrono::steady_clock::now();
 }
@@ -104,15 +104,18 @@ void WaterReplay::progress(Simulation& sim, bool last) {
   const double share = player_->total_steps() ? double(player_->step()) / double(player_->total_steps()) : 1.0;
   const double wall = std::chrono::duration<double>(now - offline_start_).count();
   const double span = sim.simulated_time() - t0_;
-  const double total = share > 0.0 ? span / share : 0.0;  // (steps are not all as long)
+  // The whole span as the End record gives it; else (a session cut short) extrapolated
+  // from the steps, which are not all as long, and marked "~".
+  const bool known = player_->end_time() >= t0_;
+  const double total = known ? player_->end_time() - t0_ : share > 0.0 ? span / share : 0.0;
   constexpr int kBar = 30;
   const int filled = std::clamp(int(share * kBar + 0.5), 0, kBar);
   // Rounded down, and 100 only at the end: step 262 of 263 is 99 % (rounded, it read
   // "100 %" in a line before the last one, which a reader of the output took for the end).
   const double percent = last ? 100.0 : std::min(std::floor(100.0 * share), 99.0);
-  std::fprintf(stderr, "%stidepool: rendering [%s%s] %3.0f %%  frame %ld, t = %.2f of ~%.2f s, %.1f frames/s%s",
+  std::fprintf(stderr, "%stidepool: rendering [%s%s] %3.0f %%  frame %ld, t = %.2f of %s%.2f s, %.1f frames/s%s",
                tty ? "\r" : "", std::string(size_t(filled), '#').c_str(), std::string(size_t(kBar - filled), '-').c_str(),
-               percent, frame_ + 1, span, total, wall > 0.0 ? double(frame_ + 1) / wall : 0.0,
+               percent, frame_ + 1, span, known ? "" : "~", total, wall > 0.0 ? double(frame_ + 1) / wall : 0.0,
                tty && !last ? "" : "\n");
 }
 

@@ -185,9 +185,9 @@ bool SessionWriter::write(SessionKind kind, const std::string& payload) {
   return true;
 }
 
-void SessionWriter::close() {
+void SessionWriter::close(double end_time) {
   if (!file_) return;
-  write(SessionKind::End, "");
+  write(SessionKind::End, end_time >= 0.0 ? session_pod(end_time) : std::string());
   std::fclose(file_);
   file_ = nullptr;
 }
@@ -228,6 +228,8 @@ SessionContents read_session(const std::string& path) {
     }
     if (SessionKind(kind) == SessionKind::End) {
       out.ended = true;
+      double t = -1.0;
+      if (session_unpod(data, &t) && std::isfinite(t) && t >= 0.0) out.end_time = t;
       break;
     }
     out.records.push_back(SessionRecord{SessionKind(kind), std::move(data), offset});

@@ -18,7 +18,8 @@
 //   scene or state load, a body added, removed or its density set).
 // - Hash: a hash of the particles (ids, positions, velocities) and the time, every
 //   kHashSteps steps, checked on replay.
-// - End: the session was closed.
+// - End: the session was closed; its payload is the simulated time at the end (a double;
+//   empty from a writer that did not know it), which an offline render's progress shows.
 // - View: the window's camera, render mode and colour mode, whenever they changed (written
 //   before the next step; the view draws the simulation, never changes it).
 // - Check: beside each Hash, the statistics a replay on another backend (CUDA, whose sums
@@ -102,7 +103,8 @@ class SessionWriter {
   bool write(SessionKind kind, const std::string& payload);
   bool failed() const { return failed_; }
   const std::string& error() const { return error_; }
-  void close();  // writes End and closes
+  // Writes End (with the simulated time at the end when it is given, >= 0) and closes.
+  void close(double end_time = -1.0);
   uint64_t bytes() const { return bytes_; }
 
  private:
@@ -115,6 +117,7 @@ class SessionWriter {
 struct SessionContents {
   std::vector<SessionRecord> records;  ///< the complete records, in order
   bool ended = false;                  ///< it has its End record
+  double end_time = -1.0;              ///< [s] the simulated time at its End; -1: not known
   /// Where and why reading stopped before an End: "" when it ended properly, else e.g. "the
   /// file ends inside a record at byte 1234 (cut short)".
   std::string cut;

@@ -29,7 +29,7 @@ void SessionRecorder::stop(SimRunner& runner) {
   if (!writer_.is_open()) return;
   runner.set_observer(nullptr, [&](Simulation& sim) {
     write_steps(sim, true);
-    writer_.close();
+    writer_.close(sim.simulated_time());
   });
 }
 

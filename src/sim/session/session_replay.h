@@ -94,6 +94,9 @@ class SessionPlayer {
 
   uint64_t step() const { return step_; }
   uint64_t total_steps() const { return total_steps_; }
+  // The simulated time at the session's end as its End record says, -1 when it does not
+  // (a session cut short, or written before the End carried it).
+  double end_time() const { return session_.end_time; }
   bool finished() const { return record_ >= session_.records.size(); }
   const ReplayReport& report() const { return report_; }
   size_t snapshots() const { return snapshots_.size(); }
