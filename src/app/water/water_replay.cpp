@@ -101,13 +101,17 @@ void WaterReplay::progress(Simulation& sim, bool last) {
   const bool tty = isatty(STDERR_FILENO);
   if (!last && now - last_progress_ < std::chrono::milliseconds(tty ? 250 : 5000)) return;
   last_progress_ = now;
-  const double share = player_->total_steps() ? double(player_->step()) / double(player_->total_steps()) : 1.0;
+  const double step_share =
+      player_->total_steps() ? double(player_->step()) / double(player_->total_steps()) : 1.0;
   const double wall = std::chrono::duration<double>(now - offline_start_).count();
   const double span = sim.simulated_time() - t0_;
-  // The whole span as the End record gives it; else (a session cut short) extrapolated
-  // from the steps, which are not all as long, and marked "~".
-  const bool known = player_->end_time() >= t0_;
-  const double total = known ? player_->end_time() - t0_ : share > 0.0 ? span / share : 0.0;
+  // The whole span as the End record gives it, and the share done by simulated time (the
+  // frames' clock); else (a session cut short) the share by steps and the span
+  // extrapolated from it, marked "~" (steps are not all as long: a session whose steps
+  // shortened as the water sped up read 49 % by steps at 27 % of its time).
+  const bool known = player_->end_time() > t0_;
+  const double total = known ? player_->end_time() - t0_ : step_share > 0.0 ? span / step_share : 0.0;
+  const double share = known ? std::clamp(span / total, 0.0, 1.0) : step_share;
   constexpr int kBar = 30;
   const int filled = std::clamp(int(share * kBar + 0.5), 0, kBar);
   // Rounded down, and 100 only at the end: step 262 of 263 is 99 % (rounded, it read
