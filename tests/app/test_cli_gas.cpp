@@ -52,6 +52,8 @@ TEST(CliGas, HeadlessReportSaysTheDivergenceIterationsAndSmoke) {
   std::ifstream in(dir + "/report.json");
   const json report = json::parse(in);
   EXPECT_EQ(report["kind"], "gas");
+  // Named as the water's reports name it, without the start line's "backend: ".
+  EXPECT_EQ(report["backend"].get<std::string>().rfind("CPU (", 0), 0u) << report["backend"];
   EXPECT_EQ(report["grid"]["cells"], json({16, 24, 16}));
   EXPECT_EQ(report["pressure_solver"], "mgpcg");
   const json& last = report["last_step"];
