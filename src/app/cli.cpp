@@ -1,6 +1,7 @@
 #include "app/cli.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -65,9 +66,10 @@ Window
   --quality Q              realtime (window default: keeps the clock, particle count
                            chosen for this machine) | accurate (each solver's paper-grade
                            settings, as the validation tests run them; headless default)
-  --bench-window SECONDS   measure the window for SECONDS of wall time, print frames/s,
-                           frame times, simulated s per wall s, ms per phase and per pass,
-                           then quit (--bench-json FILE for JSON)
+  --bench-window SECONDS   run the window for SECONDS of wall time, the first one a
+                           warm-up not measured, print frames/s, frame times, simulated s
+                           per wall s, ms per phase and per pass, then quit (--bench-json
+                           FILE for JSON)
   --bench-drag             with --bench-window: a scripted left drag through the water
                            half-way through, and the latency until the water shows it
 
@@ -186,6 +188,13 @@ bool parse_items(const std::vector<std::string>& items, bool (*parse)(const std:
     list->push_back(value);
   }
   return true;
+}
+
+// Whether `path` ends with `extension` (".png"), in any case.
+bool has_extension(const std::string& path, const std::string& extension) {
+  if (path.size() < extension.size()) return false;
+  return std::equal(extension.begin(), extension.end(), path.end() - std::ptrdiff_t(extension.size()),
+                    [](char a, char b) { return std::tolower((unsigned char)a) == std::tolower((unsigned char)b); });
 }
 
 }  // namespace
@@ -321,9 +330,15 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
     } else if (arg == "--screenshot") {
       if (!need(&o->screenshot)) return false;
       if (o->screenshot.empty()) return fail("--screenshot needs a file name");
+      // (A name the format does not match would be a PNG named otherwise, said nowhere.)
+      if (!has_extension(o->screenshot, ".png"))
+        return fail("--screenshot writes a PNG: name the file .png, not '" + o->screenshot + "'");
     } else if (arg == "--video") {
       if (!need(&o->video)) return false;
       if (o->video.empty()) return fail("--video needs a file name");
+      if (!has_extension(o->video, ".mp4"))
+        return fail("--video writes an MP4 (H.264): name the file .mp4, not '" + o->video +
+                    "' (the panel makes a GIF of a saved video)");
     } else if (arg == "--size") {
       if (!need(&v)) return false;
       long long w = 0, h = 0;

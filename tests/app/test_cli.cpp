@@ -210,6 +210,9 @@ TEST(Cli, BadInputIsAOneLineErrorWithExitCode2) {
       {"--replay x.tpsession --video /nonexistent/dir/x.mp4", "tidepool: --video: cannot write"},
       {"--frames 5 --screenshot /nonexistent/dir/x.png", "tidepool: --screenshot: cannot write"},
       {"--headless --steps 5 --render surface", "--render needs a window"},
+      // A name the format does not match (a PNG named .jpg, an MP4 named .avi).
+      {"--frames 5 --screenshot x.jpg", "--screenshot writes a PNG: name the file .png, not 'x.jpg'"},
+      {"--frames 5 --video x.avi", "--video writes an MP4 (H.264): name the file .mp4, not 'x.avi'"},
   };
   for (const Case& c : cases) {
     const ProcessResult r = run_command(tidepool() + " " + c.args);
@@ -251,9 +254,11 @@ TEST(Cli, MalformedSceneFileNamesTheKey) {
 }
 
 TEST(Cli, WindowWithoutADisplaySuggestsHeadless) {
-  const ProcessResult r = run_command("env -u DISPLAY " + tidepool() + " --frames 1");
+  const ProcessResult r = run_command("env -u DISPLAY -u WAYLAND_DISPLAY " + tidepool() + " --frames 1");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--headless"), std::string::npos) << r.output;
+  // At once: not after measuring the machine for a window it cannot open.
+  EXPECT_EQ(r.output.find("particles for real time"), std::string::npos) << r.output;
 }
 
 TEST(Cli, TwoHeadlessRunsWriteIdenticalFrames) {
