@@ -1,6 +1,7 @@
 #include "app/window_app.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,6 +73,19 @@ int run_window(const Options& options) {
     gas_scene = find_scene(plan.scene, scene_dir());
     gas = gas_scene.is_gas;
   } catch (const SceneError&) {
+  }
+  // No display to open a window on: said now, before the start measures this machine's
+  // particle count for a window it cannot open. (A replay takes its count from the session,
+  // reads it first and says what is wrong with it; rendered offline it makes a display.)
+  const auto set = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v;
+  };
+  if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && options.replay.empty()) {
+    std::fprintf(stderr,
+                 "tidepool: cannot open a window: there is no display (DISPLAY is not set). Use "
+                 "--headless to run without one.\n");
+    return 2;
   }
   SimSetup setup;
   GasSession gas_session;
