@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "image.h"
@@ -160,6 +161,28 @@ TEST(Window, GasResetRefusesAGridThatWouldFreezeTheWindow) {
   send("key --window " + std::to_string(w) + " Escape");
   ASSERT_TRUE(app.wait_exit(60)) << app.output();
   EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
+// F8 in a gas scene: sessions record the water's scenes only. It used to do nothing and say
+// nothing; now the terminal and the panel say why nothing is recorded, and no file is made.
+TEST(Window, GasF8SaysTheGasIsNotRecorded) {
+  require_display_and_tools();
+  const std::string dir = test_dir();
+  RunningApp app("--scene ink_box --size 1280x800", dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  ASSERT_NO_FATAL_FAILURE(start(app, &watcher, &w));
+  wait_frames(*watcher, 5, 1.0);
+  send("key --window " + std::to_string(w) + " F8");
+  ASSERT_TRUE(wait_for_output(app, "tidepool: F8: ")) << app.output();
+  EXPECT_NE(app.output().find("the gas is not recorded"), std::string::npos) << app.output();
+  const Widget status = wait_for_widget(app, "session status");
+  EXPECT_TRUE(status.found) << "the panel does not say it:\n" << app.output();
+  send("key --window " + std::to_string(w) + " Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << app.output();
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    EXPECT_NE(entry.path().extension(), ".tpsession") << entry.path();
 }
 
 }  // namespace

@@ -142,6 +142,11 @@ void GasMode::after_new_grid(double time_before) {
 
 void GasMode::key(int key) {
   if (key == GLFW_KEY_V) controls_.shade.view = (controls_.shade.view + 1) % kGasViews;
+  if (key == GLFW_KEY_F8) {  // sessions are the water's: say so rather than nothing
+    FileControls& files = controls_.common.files;
+    files.session_status = "F8: sessions record the water's scenes; the gas is not recorded (docs/recording.md)";
+    std::fprintf(stderr, "tidepool: %s\n", files.session_status.c_str());
+  }
 }
 
 void GasMode::reset() {

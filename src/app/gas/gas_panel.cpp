@@ -84,6 +84,11 @@ void simulation_section(GasPanelSim& sim, const FrameStats& frame, GasControls& 
     ImGui::TextDisabled("%s", text.c_str());
   }
   if (!common.reset_error.empty()) colored_text(kErrorColor, common.reset_error);
+  // F8 here (sessions are the water's): where it is seen, not in the closed Files section.
+  if (!common.files.session_status.empty()) {
+    colored_text(kNoteColor, common.files.session_status);
+    note_widget(common.widgets, "session status");
+  }
   scene_rows(sim.scene, common.files, common.widgets);
 }
 
