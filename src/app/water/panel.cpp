@@ -468,6 +468,13 @@ void render_color_settings(PanelSim& sim, RenderSettings& render) {
     }
     ImGui::EndCombo();
   }
+  if (render.color_mode == ColorMode::Pressure && sim.params.solver == int(SolverKind::Pbf)) {
+    // (A user saw one flat colour and no reason.)
+    ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
+    ImGui::TextWrapped("PBF has no pressure (it moves positions to the constraint): one flat colour. "
+                       "density or density_error show its compression.");
+    ImGui::PopStyleColor();
+  }
   const char* units[kColorModeCount] = {"m/s", "m/s", "rho/rho0", "Pa", "", "neighbours", "1/s", "%"};
   if (render.color_mode != ColorMode::Flat) {
     ImGui::InputFloat2("Range", &render.color_range.x, "%g");

@@ -75,6 +75,10 @@ WaterMode::WaterMode(GLFWwindow* window, InputState& input, SimSetup& setup, con
   quality_applied_ = controls_.quality;
   quality_solver_ = params_.solver;  // start_params applied it (and --set after it)
   render_.color_mode = view.color;
+  if (view.color == ColorMode::Pressure && params_.solver == int(SolverKind::Pbf))
+    std::fprintf(stderr, "tidepool: --color pressure: PBF has no pressure (it moves positions to the constraint), "
+                         "so its particles show one flat colour; --color density or density_error show its "
+                         "compression, and the other solvers (keys 1, 2, 4) have a pressure\n");
   render_.mode = view.render;
   render_.grid_overlay = view.grid_overlay;
   render_.two_d = dimensions_ == 2;
@@ -105,6 +109,9 @@ void WaterMode::start() {
   targets_ = std::make_unique<GlTargets>(renderer_, backend_kind_);
   if (replay_.active()) {
     runner_.exclusive([&](Simulation& sim) { replay_.begin(sim); });
+    // The Device line with the threads the replay steps on (the session's, set by begin on
+    // this thread), not the count the window started with.
+    device_ = runner_.backend_description();
     if (replay_.offline()) controls_.panel_hidden = true;  // (the view alone, as the video shows it)
   }
   // The state as it starts, then the thread (when this backend and mode want one).
