@@ -67,21 +67,23 @@ int run_window(const Options& options) {
   }
   StartPlan plan = start_plan(options);
   // Water or gas: the scene says (an unreadable one is make_setup's to report).
-  bool gas = false;
+  bool gas = false, found = false;
   Scene gas_scene;
   try {
     gas_scene = find_scene(plan.scene, scene_dir());
     gas = gas_scene.is_gas;
+    found = true;
   } catch (const SceneError&) {
   }
   // No display to open a window on: said now, before the start measures this machine's
-  // particle count for a window it cannot open. (A replay takes its count from the session,
-  // reads it first and says what is wrong with it; rendered offline it makes a display.)
+  // particle count for a window it cannot open. Only for a water scene that was found: a
+  // bad scene, a gas scene's refusals and a replay's unreadable session are said first, as
+  // before (a replay takes its count from the session; rendered offline it makes a display).
   const auto set = [](const char* name) {
     const char* v = std::getenv(name);
     return v && *v;
   };
-  if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && options.replay.empty()) {
+  if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && options.replay.empty() && found && !gas) {
     std::fprintf(stderr,
                  "tidepool: cannot open a window: there is no display (DISPLAY is not set). Use "
                  "--headless to run without one.\n");
