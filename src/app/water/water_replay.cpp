@@ -109,8 +109,10 @@ void WaterReplay::progress(Simulation& sim, bool last) {
   // frames' clock); else (a session cut short) the share by steps and the span
   // extrapolated from it, marked "~" (steps are not all as long: a session whose steps
   // shortened as the water sped up read 49 % by steps at 27 % of its time).
-  const bool known = player_->end_time() > t0_;
-  const double total = known ? player_->end_time() - t0_ : step_share > 0.0 ? span / step_share : 0.0;
+  // (A reset recorded in the session sets the clock back: then the span is not the End's.)
+  const double end_span = player_->end_time() - t0_;
+  const bool known = end_span > 0.0 && span <= end_span + 1e-9;
+  const double total = known ? end_span : step_share > 0.0 ? span / step_share : 0.0;
   const double share = known ? std::clamp(span / total, 0.0, 1.0) : step_share;
   constexpr int kBar = 30;
   const int filled = std::clamp(int(share * kBar + 0.5), 0, kBar);
