@@ -31,7 +31,9 @@ int run(int argc, char** argv) {
   tp::Options options;
   std::string error;
   if (!tp::parse_command_line(argc, argv, &options, &error)) {
-    std::fprintf(stderr, "tidepool: %s\n\n%s", error.c_str(), tp::usage_text().c_str());
+    // The mistake and where to look, not the whole usage: 100 lines of it scrolled the one
+    // line that matters off a terminal.
+    std::fprintf(stderr, "tidepool: %s\nRun 'tidepool --help' for the options.\n", error.c_str());
     return 2;
   }
   if (options.help) {

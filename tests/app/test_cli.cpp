@@ -219,7 +219,11 @@ TEST(Cli, BadInputIsAOneLineErrorWithExitCode2) {
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
     EXPECT_EQ(r.output.find("terminate"), std::string::npos) << "crashed: " << r.output;
+    // Not the whole usage after it (a hundred lines that scrolled the mistake away).
+    EXPECT_EQ(r.output.find("Headless (no window, no OpenGL)"), std::string::npos) << c.args << "\n" << r.output;
   }
+  const ProcessResult bad = run_command(tidepool() + " --frobnicate");
+  EXPECT_NE(bad.output.find("Run 'tidepool --help' for the options."), std::string::npos) << bad.output;
 }
 
 // --particles below what a scene's bodies allow (two spacings across the smallest): more
