@@ -185,4 +185,62 @@ TEST(Window, GasF8SaysTheGasIsNotRecorded) {
     EXPECT_NE(entry.path().extension(), ".tpsession") << entry.path();
 }
 
+// The 2D gas is seen as the 2D water is: square-on, and a right drag pans rather than
+// orbits (it used to turn the ink box's plane edge-on). A long right drag keeps the red
+// and blue blobs' distance apart on screen (an orbit shortens it by the cosine of the
+// turn) and their size, and moves them along the drag.
+TEST(Window, Gas2DIsSeenSquareOnAndARightDragPans) {
+  require_display_and_tools();
+  const std::string dir = test_dir();
+  RunningApp app("--scene ink_box --size 1280x800", dir + "/app.log", dir);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long window = 0;
+  ASSERT_NO_FATAL_FAILURE(start_and_find_window(app, &watcher, &window));
+  wait_frames(*watcher, 3);
+  struct Blob {
+    long pixels = 0;
+    double x = 0, y = 0;
+  };
+  auto blob = [](const Image& img, auto pick) {
+    Blob b;
+    for (int y = kScene.y0; y < kScene.y1; ++y)
+      for (int x = kScene.x0; x < kScene.x1; ++x)
+        if (pick(img.at(x, y))) ++b.pixels, b.x += x, b.y += y;
+    if (b.pixels) b.x /= double(b.pixels), b.y /= double(b.pixels);
+    return b;
+  };
+  const auto red = [](const uint8_t* p) { return p[0] > 150 && p[1] < 110 && p[2] < 110; };
+  const auto blue = [](const uint8_t* p) { return p[2] > 150 && p[0] < 110 && p[1] < 150; };
+  const Image before = grab_window(*watcher);
+  ASSERT_TRUE(before.ok());
+  save_png(before, dir + "/before.png");
+  const Blob r0 = blob(before, red), b0 = blob(before, blue);
+  ASSERT_GT(r0.pixels, 1000) << "no red ink drawn: see " << dir << "/before.png";
+  ASSERT_GT(b0.pixels, 1000) << "no blue ink drawn: see " << dir << "/before.png";
+  // Right drag, 150 px to the left over the empty middle of the tank (the red blob stays
+  // clear of the panel's side, where kScene would cut it).
+  const int x0 = 1000, y0 = 300, x1 = 850;
+  send(at(window, x0, y0));
+  send("mousedown --window " + std::to_string(window) + " 3");
+  for (int k = 1; k <= 10; ++k) {
+    send(at(window, x0 + (x1 - x0) * k / 10, y0));
+    wait_frames(*watcher, 1, 0.05);
+  }
+  send("mouseup --window " + std::to_string(window) + " 3");
+  wait_frames(*watcher, 5, 1.0);
+  const Image after = grab_window(*watcher);
+  save_png(after, dir + "/after.png");
+  const Blob r1 = blob(after, red), b1 = blob(after, blue);
+  std::printf("red blob %ld px at (%.0f, %.0f) -> %ld px at (%.0f, %.0f); blue (%.0f, %.0f) -> (%.0f, %.0f)\n",
+              r0.pixels, r0.x, r0.y, r1.pixels, r1.x, r1.y, b0.x, b0.y, b1.x, b1.y);
+  const double apart0 = b0.x - r0.x, apart1 = b1.x - r1.x;
+  EXPECT_NEAR(apart1, apart0, 0.03 * apart0) << "the blobs' distance changed: an orbit, not a pan; see " << dir;
+  EXPECT_NEAR(double(r1.pixels), double(r0.pixels), 0.1 * double(r0.pixels)) << "see " << dir;
+  EXPECT_LT(r1.x, r0.x - 80.0) << "the view did not follow the drag; see " << dir;
+  EXPECT_NEAR(r1.y, r0.y, 5.0);
+  send("key --window " + std::to_string(window) + " Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << app.output();
+  EXPECT_EQ(app.exit_code(), 0) << app.output();
+}
+
 }  // namespace

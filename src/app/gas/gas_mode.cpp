@@ -136,6 +136,14 @@ void GasMode::after_new_grid(double time_before) {
   }
   renderer_.set_tank(tank_lo, tank_hi);
   renderer_.gas().set_grid(tank_lo, tank_hi, glm::ivec3(g.n.x, g.n.y, g.n.z));
+  // 2D as the water's 2D is seen: square-on at the grid's plane, no orbit (both drags pan),
+  // the tank fitted beside the panel; a right drag turned the ink box's plane edge-on. A
+  // camera already square-on keeps the user's pan and zoom across a reset; a 3D grid after
+  // a 2D one gets its scene's camera back.
+  if (g.n.z == 1 && !camera_.two_d())
+    camera_.set_plane(lo.z + 0.5f * g.dx, tank_lo, tank_hi);
+  else if (g.n.z != 1 && camera_.two_d())
+    camera_ = OrbitCamera(session_.scene.camera);
   controls_.running_cells = longest_side(g);
   controls_.cells = controls_.running_cells;
 }
@@ -418,7 +426,7 @@ PanelExtent GasMode::panel() {
   GasPanelSim sim{session_.scene, session_.gas->params(), gas_stats, session_.gas->setup().grid, session_.backend,
                   device_};
   const PanelExtent extent = draw_gas_panel(sim, frame_stats_, render_, controls_);
-  draw_gas_help(controls_, !session_.gas->setup().obstacles.empty());
+  draw_gas_help(controls_, !session_.gas->setup().obstacles.empty(), session_.gas->setup().grid.n.z == 1);
   return extent;
 }
 

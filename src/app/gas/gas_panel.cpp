@@ -236,13 +236,13 @@ PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSett
   return extent;
 }
 
-void draw_gas_help(const GasControls& controls, bool obstacles) {
+void draw_gas_help(const GasControls& controls, bool obstacles, bool two_d) {
   const char* modes[] = {"push smoke", "stir"};
   const int m = std::clamp(controls.mouse.mode, 0, 1);
   char mouse[192];
-  std::snprintf(mouse, sizeof(mouse), "%sLeft drag: %s   %sRight drag: orbit   Middle drag: pan   Wheel: zoom",
-                controls.common.paused ? "PAUSED   " : "", modes[m],
-                obstacles ? "Ctrl+left drag: move obstacle   " : "");
+  std::snprintf(mouse, sizeof(mouse), "%sLeft drag: %s   %s%s   Wheel: zoom", controls.common.paused ? "PAUSED   " : "",
+                modes[m], obstacles ? "Ctrl+left drag: move obstacle   " : "",
+                two_d ? "Right or middle drag: pan" : "Right drag: orbit   Middle drag: pan");
   help_overlay(mouse,
                "Space: pause   S: step   R: reset   V: view   F5: shaders   F9: video   F12: screenshot   Tab: hide panel   "
                "Esc: quit");

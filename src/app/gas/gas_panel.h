@@ -58,8 +58,8 @@ PanelExtent draw_gas_panel(GasPanelSim& sim, const FrameStats& frame, RenderSett
 // over four cells: a shear across four cells at the top speed), for the maps' Auto.
 float auto_view_range(int view, float max_speed, float dx);
 
-// Bottom-left: the gas window's mouse and keys.
-void draw_gas_help(const GasControls& controls, bool obstacles);
+// Bottom-left: the gas window's mouse and keys (in 2D both drags pan, as the water's 2D).
+void draw_gas_help(const GasControls& controls, bool obstacles, bool two_d);
 
 // About how long a step of a grid `cells` along its longest side would take, from the
 // running grid's `ms_per_step` (the cost grows with the cell count); 0 when unknown.
