@@ -1,13 +1,13 @@
 #include "app/cli.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
 #include "render/render_types.h"
 #include "sim/water/params.h"
+#include "util/paths.h"
 
 namespace tp {
 
@@ -190,13 +190,6 @@ bool parse_items(const std::vector<std::string>& items, bool (*parse)(const std:
   return true;
 }
 
-// Whether `path` ends with `extension` (".png"), in any case.
-bool has_extension(const std::string& path, const std::string& extension) {
-  if (path.size() < extension.size()) return false;
-  return std::equal(extension.begin(), extension.end(), path.end() - std::ptrdiff_t(extension.size()),
-                    [](char a, char b) { return std::tolower((unsigned char)a) == std::tolower((unsigned char)b); });
-}
-
 }  // namespace
 
 size_t bench_configurations(const Options& o) {
@@ -331,12 +324,12 @@ bool parse_command_line(int argc, char** argv, Options* o, std::string* error) {
       if (!need(&o->screenshot)) return false;
       if (o->screenshot.empty()) return fail("--screenshot needs a file name");
       // (A name the format does not match would be a PNG named otherwise, said nowhere.)
-      if (!has_extension(o->screenshot, ".png"))
+      if (lower_extension(o->screenshot) != "png")
         return fail("--screenshot writes a PNG: name the file .png, not '" + o->screenshot + "'");
     } else if (arg == "--video") {
       if (!need(&o->video)) return false;
       if (o->video.empty()) return fail("--video needs a file name");
-      if (!has_extension(o->video, ".mp4"))
+      if (lower_extension(o->video) != "mp4")
         return fail("--video writes an MP4 (H.264): name the file .mp4, not '" + o->video +
                     "' (the panel makes a GIF of a saved video)");
     } else if (arg == "--size") {

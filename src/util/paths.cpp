@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -31,6 +32,15 @@ std::string full_path(const std::string& path) {
   std::error_code ignored;
   const std::filesystem::path full = std::filesystem::absolute(path, ignored);
   return full.empty() ? path : full.lexically_normal().string();
+}
+
+std::string lower_extension(const std::string& path) {
+  const size_t dot = path.find_last_of('.');
+  const size_t slash = path.find_last_of("/\\");
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot + 1);
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
 }
 
 }  // namespace tp

@@ -13,5 +13,8 @@ std::string shader_dir();
 std::string scene_dir();
 // A path as the user can find it: absolute, from the working directory.
 std::string full_path(const std::string& path);
+// The file name's extension in lower case, without the dot ("x/Duck.OBJ" -> "obj"); "" when
+// the name has none (a dot in a directory's name does not count).
+std::string lower_extension(const std::string& path);
 
 }  // namespace tp

@@ -16,21 +16,14 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "util/paths.h"
+
 namespace tp {
 namespace {
 
 bool fail(std::string* error, const std::string& message) {
   if (error) *error = message;
   return false;
-}
-
-std::string lower_extension(const std::string& name) {
-  const size_t dot = name.find_last_of('.');
-  const size_t slash = name.find_last_of("/\\");
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = name.substr(dot + 1);
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
 }
 
 // The coordinates of every 'v' line, checked before tinyobjloader reads them: its own number
