@@ -38,13 +38,6 @@ bool start(const StartPlan& plan, BackendChoice* choice) {
   return true;
 }
 
-// The backend as the water's reports name it ("CPU (...)"), from the line printed at the
-// start ("backend: CPU (...)").
-std::string report_backend(const std::string& message) {
-  const std::string prefix = "backend: ";
-  return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
-}
-
 std::string grid_text(const GasGrid& g) {
   char text[128];
   std::snprintf(text, sizeof(text), "%dx%dx%d cells of %.4g m (%s)", g.n.x, g.n.y, g.n.z, g.dx,
@@ -165,7 +158,7 @@ int run_gas_headless(const StartPlan& plan, const Scene& scene, const HeadlessOp
     json r;
     r["scene"] = scene.name;
     r["kind"] = "gas";
-    r["backend"] = report_backend(choice.message);
+    r["backend"] = choice.description;
     r["grid"] = {{"cells", {grid.n.x, grid.n.y, grid.n.z}}, {"dimensions", grid.n.z == 1 ? 2 : 3}, {"dx", grid.dx}};
     r["steps"] = steps;
     r["simulated_time"] = st.simulated_time;
@@ -243,7 +236,7 @@ int run_gas_bench(const StartPlan& plan, const std::vector<Scene>& scenes, const
       json row;
       row["scene"] = scene.name;
       row["cells"] = {g.n.x, g.n.y, g.n.z};
-      row["backend"] = report_backend(choice.message);
+      row["backend"] = choice.description;
       row["steps"] = steps;
       row["steps_per_second"] = double(steps) / wall;
       row["ms_per_step"] = 1000.0 * wall / double(steps);

@@ -72,8 +72,8 @@ BackendChoice start_backend(const StartPlan& plan) {
   BackendChoice choice = choose_backend(request, cuda_runtime());
   if (!choice.ok) throw SetupError(choice.message);
   if (plan.replay_on_cpu && choice.kind == BackendKind::Cpu)
-    choice.message = "backend: CPU (a replay runs on the CPU, where it repeats the session exactly; "
-                     "--backend cuda replays it on the GPU)";
+    choice.describe("CPU (a replay runs on the CPU, where it repeats the session exactly; "
+                    "--backend cuda replays it on the GPU)");
   return choice;
 }
 

@@ -59,7 +59,7 @@ BackendChoice choose_backend(BackendRequest request, CudaRuntime& rt) {
   if (request == BackendRequest::Cpu) {
     choice.ok = true;
     choice.kind = BackendKind::Cpu;
-    choice.message = "backend: CPU (requested with --backend cpu)";
+    choice.describe("CPU (requested with --backend cpu)");
     return choice;
   }
   CudaDeviceInfo device;
@@ -67,8 +67,7 @@ BackendChoice choose_backend(BackendRequest request, CudaRuntime& rt) {
   if (reason.empty()) {
     choice.ok = true;
     choice.kind = BackendKind::Cuda;
-    choice.message = "backend: CUDA on " + device.name +
-                     (request == BackendRequest::Auto ? " (auto: a CUDA device answered)" : "");
+    choice.describe("CUDA on " + device.name + (request == BackendRequest::Auto ? " (auto: a CUDA device answered)" : ""));
     return choice;
   }
   if (request == BackendRequest::Cuda) {
@@ -78,7 +77,7 @@ BackendChoice choose_backend(BackendRequest request, CudaRuntime& rt) {
   }
   choice.ok = true;
   choice.kind = BackendKind::Cpu;
-  choice.message = "backend: CPU (auto: " + reason + ")";
+  choice.describe("CPU (auto: " + reason + ")");
   return choice;
 }
 

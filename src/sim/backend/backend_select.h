@@ -14,7 +14,12 @@ enum class BackendRequest { Auto, Cpu, Cuda };
 struct BackendChoice {
   bool ok = false;           ///< false: the request cannot be met (only for --backend cuda)
   BackendKind kind = BackendKind::Cpu;
-  std::string message;       ///< one line for the log and the panel: which backend and why
+  std::string description;   ///< which backend and why, "CPU (auto: ...)", as reports name it
+  std::string message;       ///< one line for the log and the panel: "backend: " + description, or the error
+  void describe(const std::string& text) {
+    description = text;
+    message = "backend: " + text;
+  }
 };
 
 // Decides where to run. Auto: CUDA when a device answers and can run this binary's code,
