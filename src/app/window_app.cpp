@@ -1,7 +1,6 @@
 #include "app/window_app.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -79,11 +78,7 @@ int run_window(const Options& options) {
   // particle count for a window it cannot open. Only for a water scene that was found: a
   // bad scene, a gas scene's refusals and a replay's unreadable session are said first, as
   // before (a replay takes its count from the session; rendered offline it makes a display).
-  const auto set = [](const char* name) {
-    const char* v = std::getenv(name);
-    return v && *v;
-  };
-  if (!set("DISPLAY") && !set("WAYLAND_DISPLAY") && options.replay.empty() && found && !gas) {
+  if (!has_display() && options.replay.empty() && found && !gas) {
     std::fprintf(stderr,
                  "tidepool: cannot open a window: there is no display (DISPLAY is not set). Use "
                  "--headless to run without one.\n");
