@@ -43,6 +43,24 @@ SmokeExtent smoke_extent(const Image& img, const Image& empty) {
   return e;
 }
 
+// An ink blob of the 2D ink box, by colour: its pixels beside the panel (kScene: the
+// panel's headers are blue) and their centre.
+struct InkBlob {
+  long pixels = 0;
+  double x = 0, y = 0;
+};
+template <class Pick>
+InkBlob ink_blob(const Image& img, Pick pick) {
+  InkBlob b;
+  for (int y = kScene.y0; y < kScene.y1; ++y)
+    for (int x = kScene.x0; x < kScene.x1; ++x)
+      if (pick(img.at(x, y))) ++b.pixels, b.x += x, b.y += y;
+  if (b.pixels) b.x /= double(b.pixels), b.y /= double(b.pixels);
+  return b;
+}
+bool is_red_ink(const uint8_t* p) { return p[0] > 150 && p[1] < 110 && p[2] < 110; }
+bool is_blue_ink(const uint8_t* p) { return p[2] > 150 && p[0] < 110 && p[1] < 150; }
+
 TEST(Window, GasPlumeRendersSmokeThatRises) {
   require_display_and_tools();
   const std::string dir = test_dir();
@@ -84,20 +102,10 @@ TEST(Window, GasDragStirsTheInkNearTheDragAndNotFarFromIt) {
   ASSERT_TRUE(before.ok());
   save_png(before, dir + "/before.png");
   // The blobs' centres, by colour.
-  auto center = [&](auto pick, double* cx, double* cy) {
-    long n = 0;
-    double sx = 0, sy = 0;
-    for (int y = kScene.y0; y < kScene.y1; ++y)
-      for (int x = kScene.x0; x < kScene.x1; ++x)  // beside the panel (its blue headers)
-        if (pick(before.at(x, y))) ++n, sx += x, sy += y;
-    *cx = n ? sx / double(n) : 0.0, *cy = n ? sy / double(n) : 0.0;
-    return n;
-  };
-  double rx = 0, ry = 0, bx = 0, by = 0;
-  const long red = center([](const uint8_t* p) { return p[0] > 150 && p[1] < 110 && p[2] < 110; }, &rx, &ry);
-  const long blue = center([](const uint8_t* p) { return p[2] > 150 && p[0] < 110 && p[1] < 150; }, &bx, &by);
-  ASSERT_GT(red, 1000) << "no red ink drawn: see " << dir << "/before.png";
-  ASSERT_GT(blue, 1000) << "no blue ink drawn: see " << dir << "/before.png";
+  const InkBlob red = ink_blob(before, is_red_ink), blue = ink_blob(before, is_blue_ink);
+  const double rx = red.x, ry = red.y, bx = blue.x, by = blue.y;
+  ASSERT_GT(red.pixels, 1000) << "no red ink drawn: see " << dir << "/before.png";
+  ASSERT_GT(blue.pixels, 1000) << "no blue ink drawn: see " << dir << "/before.png";
   // Across the red blob, right to left (away from the blue), at a person's pace. The drag's
   // jet carries the ink along it, as far as the frames' pace makes it push: dragged left to
   // right, towards the blue blob, it drove the red ink into the blue in one run of six here
@@ -197,24 +205,10 @@ TEST(Window, Gas2DIsSeenSquareOnAndARightDragPans) {
   unsigned long window = 0;
   ASSERT_NO_FATAL_FAILURE(start_and_find_window(app, &watcher, &window));
   wait_frames(*watcher, 3);
-  struct Blob {
-    long pixels = 0;
-    double x = 0, y = 0;
-  };
-  auto blob = [](const Image& img, auto pick) {
-    Blob b;
-    for (int y = kScene.y0; y < kScene.y1; ++y)
-      for (int x = kScene.x0; x < kScene.x1; ++x)
-        if (pick(img.at(x, y))) ++b.pixels, b.x += x, b.y += y;
-    if (b.pixels) b.x /= double(b.pixels), b.y /= double(b.pixels);
-    return b;
-  };
-  const auto red = [](const uint8_t* p) { return p[0] > 150 && p[1] < 110 && p[2] < 110; };
-  const auto blue = [](const uint8_t* p) { return p[2] > 150 && p[0] < 110 && p[1] < 150; };
   const Image before = grab_window(*watcher);
   ASSERT_TRUE(before.ok());
   save_png(before, dir + "/before.png");
-  const Blob r0 = blob(before, red), b0 = blob(before, blue);
+  const InkBlob r0 = ink_blob(before, is_red_ink), b0 = ink_blob(before, is_blue_ink);
   ASSERT_GT(r0.pixels, 1000) << "no red ink drawn: see " << dir << "/before.png";
   ASSERT_GT(b0.pixels, 1000) << "no blue ink drawn: see " << dir << "/before.png";
   // Right drag, 150 px to the left over the empty middle of the tank (the red blob stays
@@ -230,7 +224,7 @@ TEST(Window, Gas2DIsSeenSquareOnAndARightDragPans) {
   wait_frames(*watcher, 5, 1.0);
   const Image after = grab_window(*watcher);
   save_png(after, dir + "/after.png");
-  const Blob r1 = blob(after, red), b1 = blob(after, blue);
+  const InkBlob r1 = ink_blob(after, is_red_ink), b1 = ink_blob(after, is_blue_ink);
   std::printf("red blob %ld px at (%.0f, %.0f) -> %ld px at (%.0f, %.0f); blue (%.0f, %.0f) -> (%.0f, %.0f)\n",
               r0.pixels, r0.x, r0.y, r1.pixels, r1.x, r1.y, b0.x, b0.y, b1.x, b1.y);
   const double apart0 = b0.x - r0.x, apart1 = b1.x - r1.x;
