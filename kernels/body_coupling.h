@@ -293,16 +293,19 @@ TP_HD TP_INLINE Vec3 body_sample_pressure_force(uint q, const SampleLists& s, co
 // PBF's: the fluid particle i moves by dx_ik = grad W(x*_i - x_k) psi_k lambda_i / rho0
 // in an iteration (pbf_correction), a momentum m dx_ik / dt the body gives it; the force on
 // the sample is minus the sum of m dx_ik / dt^2 over i. in: list q (built on the predicted
-// positions), the predicted positions with lambda in w.
-TP_HD TP_INLINE Vec3 body_sample_pbf_force(uint q, const SampleLists& s, const Vec4* predicted_lambda,
-                                           const BoundaryView& b, const StepConstants& c) {
-  const uint k = s.sample[q];
-  const Vec4 sample = b.sample[k];
-  const Vec3 xk = xyz(sample);
+// positions), the predicted positions with lambda in w. (I: a list's index, or a block of
+// lanes of them: 16 or 8 samples at once on the CPU; q must be below the lists' count.)
+template <class I>
+TP_HD TP_INLINE Vec3Of<I> body_sample_pbf_force(I q, const SampleLists& s, const Vec4* predicted_lambda,
+                                                const BoundaryView& b, const StepConstants& c) {
+  using R = RealOf<I>;
+  using V = Vec3Of<I>;
+  const auto sample = load_xyzw(b.sample, load_index(s.sample, q));
   const CubicKernel& W = c.kernel;
-  Vec3 dx_sum{0.0f, 0.0f, 0.0f};
-  for_each_listed_w(s.fluid, q, predicted_lambda, xk, W.h, [&](uint, const Vec3& xki, float r, float li) {
-    dx_sum += W.grad(-xki, r) * (c.p.rest_density * sample.w * li);
+  const R psi = sample.w * c.p.rest_density;
+  V dx_sum{R(0.0f), R(0.0f), R(0.0f)};
+  for_each_listed_w(s.fluid, q, predicted_lambda, sample.xyz, W.h, [&](IndexOf<I>, const V& xki, R r, R li) {
+    dx_sum += W.grad(-xki, r) * (psi * li);
   });
   return dx_sum * (-c.mass / (c.p.rest_density * c.dt * c.dt));
 }

@@ -40,6 +40,10 @@ template <class I>
 using IndexOf = typename LaneTypes<I>::Index;
 
 TP_HD TP_INLINE float load(const float* a, uint i) { return a[i]; }
+// An index array (a list of samples, say) read at the lanes' own entries.
+TP_HD TP_INLINE uint load_index(const uint* a, uint i) { return a[i]; }
+// Keeps only the lanes below n; whether any is left (for one particle, whether i < n).
+TP_HD TP_INLINE bool keep_lanes_below(uint* i, uint n) { return *i < n; }
 TP_HD TP_INLINE Vec3 load_xyz(const Vec4* a, uint i) { return xyz(a[i]); }
 TP_HD TP_INLINE float load_w(const Vec4* a, uint i) { return a[i].w; }
 // x, y, z and w of particle arrays' entries at once (for the lane types, one transpose).

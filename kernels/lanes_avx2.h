@@ -87,6 +87,15 @@ TP_INLINE Index8 indices(Lanes8 i) {
 // Masked loads and stores cost several times a plain one on AMD Zen 3 (a masked load of
 // the list indices took a quarter of a loop's time): only a partial block (the last)
 // takes them.
+TP_INLINE Index8 load_index(const uint* a, Lanes8 i) {
+  const int* p = reinterpret_cast<const int*>(a + i.base);
+  return Index8{i.live == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)) : _mm256_maskload_epi32(p, live_mask(i))};
+}
+TP_INLINE bool keep_lanes_below(Lanes8* i, uint n) {
+  const uint left = n > i->base ? n - i->base : 0u;
+  i->live = i->live < left ? i->live : left;
+  return i->live > 0u;
+}
 TP_INLINE F8 load(const float* a, Lanes8 i) {
   return F8(i.live == 8 ? _mm256_loadu_ps(a + i.base) : _mm256_maskload_ps(a + i.base, live_mask(i)));
 }

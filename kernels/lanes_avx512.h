@@ -88,6 +88,12 @@ TP_INLINE Index16 indices(Lanes16 i) {
   return Index16{_mm512_maskz_add_epi32(i.live, lane_iota(), _mm512_set1_epi32(int(i.base)))};
 }
 
+TP_INLINE Index16 load_index(const uint* a, Lanes16 i) { return Index16{_mm512_maskz_loadu_epi32(i.live, a + i.base)}; }
+TP_INLINE bool keep_lanes_below(Lanes16* i, uint n) {
+  const uint left = n > i->base ? n - i->base : 0u;
+  i->live = _kand_mask16(i->live, _cvtu32_mask16(left >= 16u ? 0xFFFFu : (1u << left) - 1u));
+  return _cvtmask16_u32(i->live) != 0u;
+}
 TP_INLINE F16 load(const float* a, Lanes16 i) { return F16(_mm512_maskz_loadu_ps(i.live, a + i.base)); }
 TP_INLINE F16 load(const float* a, Index16 j) { return F16(_mm512_i32gather_ps(j.v, a, 4)); }
 TP_INLINE F16 load_w(const Vec4* a, Index16 j) {

@@ -469,11 +469,20 @@ void SimulationImpl<B>::gather_body_forces_pbf(const Vec4* predicted_lambda, boo
   const uint base = objects_.body_owner_base(), wall_n = wall_n_, n = objects_.sample_count();
   Vec4* force = objects_.sample_force();
   if (first) B::for_each(n, [=] TP_HD(uint k) { force[k] = Vec4{0, 0, 0, 0}; });
+  // Each listed sample's force with lanes (a scalar loop per sample was 4 % of a step with
+  // eight bodies), then added to its body sample's: only the objects' samples are listed,
+  // at most n of them.
+  if (listed_force_.size() < n) listed_force_.resize(n);
+  Vec4* listed = listed_force_.data();
+  B::for_each_lanes(s.n, TP_LANES(q) {
+    if (!keep_lanes_below(&q, *s.listed)) return;
+    store_xyz(listed, q, body_sample_pbf_force(q, s, predicted_lambda, b, c));
+  });
   B::for_each(s.n, [=] TP_HD(uint q) {
     if (q >= *s.listed || s.sample[q] < wall_n) return;
     const uint k = order[s.sample[q] - wall_n];
     if (owner[k] < base) return;
-    force[k] = make_vec4(xyz(force[k]) + body_sample_pbf_force(q, s, predicted_lambda, b, c) * weight, 0.0f);
+    force[k] = make_vec4(xyz(force[k]) + xyz(listed[q]) * weight, 0.0f);
   });
 }
 

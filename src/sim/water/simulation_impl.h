@@ -311,6 +311,7 @@ class SimulationImpl final : public Simulation {
   Buffer<Vec4> boundary_ahead_;  ///< boundary_view_ahead's positions
   Buffer<float> boundary_pressure_;
   Buffer<Vec4> wall_moves_;  ///< wall_moves()
+  Buffer<Vec4> listed_force_;  ///< gather_body_forces_pbf: the force on each listed sample
   bool measuring_walls_ = false;
   // The particles are in the order the last step left them: nothing (a snapshot's density,
   // ensure_density) has sorted them since, so the step's per-particle terms that a sort does
