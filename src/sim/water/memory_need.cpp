@@ -34,8 +34,9 @@ constexpr double kTransient = 80;
 // Per boundary sample: sample, spare, velocity, where it will be (PCISPH's loop: 4 x 16 B),
 // pressure, the grid's cell, rank and order, the active flag and its scan (6 x 4 B), the
 // initial state's copy (16 B), the walls' coordinates for the vector search (3 x 4 B), and
-// an obstacle sample's body coordinates, world position and owner (2 x 16 + 4 B).
-constexpr double kPerBoundarySample = 4 * 16 + 6 * 4 + 16 + 3 * 4 + 36;
+// an obstacle sample's body coordinates, world position and owner (2 x 16 + 4 B) and PBF's
+// force on it while listed (16 B).
+constexpr double kPerBoundarySample = 4 * 16 + 6 * 4 + 16 + 3 * 4 + 36 + 16;
 // Per diffuse particle: position, velocity and the compaction's two targets (4 x 16 B),
 // a flag grown by a quarter, the CUDA path's staging copy (16 B) and a snapshot's copy,
 // the CPU's vector search's result and its sort (16 + 8 B).
