@@ -684,3 +684,47 @@ TEST(Window, BenchWindowReportsTheFiguresAndTheDragReachesTheWater) {
   // The pool was calm: only the drag can have made the water this fast.
   EXPECT_GT(run.exit.max_speed, 0.3) << out;
 }
+
+// Mesa's software driver rasterizes on threads of its own ("llvmpipe-0", ...), which render
+// as fast as they can and on 2 cores took the cores from the simulation's thread: the window
+// lowers them (nice 10, src/app/window/app_window.cpp) and says so on its start line. The
+// app's own threads, the simulation's among them, keep their priority.
+TEST(Window, ASoftwareDriversRasterizerThreadsYieldToTheSimulation) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene pool --particles 3000 --size 640x400", dir + "/app.log", "", "env LP_NUM_THREADS=2");
+  ASSERT_TRUE(app.started());
+  ASSERT_NE(find_window(app, kWaitSeconds), 0ul) << app.output();
+  ASSERT_TRUE(wait_for_output(app, "OpenGL: ")) << app.output();
+  const std::string out = app.output();
+  if (out.find("llvmpipe") == std::string::npos) GTEST_SKIP() << "not Mesa's software driver: " << out;
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the simulation's thread runs
+  int rasterizers = 0, own = 0;
+  {
+    const std::string tasks = "/proc/" + std::to_string(app.pid()) + "/task";
+    const ProcessResult list = run_command("ls " + tasks);
+    std::istringstream ids(list.output);
+    for (std::string tid; ids >> tid;) {
+      std::ifstream comm_file(tasks + "/" + tid + "/comm"), stat_file(tasks + "/" + tid + "/stat");
+      std::string comm, stat;
+      std::getline(comm_file, comm);
+      std::getline(stat_file, stat);
+      // The nice value: the 19th field of stat, the 17th after the ")" that ends the name.
+      std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+      std::string field;
+      for (int f = 3; f <= 19 && fields >> field; ++f) {}
+      const int nice = std::atoi(field.c_str());
+      if (comm.rfind("llvmpipe", 0) == 0) {
+        ++rasterizers;
+        EXPECT_EQ(nice, 10) << comm << " (" << tid << ")";
+      } else if (comm.find(':') == std::string::npos) {  // (Mesa's queues: "tidepoo:disk$0")
+        ++own;
+        EXPECT_EQ(nice, 0) << "the app's thread " << comm << " (" << tid << ")";
+      }
+    }
+  }
+  EXPECT_EQ(rasterizers, 2) << "LP_NUM_THREADS=2 makes two";
+  EXPECT_GE(own, 2) << "the app's thread and the simulation's";
+  EXPECT_NE(out.find("(its 2 rasterizer threads at nice 10, below the simulation's)"), std::string::npos) << out;
+}

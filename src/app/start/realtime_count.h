@@ -14,10 +14,11 @@ namespace tp {
 
 // The share of a 60 Hz frame that simulating a frame's time (1/60 s) may take, as measured
 // before the window opens, with the water at rest. In the window the same step costs about
-// 1.7 times
-// that (it shares the cores and caches with the renderer; llvmpipe renders on the CPU) and
-// a splash takes about 1.3 steps per frame (the CFL condition), so 0.25 keeps the
-// simulation thread a little over half busy, with room for the mouse and for bursts.
+// 1.3 times that on 2 cores without a GPU (it shares the cores and caches with the
+// renderer; llvmpipe renders on the CPU, its threads yielding to the simulation's: 1.7
+// times before they did) and a splash takes about 1.3 steps per frame (the CFL condition),
+// so 0.25 keeps the simulation thread under half busy, with room for the mouse and for
+// bursts.
 constexpr double kRealtimeStepShare = 0.25;
 
 // The count whose frame of simulated time would take `budget_ms`, from `count` taking

@@ -47,8 +47,11 @@ class AppWindow {
   // an OpenGL 3.3 core context and loads OpenGL. False after saying why on stderr (the
   // process's exit code is then 2).
   bool open(int width, int height);
-  // The OpenGL driver: "RENDERER, VERSION".
+  // The OpenGL driver: "RENDERER, VERSION", and how many rasterizer threads of a software
+  // driver were made to yield to the simulation (open()).
   std::string gl_description() const;
+  // How much a software driver's rasterizer threads' nice value is raised.
+  static constexpr int kRasterizerNice = 10;
   // The input callbacks, then Dear ImGui's (which chain to them). False after saying why.
   bool start_ui();
 
@@ -60,6 +63,7 @@ class AppWindow {
   GLFWwindow* handle_ = nullptr;
   InputState input_;
   bool imgui_glfw_ = false, imgui_opengl_ = false;
+  int rasterizer_threads_ = 0;
 };
 
 }  // namespace tp
