@@ -356,53 +356,92 @@ TEST(NeighborLists, GrowWhenAParticleHasMoreNeighboursThanSlots) {
 }
 
 // Every way the CPU builds the lists gives the same arrays, element for element: the
-// cell search (AVX-512, blocks of 16), one particle at a time (TIDEPOOL_SCALAR, the other
+// cell search (AVX-512, blocks of 16, the objects' samples searched by the particles of
+// one cell of their grid together), one particle at a time (TIDEPOOL_SCALAR, the other
 // CPUs), and the walls through the scalar search when set_walls was not given them. On
-// enough particles (6,000) for the build to run on all threads.
+// enough particles (6,000) for the build to run on all threads, with the tank's samples and
+// two clumps of objects' samples dense enough that some boundary lists run out of their
+// first slots: built waiting (every list complete) and built with `over` (the lists keep
+// what fits, the counts cut to it, the shortfall reported), as the simulation builds them.
 TEST(NeighborLists, EveryCpuPathListsTheSameInTheSameOrder) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   const float h = 0.06f;
-  const uint n = 6000;
+  const uint n = 6000, wall_n = 4000, object_n = 1500;
   NeighborGrid<CpuBackend> grid, wall_grid, obstacle_grid;
   for (auto* g : {&grid, &wall_grid, &obstacle_grid})
     g->configure(Vec3{-0.2f, -0.2f, -0.2f}, Vec3{1.2f, 0.8f, 0.7f}, h);
-  HostBuffer<Vec4> pos(n), spare, walls(4000), wall_spare;
+  HostBuffer<Vec4> pos(n), spare, walls(wall_n), wall_spare, objects(object_n), object_spare;
   for (uint i = 0; i < n; ++i) pos.data()[i] = Vec4{u(rng), u(rng) * 0.6f, u(rng) * 0.5f, 0};
-  for (uint k = 0; k < 4000;) {  // a shell up to 0.05 outside the tank [0,1]x[0,0.6]x[0,0.5]
+  for (uint k = 0; k < wall_n;) {  // a shell up to 0.05 outside the tank [0,1]x[0,0.6]x[0,0.5]
     const Vec4 p{u(rng) * 1.1f - 0.05f, u(rng) * 0.7f - 0.05f, u(rng) * 0.6f - 0.05f, 0};
     if (p.x < 0 || p.x > 1 || p.y < 0 || p.y > 0.6f || p.z < 0 || p.z > 0.5f) walls.data()[k++] = p;
   }
+  // Two clumps inside the tank, 0.2 across: about 80 samples within h of a particle there.
+  for (uint k = 0; k < object_n; ++k) {
+    const Vec3 c = k % 2 ? Vec3{0.3f, 0.3f, 0.25f} : Vec3{0.7f, 0.2f, 0.3f};
+    objects.data()[k] = Vec4{c.x + 0.2f * (u(rng) - 0.5f), c.y + 0.2f * (u(rng) - 0.5f), c.z + 0.2f * (u(rng) - 0.5f), 0};
+  }
   grid.build(pos.data(), n);
   grid.reorder(pos, spare);
-  wall_grid.build(walls.data(), 4000);
+  wall_grid.build(walls.data(), wall_n);
   wall_grid.reorder(walls, wall_spare);
-  HostBuffer<float> pressure(4000);
-  const BoundaryView b{walls.data(), walls.data(), pressure.data(), wall_grid.view(),
-                       obstacle_grid.view(), 4000, 4000, NeighborList{}, Vec3{h, h, h},
-                       Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0, 0, 0}, Vec3{0, 0, 0}, nullptr, {}};
-  // Each particle's fluid list then boundary list, as stored.
-  auto lists = [&](bool lanes, bool vector_walls) {
+  obstacle_grid.build(objects.data(), object_n);
+  obstacle_grid.reorder(objects, object_spare);
+  HostBuffer<Vec4> samples(wall_n + object_n);
+  std::copy(walls.data(), walls.data() + wall_n, samples.data());
+  std::copy(objects.data(), objects.data() + object_n, samples.data() + wall_n);
+  HostBuffer<float> pressure(wall_n + object_n);
+  BoundaryView b{samples.data(), samples.data(), pressure.data(), wall_grid.view(),
+                 obstacle_grid.view(), wall_n, wall_n + object_n, NeighborList{}, Vec3{h, h, h},
+                 Vec3{1 - h, 0.6f - h, 0.5f - h}, Vec3{0.2f - h, 0.1f - h, 0.15f - h},
+                 Vec3{0.8f + h, 0.4f + h, 0.4f + h}, nullptr, {}};
+  clear_boxes(&b.objects);
+  grow_box(&b.objects, 0, Vec3{0.2f - h, 0.2f - h, 0.15f - h}, Vec3{0.4f + h, 0.4f + h, 0.35f + h});
+  grow_box(&b.objects, 1, Vec3{0.6f - h, 0.1f - h, 0.2f - h}, Vec3{0.8f + h, 0.3f + h, 0.4f + h});
+  // Each particle's fluid list then boundary list, as stored, and the shortfall with `over`.
+  Max3 shortfall{};
+  auto lists = [&](bool lanes, bool vector_walls, bool with_over) {
     const bool saved = CpuBackend::lanes_enabled();
     CpuBackend::set_lanes(lanes);
     NeighborLists<CpuBackend> l;
-    if (vector_walls) l.set_walls(walls.data(), 4000);
-    l.build(pos.data(), n, grid.view(), b, h);
+    if (vector_walls) l.set_walls(samples.data(), wall_n);
+    HostBuffer<Max3> over(1);
+    over.data()[0] = Max3{0, 0, 0};
+    l.build(pos.data(), n, grid.view(), b, h, true, with_over ? over.data() : nullptr);
+    shortfall = over.data()[0];
     CpuBackend::set_lanes(saved);
-    std::vector<std::vector<uint>> out(n);
+    std::vector<std::vector<uint>> out(n + 1);
     for (const NeighborList& nl : {l.fluid(), l.boundary()})
       for (uint i = 0; i < n; ++i) {
         out[i].push_back(nl.count[i]);
         for (uint k = 0; k < nl.count[i]; ++k) out[i].push_back(nl.index[list_slot(i, k, nl.slots, nl.shift)]);
       }
+    for (uint k = 0; k < wall_n + object_n; ++k) out[n].push_back(l.boundary_active()[k]);  // the marks
     return out;
   };
-  const auto cells = lists(true, true);
-  size_t pairs = 0;
-  for (const auto& l : cells) pairs += l.size();
-  EXPECT_GT(pairs, size_t(n) * 10) << "too few neighbours to compare";
-  EXPECT_EQ(lists(false, true), cells) << "one particle at a time";
-  EXPECT_EQ(lists(true, false), cells) << "walls through the scalar search";
+  for (const bool with_over : {false, true}) {
+    const auto cells = lists(true, true, with_over);
+    const Max3 cells_over = shortfall;
+    size_t pairs = 0, object_pairs = 0;
+    uint longest = 0;
+    for (uint i = 0; i < n; ++i) {
+      pairs += cells[i].size();
+      const size_t boundary_at = 1 + cells[i][0];
+      longest = std::max(longest, cells[i][boundary_at]);
+      for (size_t e = boundary_at + 1; e < cells[i].size(); ++e) object_pairs += cells[i][e] >= wall_n ? 1 : 0;
+    }
+    EXPECT_GT(pairs, size_t(n) * 10) << "too few neighbours to compare";
+    EXPECT_GT(object_pairs, size_t(n)) << "too few objects' samples listed to compare";
+    if (with_over) {
+      EXPECT_GT(cells_over.b, 0.0f) << "some boundary list ran out of its first slots";
+    } else {
+      EXPECT_GT(longest, 60u) << "the clumps give long boundary lists";
+    }
+    EXPECT_EQ(lists(false, true, with_over), cells) << "one particle at a time" << (with_over ? ", with over" : "");
+    EXPECT_EQ(shortfall.b, cells_over.b);
+    EXPECT_EQ(lists(true, false, with_over), cells) << "walls through the scalar search";
+  }
 }
 
 // The AVX-512 or AVX2 search (when this build has one) lists the same neighbours in the
