@@ -2,15 +2,19 @@
 // OpenGL driver's rasterizer threads ("llvmpipe-0", ...) yield to the simulation with it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "util/thread_priority.h"
+
+#ifdef __linux__
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
-
-#include "util/thread_priority.h"
 
 using namespace tp;
 
@@ -38,20 +42,27 @@ struct NamedThread {
 
 }  // namespace
 
-TEST(ThreadPriority, OnlyTheThreadsOfTheNameAreLowered) {
-#ifndef __linux__
-  GTEST_SKIP() << "thread names and per-thread nice values are Linux's";
-#endif
+TEST(ThreadPriority, OnlyTheThreadsOfTheNameAreLoweredAndOnlyOnce) {
+  const int self = getpriority(PRIO_PROCESS, 0);
+  if (self >= 16) GTEST_SKIP() << "the test runs at nice " << self << ": no room to lower threads by 3";
   NamedThread a("tp-yield-0"), b("tp-yield-1"), other("tp-keep");
-  const int a0 = a.nice(), b0 = b.nice(), other0 = other.nice(), self0 = getpriority(PRIO_PROCESS, 0);
-  EXPECT_EQ(lower_threads_named("tp-yield", 3), 2);
-  EXPECT_EQ(a.nice(), std::min(a0 + 3, 19));
-  EXPECT_EQ(b.nice(), std::min(b0 + 3, 19));
+  const int other0 = other.nice();
+  const LoweredThreads first = lower_threads_named("tp-yield", 3);
+  EXPECT_EQ(first.threads, 2);
+  EXPECT_EQ(first.nice, self + 3);
+  EXPECT_EQ(a.nice(), self + 3);
+  EXPECT_EQ(b.nice(), self + 3);
   EXPECT_EQ(other.nice(), other0) << "a thread of another name keeps its priority";
-  EXPECT_EQ(getpriority(PRIO_PROCESS, 0), self0) << "and so does the calling thread";
-  // At 19 a thread cannot go lower: it is not counted.
-  lower_threads_named("tp-yield-0", 30);
+  EXPECT_EQ(getpriority(PRIO_PROCESS, 0), self) << "and so does the calling thread";
+  // Again, with a thread that came since: it is lowered, the others stay where they are.
+  NamedThread c("tp-yield-2");
+  const LoweredThreads again = lower_threads_named("tp-yield", 3);
+  EXPECT_EQ(again.threads, 3);
+  EXPECT_EQ(a.nice(), self + 3) << "not lowered twice";
+  EXPECT_EQ(c.nice(), self + 3);
+  // Never past 19.
+  EXPECT_EQ(lower_threads_named("tp-yield-0", 40).nice, 19);
   EXPECT_EQ(a.nice(), 19);
-  EXPECT_EQ(lower_threads_named("tp-yield-0", 1), 0);
-  EXPECT_EQ(lower_threads_named("no-such-thread", 1), 0);
+  EXPECT_EQ(lower_threads_named("no-such-thread", 1).threads, 0);
 }
+#endif

@@ -13,11 +13,12 @@
 
 namespace tp {
 
-int lower_threads_named(const std::string& prefix, int step) {
+LoweredThreads lower_threads_named(const std::string& prefix, int step) {
+  LoweredThreads result;
 #ifdef __linux__
+  result.nice = std::min(getpriority(PRIO_PROCESS, 0) + step, 19);  // (0: the calling thread)
   DIR* tasks = opendir("/proc/self/task");
-  if (!tasks) return 0;
-  int lowered = 0;
+  if (!tasks) return result;
   while (const dirent* entry = readdir(tasks)) {
     char* end = nullptr;
     const long tid = std::strtol(entry->d_name, &end, 10);
@@ -27,17 +28,15 @@ int lower_threads_named(const std::string& prefix, int step) {
     if (!std::getline(comm, name) || name.compare(0, prefix.size(), prefix) != 0) continue;
     errno = 0;
     const int now = getpriority(PRIO_PROCESS, id_t(tid));  // a thread's own, on Linux
-    if (errno != 0) continue;
-    const int wanted = std::min(now + step, 19);
-    if (wanted > now && setpriority(PRIO_PROCESS, id_t(tid), wanted) == 0) ++lowered;
+    if (errno != 0) continue;  // (it ended)
+    if (now >= result.nice || setpriority(PRIO_PROCESS, id_t(tid), result.nice) == 0) ++result.threads;
   }
   closedir(tasks);
-  return lowered;
 #else
   (void)prefix;
-  (void)step;
-  return 0;
+  result.nice = step;
 #endif
+  return result;
 }
 
 }  // namespace tp

@@ -14,10 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -687,8 +689,8 @@ TEST(Window, BenchWindowReportsTheFiguresAndTheDragReachesTheWater) {
 
 // Mesa's software driver rasterizes on threads of its own ("llvmpipe-0", ...), which render
 // as fast as they can and on 2 cores took the cores from the simulation's thread: the window
-// lowers them (nice 10, src/app/window/app_window.cpp) and says so on its start line. The
-// app's own threads, the simulation's among them, keep their priority.
+// lowers them (its nice value plus 10, src/app/window/app_window.cpp) and says so on its start
+// line. The app's own threads, the simulation's ("tp-sim") among them, keep their priority.
 TEST(Window, ASoftwareDriversRasterizerThreadsYieldToTheSimulation) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
@@ -700,31 +702,44 @@ TEST(Window, ASoftwareDriversRasterizerThreadsYieldToTheSimulation) {
   const std::string out = app.output();
   if (out.find("llvmpipe") == std::string::npos) GTEST_SKIP() << "not Mesa's software driver: " << out;
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the simulation's thread runs
-  int rasterizers = 0, own = 0;
-  {
-    const std::string tasks = "/proc/" + std::to_string(app.pid()) + "/task";
-    const ProcessResult list = run_command("ls " + tasks);
-    std::istringstream ids(list.output);
-    for (std::string tid; ids >> tid;) {
-      std::ifstream comm_file(tasks + "/" + tid + "/comm"), stat_file(tasks + "/" + tid + "/stat");
-      std::string comm, stat;
-      std::getline(comm_file, comm);
-      std::getline(stat_file, stat);
-      // The nice value: the 19th field of stat, the 17th after the ")" that ends the name.
-      std::istringstream fields(stat.substr(stat.rfind(')') + 2));
-      std::string field;
-      for (int f = 3; f <= 19 && fields >> field; ++f) {}
-      const int nice = std::atoi(field.c_str());
-      if (comm.rfind("llvmpipe", 0) == 0) {
-        ++rasterizers;
-        EXPECT_EQ(nice, 10) << comm << " (" << tid << ")";
-      } else if (comm.find(':') == std::string::npos) {  // (Mesa's queues: "tidepoo:disk$0")
-        ++own;
-        EXPECT_EQ(nice, 0) << "the app's thread " << comm << " (" << tid << ")";
-      }
+  // Each thread's name and nice value (the 19th field of stat, the 17th after the ")" that
+  // ends the name); a thread that ended while being read is left out.
+  struct Task {
+    std::string name;
+    int nice;
+  };
+  std::map<std::string, Task> tasks;
+  const std::string root = "/proc/" + std::to_string(app.pid()) + "/task";
+  std::istringstream ids(run_command("ls " + root).output);
+  for (std::string tid; ids >> tid;) {
+    std::ifstream comm_file(root + "/" + tid + "/comm"), stat_file(root + "/" + tid + "/stat");
+    std::string comm, stat;
+    if (!std::getline(comm_file, comm) || !std::getline(stat_file, stat)) continue;
+    const size_t name_end = stat.rfind(')');
+    if (name_end == std::string::npos || name_end + 2 > stat.size()) continue;
+    std::istringstream fields(stat.substr(name_end + 2));
+    std::string field;
+    int f = 3;
+    for (; f <= 19 && fields >> field; ++f) {}
+    if (f != 20) continue;
+    tasks[tid] = Task{comm, std::atoi(field.c_str())};
+  }
+  ASSERT_TRUE(tasks.count(std::to_string(app.pid()))) << "the app's main thread";
+  const int base = tasks[std::to_string(app.pid())].nice;
+  const int lowered = std::min(base + 10, 19);
+  int rasterizers = 0, simulation = 0;
+  for (const auto& [tid, t] : tasks) {
+    if (t.name.rfind("llvmpipe", 0) == 0) {
+      ++rasterizers;
+      EXPECT_EQ(t.nice, lowered) << t.name << " (" << tid << ")";
+    } else if (t.name == "tp-sim") {
+      ++simulation;
+      EXPECT_EQ(t.nice, base) << "the simulation's thread (" << tid << ")";
     }
   }
   EXPECT_EQ(rasterizers, 2) << "LP_NUM_THREADS=2 makes two";
-  EXPECT_GE(own, 2) << "the app's thread and the simulation's";
-  EXPECT_NE(out.find("(its 2 rasterizer threads at nice 10, below the simulation's)"), std::string::npos) << out;
+  EXPECT_GE(simulation, 1) << "the simulation's thread, named tp-sim";
+  EXPECT_NE(out.find("(its 2 rasterizer threads at nice " + std::to_string(lowered) + ", below the simulation's)"),
+            std::string::npos)
+      << out;
 }

@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "app/window/frame_loop.h"
 #include "backends/imgui_impl_glfw.h"
@@ -138,20 +141,39 @@ bool AppWindow::open(int width, int height) {
     return false;
   }
   glfwSwapInterval(1);
-  // Mesa's software driver rasterizes on threads of its own ("llvmpipe-0", ...), made with
-  // the context, which render as fast as they can. On 2 cores they took the cores from the
-  // simulation's thread: its step ran 1.3 to 1.4 times longer than with them yielding (the
-  // pool at 6,560 particles, 6.3 to 6.9 ms against 5.2; docs/benchmarks.md), for about the
-  // same frames a second. They yield to it; the picture takes what the water leaves.
-  rasterizer_threads_ = lower_threads_named("llvmpipe", kRasterizerNice);
+  yield_software_rasterizer();
   return true;
+}
+
+// Mesa's software driver rasterizes on threads of its own ("llvmpipe-0", ...), made with
+// the context, which render as fast as they can. On 2 cores they took the cores from the
+// simulation's thread: its step ran 1.1 to 1.4 times longer than with them yielding (the
+// default dam break 9.5 ms against 7.3; docs/benchmarks.md), for 2 to 20 % more frames a
+// second. They yield to it; the picture takes what the water leaves. Each names itself
+// when it first runs, which on busy cores may come a little after the context: they are
+// looked for until as many as Mesa makes have their names (LP_NUM_THREADS, else one per
+// core up to 16, none on one core), for at most half a second.
+void AppWindow::yield_software_rasterizer() {
+  if (std::string(gl_string(GL_RENDERER)).find("llvmpipe") == std::string::npos) return;
+  const char* set = std::getenv("LP_NUM_THREADS");
+  const unsigned cores = std::thread::hardware_concurrency();
+  const int expected = set && *set ? std::atoi(set) : cores > 1 ? int(std::min(cores, 16u)) : 0;
+  if (expected <= 0) return;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  for (;;) {
+    const LoweredThreads lowered = lower_threads_named("llvmpipe", kRasterizerNiceStep);
+    rasterizer_threads_ = lowered.threads;
+    rasterizer_nice_ = lowered.nice;
+    if (rasterizer_threads_ >= expected || std::chrono::steady_clock::now() > deadline) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 std::string AppWindow::gl_description() const {
   std::string text = std::string(gl_string(GL_RENDERER)) + ", " + gl_string(GL_VERSION);
   if (rasterizer_threads_ > 0)
     text += " (its " + std::to_string(rasterizer_threads_) + " rasterizer thread" +
-            (rasterizer_threads_ == 1 ? "" : "s") + " at nice " + std::to_string(kRasterizerNice) +
+            (rasterizer_threads_ == 1 ? "" : "s") + " at nice " + std::to_string(rasterizer_nice_) +
             ", below the simulation's)";
   return text;
 }

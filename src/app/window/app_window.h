@@ -50,8 +50,8 @@ class AppWindow {
   // The OpenGL driver: "RENDERER, VERSION", and how many rasterizer threads of a software
   // driver were made to yield to the simulation (open()).
   std::string gl_description() const;
-  // How much a software driver's rasterizer threads' nice value is raised.
-  static constexpr int kRasterizerNice = 10;
+  // How much a software driver's rasterizer threads' nice value is raised above the app's.
+  static constexpr int kRasterizerNiceStep = 10;
   // The input callbacks, then Dear ImGui's (which chain to them). False after saying why.
   bool start_ui();
 
@@ -63,7 +63,9 @@ class AppWindow {
   GLFWwindow* handle_ = nullptr;
   InputState input_;
   bool imgui_glfw_ = false, imgui_opengl_ = false;
-  int rasterizer_threads_ = 0;
+  // Lowers a software driver's rasterizer threads below the simulation's (open()).
+  void yield_software_rasterizer();
+  int rasterizer_threads_ = 0, rasterizer_nice_ = 0;
 };
 
 }  // namespace tp
