@@ -148,8 +148,8 @@ bool AppWindow::open(int width, int height) {
 // Mesa's software driver rasterizes on threads of its own ("llvmpipe-0", ...), made with
 // the context, which render as fast as they can. On 2 cores they took the cores from the
 // simulation's thread: its step ran 1.1 to 1.4 times longer than with them yielding (the
-// default dam break 9.5 ms against 7.3; docs/benchmarks.md), for 2 to 20 % more frames a
-// second. They yield to it; the picture takes what the water leaves. Each names itself
+// default dam break 9.5 ms against 7.3; docs/benchmarks.md), while drawing only 2 to 20 %
+// more frames a second. They yield to it; the picture takes what the water leaves. Each names itself
 // when it first runs, which on busy cores may come a little after the context: they are
 // looked for until as many as Mesa makes have their names (LP_NUM_THREADS, else one per
 // core up to 16, none on one core), for at most half a second.
