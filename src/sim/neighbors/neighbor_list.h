@@ -422,6 +422,7 @@ void NeighborLists<Backend>::build(const Vec4* positions, uint n, const GridView
           const uint bstride = 1u << bs.shift;
           const bool grouped = objects.px && bs.capacity + 16 <= kCellRow;
           uint near = 0;  // particles near the objects, in order: k of each into cell[]
+          uint ocell[16];  // and their cells of the objects' grid
           for (uint k = 0; k < m; ++k) {
             const uint i = base + k;
             uint* out = bs.index + list_slot(i, 0, bs.slots, bs.shift);
@@ -429,6 +430,7 @@ void NeighborLists<Backend>::build(const Vec4* positions, uint n, const GridView
             if (grouped && near_objects(bv, x[k])) {
               count[k] = c;  // the tank's part, finished below
               x[near] = x[k];
+              ocell[near] = objects.grid.linear(objects.grid.cell_of(x[k]));
               cell[near++] = k;
             } else {
               finish_boundary(i, x[k], out, c);
@@ -437,8 +439,7 @@ void NeighborLists<Backend>::build(const Vec4* positions, uint n, const GridView
           uint found[16];
           const uint ostride = bs.capacity + 16;
           for (uint first = 0, last; first < near; first = last) {
-            const uint ocell = objects.grid.linear(objects.grid.cell_of(x[first]));
-            for (last = first + 1; last < near && objects.grid.linear(objects.grid.cell_of(x[last])) == ocell;) ++last;
+            for (last = first + 1; last < near && ocell[last] == ocell[first];) ++last;
             list_neighbors_simd_cell(objects.grid, objects.px, objects.py, objects.pz, x + first, last - first, h,
                                      rows + size_t(first) * ostride, ostride, bs.capacity, found + first);
           }
