@@ -58,8 +58,40 @@ InkBlob ink_blob(const Image& img, Pick pick) {
   if (b.pixels) b.x /= double(b.pixels), b.y /= double(b.pixels);
   return b;
 }
+
 bool is_red_ink(const uint8_t* p) { return p[0] > 150 && p[1] < 110 && p[2] < 110; }
 bool is_blue_ink(const uint8_t* p) { return p[2] > 150 && p[0] < 110 && p[1] < 150; }
+
+// The ink box's window started, and its first frame with both blobs found (each over 1,000
+// pixels; saved as before.png in `dir`).
+struct InkStart {
+  Image frame;
+  InkBlob red, blue;
+};
+void start_ink_box(RunningApp& app, const std::string& dir, std::unique_ptr<FrameWatcher>* watcher,
+                   unsigned long* window, InkStart* start) {
+  ASSERT_NO_FATAL_FAILURE(start_and_find_window(app, watcher, window));
+  wait_frames(**watcher, 3);
+  start->frame = grab_window(**watcher);
+  ASSERT_TRUE(start->frame.ok());
+  save_png(start->frame, dir + "/before.png");
+  start->red = ink_blob(start->frame, is_red_ink);
+  start->blue = ink_blob(start->frame, is_blue_ink);
+  ASSERT_GT(start->red.pixels, 1000) << "no red ink drawn: see " << dir << "/before.png";
+  ASSERT_GT(start->blue.pixels, 1000) << "no blue ink drawn: see " << dir << "/before.png";
+}
+
+// A drag with mouse `button` from (x0, y) to (x1, y) in ten moves, a frame or 0.05 s each.
+void paced_drag(unsigned long window, FrameWatcher& watcher, int button, int x0, int x1, int y) {
+  const std::string on = " --window " + std::to_string(window) + " " + std::to_string(button);
+  send(at(window, x0, y));
+  send("mousedown" + on);
+  for (int k = 1; k <= 10; ++k) {
+    send(at(window, x0 + (x1 - x0) * k / 10, y));
+    wait_frames(watcher, 1, 0.05);
+  }
+  send("mouseup" + on);
+}
 
 TEST(Window, GasPlumeRendersSmokeThatRises) {
   require_display_and_tools();
@@ -96,28 +128,17 @@ TEST(Window, GasDragStirsTheInkNearTheDragAndNotFarFromIt) {
   RunningApp app("--scene ink_box --size 1280x800", dir + "/app.log", dir);
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long window = 0;
-  ASSERT_NO_FATAL_FAILURE(start_and_find_window(app, &watcher, &window));
-  wait_frames(*watcher, 3);
-  const Image before = grab_window(*watcher);
-  ASSERT_TRUE(before.ok());
-  save_png(before, dir + "/before.png");
+  InkStart start;
+  ASSERT_NO_FATAL_FAILURE(start_ink_box(app, dir, &watcher, &window, &start));
+  const Image& before = start.frame;
   // The blobs' centres, by colour.
-  const InkBlob red = ink_blob(before, is_red_ink), blue = ink_blob(before, is_blue_ink);
-  const double rx = red.x, ry = red.y, bx = blue.x, by = blue.y;
-  ASSERT_GT(red.pixels, 1000) << "no red ink drawn: see " << dir << "/before.png";
-  ASSERT_GT(blue.pixels, 1000) << "no blue ink drawn: see " << dir << "/before.png";
+  const double rx = start.red.x, ry = start.red.y, bx = start.blue.x, by = start.blue.y;
   // Across the red blob, right to left (away from the blue), at a person's pace. The drag's
   // jet carries the ink along it, as far as the frames' pace makes it push: dragged left to
   // right, towards the blue blob, it drove the red ink into the blue in one run of six here
   // and in one of three clean-clone CI runs (the far change 8 to 12 against a bound of 5).
   const int y = int(ry), x0 = int(rx) + 70, x1 = int(rx) - 70;
-  send(at(window, x0, y));
-  send("mousedown --window " + std::to_string(window) + " 1");
-  for (int k = 1; k <= 10; ++k) {
-    send(at(window, x0 + (x1 - x0) * k / 10, y));
-    wait_frames(*watcher, 1, 0.05);
-  }
-  send("mouseup --window " + std::to_string(window) + " 1");
+  paced_drag(window, *watcher, 1, x0, x1, y);
   wait_frames(*watcher, 20, 1.0);
   const Image after = grab_window(*watcher);
   save_png(after, dir + "/after.png");
@@ -203,24 +224,14 @@ TEST(Window, Gas2DIsSeenSquareOnAndARightDragPans) {
   RunningApp app("--scene ink_box --size 1280x800", dir + "/app.log", dir);
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long window = 0;
-  ASSERT_NO_FATAL_FAILURE(start_and_find_window(app, &watcher, &window));
-  wait_frames(*watcher, 3);
-  const Image before = grab_window(*watcher);
-  ASSERT_TRUE(before.ok());
-  save_png(before, dir + "/before.png");
-  const InkBlob r0 = ink_blob(before, is_red_ink), b0 = ink_blob(before, is_blue_ink);
-  ASSERT_GT(r0.pixels, 1000) << "no red ink drawn: see " << dir << "/before.png";
-  ASSERT_GT(b0.pixels, 1000) << "no blue ink drawn: see " << dir << "/before.png";
+  InkStart start;
+  ASSERT_NO_FATAL_FAILURE(start_ink_box(app, dir, &watcher, &window, &start));
+  const InkBlob& r0 = start.red;
+  const InkBlob& b0 = start.blue;
   // Right drag, 150 px to the left over the empty middle of the tank (the red blob stays
   // clear of the panel's side, where kScene would cut it).
   const int x0 = 1000, y0 = 300, x1 = 850;
-  send(at(window, x0, y0));
-  send("mousedown --window " + std::to_string(window) + " 3");
-  for (int k = 1; k <= 10; ++k) {
-    send(at(window, x0 + (x1 - x0) * k / 10, y0));
-    wait_frames(*watcher, 1, 0.05);
-  }
-  send("mouseup --window " + std::to_string(window) + " 3");
+  paced_drag(window, *watcher, 3, x0, x1, y0);
   wait_frames(*watcher, 5, 1.0);
   const Image after = grab_window(*watcher);
   save_png(after, dir + "/after.png");
