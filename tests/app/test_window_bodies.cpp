@@ -266,6 +266,56 @@ TEST(Window, CtrlLeftDragLiftsABody) {
   EXPECT_LT(oak.y, 0.55f) << "the oak box, not held, floats in the water";
 }
 
+// A body's density field dragged with the mouse, as a user does: the body takes the value
+// the drag reached when the button is let go. (The field used to show the body's value
+// every frame, so a drag moved it by one frame's motion and lost it, and letting go sent
+// the old value back: the pine box stayed at 300 kg/m^3.) Dragged to over 1,000 kg/m^3,
+// the pine box sinks to the floor.
+TEST(Window, ABodysDensityFieldTakesTheValueItIsDraggedTo) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene floating --particles 4000 --color flat --size 1280x1000 --frames 1000000 --gl-check",
+                 dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  const Widget field = wait_for_widget(app, "body density 0");
+  ASSERT_TRUE(field.found && !field.clipped) << app.output();
+  send("windowfocus --sync " + std::to_string(w));
+  send(at(w, field.cx(), field.cy()));
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  // 5 kg/m^3 a pixel: 240 px to the right in 12 steps, two frames each.
+  send("mousedown 1");
+  wait_frames(*watcher, 2);
+  for (int k = 1; k <= 12 && !HasFatalFailure(); ++k) {
+    send(at(w, field.cx() + 20 * k, field.cy()));
+    wait_frames(*watcher, 2);
+  }
+  if (HasFatalFailure()) return;
+  const Image dragging = grab_window(*watcher, kWidth, kHeight);
+  save_png(dragging, dir + "/dragging.png");
+  send("mouseup 1");
+  ASSERT_TRUE(wait_for_output(app, "tidepool: body 0 density ")) << app.output();
+  std::smatch m;
+  const std::string out = app.output();
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(tidepool: body 0 density (\d+) kg/m\^3)"))) << out;
+  const int density = std::stoi(m[1]);
+  std::printf("the pine box's density dragged from 300 to %d kg/m^3\n", density);
+  EXPECT_GT(density, 1000) << "the drag's value is what the body takes (see dragging.png)";
+  // Heavier than the water now: it sinks (the water 0.4 m deep, the box 0.2 m tall).
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  glm::vec3 pine(0.0f);
+  ASSERT_TRUE(body_at_exit(app.output(), 0, &pine)) << app.output();
+  std::printf("at exit: the pine box at y %.3f m\n", pine.y);
+  EXPECT_LT(pine.y, 0.25f) << "it sank towards the floor";
+}
+
 // The panel's Bodies section: Add drops a box above the water at the view's centre, Load
 // mesh a duck (the field's default, assets/meshes/duck.obj), and the x beside body 0 removes
 // the pine box; each edit is printed, the new bodies are drawn (more wood on screen where

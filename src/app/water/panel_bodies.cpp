@@ -71,9 +71,19 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     tooltip(size.c_str());
     ImGui::TableNextColumn();
     ImGui::PushID(int(k));
-    float density = body_density(b, dimensions);
+    // While the field is held (dragged or typed into) it shows the value being edited, which
+    // the body takes only when it is let go: read from the body each frame, a drag moved the
+    // value by one frame's motion and lost it the next, and letting go sent the old value.
+    const bool editing = panel.editing == int(k);
+    float density = editing ? panel.editing_density : body_density(b, dimensions);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.0f);
     ImGui::DragFloat("##density", &density, 5.0f, 50.0f, 20000.0f, "%.0f", ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemActive()) {
+      panel.editing = int(k);
+      panel.editing_density = density;
+    } else if (editing) {
+      panel.editing = -1;
+    }
     if (ImGui::IsItemDeactivatedAfterEdit()) panel.request = edit_request(BodyRequest::Density, k, density);
     note_widget(log, "body density " + std::to_string(k));
     tooltip("Drag or double-click to type: the body's density in kg/m^3 (water 1,000). It "

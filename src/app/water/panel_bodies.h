@@ -42,6 +42,8 @@ struct BodyPanel {
   std::string status;           ///< the last edit's outcome: why it failed, or a note
   bool status_is_note = false;  ///< it worked, and status says what was adjusted
   BodyRequest request;          ///< this frame's, for the mode
+  int editing = -1;             ///< the body whose density field is held (-1: none)
+  float editing_density = 0.0f; ///< [kg/m^3] its value while held
 };
 
 // The section's contents; `grabbed` (-1 none) is highlighted. Each body's density is a
