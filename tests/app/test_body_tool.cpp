@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "../body_builders.h"
 #include "app/water/body_tool.h"
 #include "app/water/panel_bodies.h"
 
@@ -16,21 +17,8 @@ using namespace tp;
 
 namespace {
 
-BodySpec box_at(Vec3 p, Vec3 half) {
-  BodySpec b;
-  b.shape = int(BodyShapeKind::Box);
-  b.half_extent = half;
-  b.pose.position = p;
-  return b;
-}
-
-BodySpec sphere_at(Vec3 p, float r) {
-  BodySpec b;
-  b.shape = int(BodyShapeKind::Sphere);
-  b.radius = r;
-  b.pose.position = p;
-  return b;
-}
+using tp::test::box_at;
+using tp::test::sphere_at;
 
 // The camera at z = 5 looking down -z; the cursor's ray from the eye through (x, y) at z = 0.
 const glm::vec3 kEye(0.0f, 0.0f, 5.0f), kForward(0.0f, 0.0f, -1.0f);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/water/panel.h"
+#include "headless_imgui.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // GImGui->HoveredId: which widget the mouse is over
 #include "sim/water/params.h"
@@ -20,16 +21,7 @@ namespace {
 
 class HeadlessImGui : public testing::Test {
  protected:
-  void SetUp() override {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(800, 600);
-    io.DeltaTime = 1.0f / 60.0f;
-    io.IniFilename = nullptr;
-    unsigned char* pixels = nullptr;
-    int width = 0, height = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);  // builds the font atlas
-  }
+  void SetUp() override { tp::test::create_headless_imgui(800, 600); }
   void TearDown() override { ImGui::DestroyContext(); }
 
   static constexpr float kSliderWidth = 400;  ///< the slider's frame; its label follows

@@ -555,7 +555,10 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   // The rigid bodies (held by ctrl + left drag), open when the scene has any; adding one
   // and loading a mesh are there too.
   if (sim.bodies && ImGui::CollapsingHeader("Bodies", sim.bodies->empty() ? 0 : ImGuiTreeNodeFlags_DefaultOpen))
-    bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions, controls.bodies_panel, controls.widgets);
+    bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions,
+                   BodyWater{sim.particles && !sim.particles->empty() ? sim.particles->data() : nullptr,
+                             sim.particles ? sim.particles->size() : 0, sim.setup.spacing},
+                   controls.bodies_panel, controls.widgets);
   if (ImGui::CollapsingHeader("Files", ImGuiTreeNodeFlags_DefaultOpen))
     files_section(controls.files, controls.widgets);
   if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "app/window/panel_style.h"
+#include "sim/bodies/body_waterline.h"
 
 namespace tp {
 
@@ -40,35 +41,42 @@ float body_density(const BodySpec& body, int dimensions) {
   return volume > 0.0f ? body.mass / volume : body.density;
 }
 
-void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions, BodyPanel& panel,
-                    WidgetLog& log) {
+void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions, const BodyWater& water,
+                    BodyPanel& panel, WidgetLog& log) {
   panel.request = BodyRequest{};
   ImGui::TextDisabled("Ctrl + left drag on a body grabs it.");
   tooltip("The cursor's ray picks the body; while the button is held its point is pulled "
           "towards the cursor (in the plane through it facing the camera) by a soft spring, "
           "so the water and the other bodies still push it. Releasing lets it go. Kinematic "
           "bodies are not grabbed.");
-  // Columns as wide as their contents: the panel is 26 em wide. The shape's size is in
-  // its tooltip.
-  if (!bodies.empty() && ImGui::BeginTable("bodies", 5, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-  ImGui::TableSetupColumn("Shape");
+  // Columns as wide as their contents: the panel is 26 em wide, and a row must fit it with
+  // the widest values ("3 capsule", a kinematic mesh, a wheel's rad/s). The shape's size,
+  // where the body is and whether it is kinematic are in the first cell's tooltip.
+  if (!bodies.empty() && ImGui::BeginTable("bodies", 6, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+  ImGui::TableSetupColumn("Body");
   ImGui::TableSetupColumn("kg/m^3");
-  ImGui::TableSetupColumn("x, y, z [m]");
-  ImGui::TableSetupColumn("m/s");
+  ImGui::TableSetupColumn(dimensions == 2 ? "kg/m" : "kg");
+  ImGui::TableSetupColumn("draft");
+  ImGui::TableSetupColumn("speed");
   ImGui::TableSetupColumn("");
   ImGui::TableHeadersRow();
   for (size_t k = 0; k < bodies.size(); ++k) {
     const BodySpec& b = bodies[k];
     const bool held = int(k) == grabbed;
     ImGui::TableNextRow();
+    // Held: the note colour; kinematic: greyed (the water and the mouse do not move it).
     if (held) ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
+    else if (b.kinematic) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TableNextColumn();
-    const char* shape = shape_name(b);
-    ImGui::Text("%zu %s%s", k, shape, held ? " (held)" : b.kinematic ? " (kin.)" : "");
-    const std::string size = body_shape_text(b) + (b.kinematic ? "; kinematic: moved by its velocity, never by "
-                                                                 "the water or the mouse"
-                                                               : "");
-    tooltip(size.c_str());
+    ImGui::Text("%zu %s", k, shape_name(b));
+    const Vec3 p = b.pose.position;
+    char where[96];
+    std::snprintf(where, sizeof(where), "; at %.2f %.2f %.2f m", p.x, p.y, p.z);
+    const std::string about = body_shape_text(b) + where +
+                              (held          ? "; held by the mouse"
+                               : b.kinematic ? "; kinematic: moved by its velocity, never by the water or the mouse"
+                                             : "");
+    tooltip(about.c_str());
     ImGui::TableNextColumn();
     ImGui::PushID(int(k));
     // While the field is held (dragged or typed into) it shows the value being edited, which
@@ -76,7 +84,7 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     // value by one frame's motion and lost it the next, and letting go sent the old value.
     const bool editing = panel.editing == int(k);
     float density = editing ? panel.editing_density : body_density(b, dimensions);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.0f);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3.5f);
     ImGui::DragFloat("##density", &density, 5.0f, 50.0f, 20000.0f, "%.0f", ImGuiSliderFlags_AlwaysClamp);
     if (ImGui::IsItemActive()) {
       panel.editing = int(k);
@@ -89,16 +97,49 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     tooltip("Drag or double-click to type: the body's density in kg/m^3 (water 1,000). It "
             "takes the new value when you let go.");
     ImGui::TableNextColumn();
-    const Vec3 p = b.pose.position;
-    ImGui::Text("%5.2f %5.2f %5.2f", p.x, p.y, p.z);
+    const BodyMass m = body_mass(b, dimensions);
+    if (b.kinematic) ImGui::TextUnformatted("-");
+    else ImGui::Text("%.3g", double(b.mass > 0.0f ? b.mass : m.mass));
+    tooltip(dimensions == 2 ? "Its mass per metre of depth (2D: the cut through the plane)." : "Its mass.");
     ImGui::TableNextColumn();
-    ImGui::Text("%.2f", length(b.motion.velocity));
+    const BodyWaterline line = water.particles ? body_waterline(b, water.particles, water.count, water.spacing, dimensions)
+                                               : BodyWaterline{};
+    if (!line.found) {
+      ImGui::TextUnformatted("-");
+      note_widget(log, "body draft " + std::to_string(k));
+      tooltip(water.particles ? "No water beside it." : "The water's positions stay on the GPU: not measured.");
+    } else {
+      ImGui::Text("%.3f", double(line.depth));
+      char note[200];
+      if (line.depth <= 0.0f)
+        std::snprintf(note, sizeof(note), "Clear of the water: its lowest point %.3f m above the surface beside it.",
+                      double(-line.depth));
+      else if (line.depth < line.height)
+        std::snprintf(note, sizeof(note), "Its draft: %.3f m of its %.3f m height under the water's surface "
+                      "beside it (%.0f %%).", double(line.depth), double(line.height),
+                      100.0 * double(line.depth / line.height));
+      else
+        std::snprintf(note, sizeof(note), "Wholly under water: its lowest point %.3f m and its top %.3f m under "
+                      "the surface beside it.", double(line.depth), double(line.depth - line.height));
+      note_widget(log, "body draft " + std::to_string(k));
+      tooltip(note);
+    }
+    ImGui::TableNextColumn();
+    // A body on an axle stays where it is and turns: its rate says how fast.
+    if (b.axle >= 0 && b.axle < 3) {
+      const Vec3 w = b.motion.angular_velocity;
+      ImGui::Text("%.2f rad/s", double(b.axle == 0 ? w.x : b.axle == 1 ? w.y : w.z));
+      tooltip("It turns on an axle through its centre: its rate about the axle.");
+    } else {
+      ImGui::Text("%.2f", double(length(b.motion.velocity)));
+      tooltip("Its speed in m/s.");
+    }
     ImGui::TableNextColumn();
     if (ImGui::SmallButton("x")) panel.request = edit_request(BodyRequest::Remove, k);
     note_widget(log, "body remove " + std::to_string(k));
     tooltip("Remove this body (Reset brings the scene's bodies back).");
     ImGui::PopID();
-    if (held) ImGui::PopStyleColor();
+    if (held || b.kinematic) ImGui::PopStyleColor();
   }
   ImGui::EndTable();
   }

@@ -46,12 +46,23 @@ struct BodyPanel {
   float editing_density = 0.0f; ///< [kg/m^3] its value while held
 };
 
-// The section's contents; `grabbed` (-1 none) is highlighted. Each body's density is a
-// slider (applied when let go), with a button that removes it; below, Add (a shape, its
-// size and density) and Load mesh (an OBJ or PLY file, its scale, as a body or a collider).
-// The widgets are noted in `log` ("body density 0", "body remove 0", "body add", "mesh
-// path", "mesh load") for the window tests.
-void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions, BodyPanel& panel,
-                    WidgetLog& log);
+// The water the drafts are read from (sim/bodies/body_waterline.h): the state's particle
+// positions on the CPU, none when they stay on the GPU.
+struct BodyWater {
+  const Vec4* particles = nullptr;
+  size_t count = 0;
+  float spacing = 0.0f;  ///< [m]
+};
+
+// The section's contents, one row a body: its shape (size, place and whether it is
+// kinematic in the tooltip), its density as a slider (applied when let go), its mass, its
+// draft (the water's surface beside it less its lowest point: more than its height when it
+// is wholly under water), its speed (a body on an axle: its rate of turn) and a button that
+// removes it; `grabbed` (-1 none) is highlighted. Below, Add (a shape, its size and
+// density) and Load mesh (an OBJ or PLY file, its scale, as a body or a collider). The
+// widgets are noted in `log` ("body density 0", "body draft 0", "body remove 0", "body
+// add", "mesh path", "mesh load") for the window tests.
+void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions, const BodyWater& water,
+                    BodyPanel& panel, WidgetLog& log);
 
 }  // namespace tp
