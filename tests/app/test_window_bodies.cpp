@@ -318,6 +318,71 @@ TEST(Window, ABodysDensityFieldTakesTheValueItIsDraggedTo) {
   EXPECT_LT(pine.y, 0.25f) << "it sank towards the floor";
 }
 
+// A mesh collider loaded from the panel (the duck, "Collider (held still)" ticked) stands on
+// the floor at the view's centre, in the dam break's path: it is drawn, the water that
+// breaks reaches it and runs past it on both sides, and it stays where it was put (a
+// collider: nothing moves it). From near the tank's top, where the panel used to put it, it
+// hung in the air for good.
+TEST(Window, AMeshColliderLoadedFromThePanelStandsInTheWaterAndTheWaterRunsPastIt) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  // A dam break in the pool's tank, seen from close by: a column 0.5 m wide, 0.35 m tall
+  // at the left wall, which spreads to about 9 cm deep around the duck (0.23 m tall).
+  const std::string scene = write_scene(dir + "/dam.json", "[-1.0, 0.0, -0.5]", "[-0.5, 0.35, 0.5]", "0.03",
+                                        R"({ "target": [0.0, 0.15, 0.0], "distance": 1.4, "yaw": 0.0, "pitch": 25.0 })");
+  RunningApp app("--scene " + scene + " --particles 4000 --color flat --size 1280x1000 --frames 1000000 --gl-check",
+                 dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  click(w, wait_for_widget(app, "section Bodies"));  // closed in a scene without bodies
+  if (HasFatalFailure()) return;
+  click(w, wait_for_widget(app, "mesh collider"));
+  if (HasFatalFailure()) return;
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  click(w, wait_for_widget(app, "mesh load"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_output(app, "tidepool: body 0 added (mesh duck.obj) at ")) << app.output();
+  std::smatch m;
+  std::string out = app.output();
+  ASSERT_TRUE(std::regex_search(out, m, std::regex(R"(body 0 added \(mesh duck\.obj\) at ([-0-9.]+) ([-0-9.]+) ([-0-9.]+) m)")));
+  const glm::vec3 placed(std::stof(m[1]), std::stof(m[2]), std::stof(m[3]));
+  std::printf("the duck collider placed at (%.3f, %.3f, %.3f) m\n", placed.x, placed.y, placed.z);
+  EXPECT_LT(placed.y, 0.3f) << "on the floor, not near the tank's top";
+  // The dam breaks and its water crosses the tank.
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  const Image shot = grab_window(*watcher, kWidth, kHeight);
+  save_png(shot, dir + "/collider.png");
+  const Blob duck = find_pixels(shot, kScene, is_wood);
+  std::printf("the duck: %ld wood px, box x %d to %d, y %d to %d\n", duck.count, duck.box.x0, duck.box.x1, duck.box.y0,
+              duck.box.y1);
+  ASSERT_GT(duck.count, 500) << "the collider is drawn (see collider.png)";
+  // Water on both sides of it, level with its lower half.
+  const int y0 = (duck.box.y0 + duck.box.y1) / 2, y1 = duck.box.y1;
+  const int width = duck.box.x1 - duck.box.x0;
+  const long left = find_pixels(shot, Rect{duck.box.x0 - width / 2, y0, duck.box.x0, y1}, is_water_blue).count;
+  const long right = find_pixels(shot, Rect{duck.box.x1, y0, duck.box.x1 + width / 2, y1}, is_water_blue).count;
+  std::printf("water beside it: %ld px left, %ld px right\n", left, right);
+  EXPECT_GT(left, 200) << "the water reaches it (see collider.png)";
+  EXPECT_GT(right, 200) << "and runs past it";
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  out = app.output();
+  expect_no_gl_errors(ProcessResult{0, out});
+  glm::vec3 at_exit(0.0f);
+  ASSERT_TRUE(body_at_exit(out, 0, &at_exit)) << out;
+  EXPECT_NEAR(at_exit.x, placed.x, 1e-3f) << "nothing moves a collider";
+  EXPECT_NEAR(at_exit.y, placed.y, 1e-3f);
+  EXPECT_NEAR(at_exit.z, placed.z, 1e-3f);
+  EXPECT_NE(out.find("particles at exit: 0 outside the tank, 0 not finite"), std::string::npos) << out;
+}
+
 // The panel's Bodies section: Add drops a box above the water at the view's centre, Load
 // mesh a duck (the field's default, assets/meshes/duck.obj), and the x beside body 0 removes
 // the pine box; each edit is printed, the new bodies are drawn (more wood on screen where

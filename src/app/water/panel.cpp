@@ -554,7 +554,10 @@ PanelExtent draw_panel(PanelSim& sim, const RunStats& stats, const FrameStats& f
   if (simulation) simulation_section(sim, controls);
   // The rigid bodies (held by ctrl + left drag), open when the scene has any; adding one
   // and loading a mesh are there too.
-  if (sim.bodies && ImGui::CollapsingHeader("Bodies", sim.bodies->empty() ? 0 : ImGuiTreeNodeFlags_DefaultOpen))
+  const bool bodies =
+      sim.bodies && ImGui::CollapsingHeader("Bodies", sim.bodies->empty() ? 0 : ImGuiTreeNodeFlags_DefaultOpen);
+  if (sim.bodies) note_widget(controls.widgets, "section Bodies");
+  if (bodies)
     bodies_section(*sim.bodies, sim.grabbed_body, sim.dimensions,
                    BodyWater{sim.particles && !sim.particles->empty() ? sim.particles->data() : nullptr,
                              sim.particles ? sim.particles->size() : 0, sim.setup.spacing},

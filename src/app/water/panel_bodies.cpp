@@ -181,8 +181,10 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3.5f);
     ImGui::DragFloat("scale", &panel.mesh_scale, 0.01f, 0.001f, 100.0f, "%.3g", ImGuiSliderFlags_AlwaysClamp);
     ImGui::Checkbox("Collider (held still)", &panel.mesh_collider);
-    tooltip("A collider stays where it is put (a kinematic body): the water and the bodies "
-            "meet it, nothing moves it. Otherwise the mesh is a body of the density above.");
+    note_widget(log, "mesh collider");
+    tooltip("A collider stays where it is put (a kinematic body), standing on the tank's floor "
+            "at the view's centre: the water and the bodies meet it, nothing moves it. "
+            "Otherwise the mesh is a body of the density above, dropped from above the water.");
     ImGui::SameLine();
     if (ImGui::Button("Load mesh")) {
       BodyRequest r;

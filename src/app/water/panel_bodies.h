@@ -61,7 +61,7 @@ struct BodyWater {
 // removes it; `grabbed` (-1 none) is highlighted. Below, Add (a shape, its size and
 // density) and Load mesh (an OBJ or PLY file, its scale, as a body or a collider). The
 // widgets are noted in `log` ("body density 0", "body draft 0", "body remove 0", "body
-// add", "mesh path", "mesh load") for the window tests.
+// add", "mesh path", "mesh collider", "mesh load") for the window tests.
 void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions, const BodyWater& water,
                     BodyPanel& panel, WidgetLog& log);
 

@@ -14,6 +14,7 @@
 
 #include "app/window/gl_publish_target.h"
 #include "app/window/window_frame.h"
+#include "sim/bodies/body_waterline.h"
 #include "sim/io/particle_io.h"
 #include "sim/water/body_edits.h"
 #include "sim/water/params.h"
@@ -688,6 +689,14 @@ void WaterMode::edit_bodies(const BodyRequest& r) {
     body.pose.position = Vec3{within(t.x, lo.x, hi.x), std::max(hi.y - 1.2f * reach, 0.5f * (lo.y + hi.y)),
                               dimensions_ == 2 ? plane_z_ : within(t.z, lo.z, hi.z)};
     if (body.mesh) body.pose.orientation = body.mesh->principal_to_file;  // upright, as in its file
+    // A collider (held still) stands on the tank's floor instead, where the water meets it
+    // (the water it stands in is taken out: add_body); from near the top it would hang in
+    // the air for good, since nothing moves it.
+    if (body.kinematic) {
+      float lowest = 0.0f, highest = 0.0f;
+      body_vertical_extent(body, &lowest, &highest);
+      body.pose.position.y += lo.y - lowest;
+    }
   }
   std::vector<BodySpec> now;  // the bodies after the edit
   panel.status = runner_.exclusive_edit([&](Simulation& sim) {

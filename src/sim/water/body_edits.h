@@ -12,6 +12,8 @@
 
 namespace tp {
 
+// The water inside the new body (or within 0.4 spacings of its surface) goes, as when a
+// scene places a body in water: put where the water is, it displaces it.
 std::string add_body(Simulation& sim, const BodySpec& body);
 std::string remove_body(Simulation& sim, int index);
 // The density [kg/m^3] of body `index` (its mass follows; a mass given instead is dropped).
