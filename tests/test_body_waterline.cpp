@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "body_builders.h"
@@ -63,6 +64,42 @@ TEST(BodyWaterline, ATurnedBoxReachesDownByItsHalfDiagonal) {
   ASSERT_TRUE(w.found);
   EXPECT_NEAR(w.depth, 0.30f - (0.35f - 0.1f * std::sqrt(2.0f)), 1e-4f);
   EXPECT_NEAR(w.height, 0.2f * std::sqrt(2.0f), 1e-4f);
+}
+
+// A mesh's extent is its vertices', turned: an octahedron turned 45 degrees about z reaches
+// down 0.0707 m, where its box in its own frame, turned, would reach 0.141 m.
+TEST(BodyWaterline, ATurnedMeshReachesDownToItsLowestVertex) {
+  auto mesh = std::make_shared<BodyMesh>();
+  for (int a = 0; a < 3; ++a)
+    for (float sign : {-0.1f, 0.1f}) {
+      Vec3 v{0.0f, 0.0f, 0.0f};
+      (a == 0 ? v.x : a == 1 ? v.y : v.z) = sign;
+      mesh->mesh.vertices.push_back(v);
+    }
+  mesh->lo = Vec3{-0.1f, -0.1f, -0.1f};
+  mesh->hi = Vec3{0.1f, 0.1f, 0.1f};
+  BodySpec b;
+  b.shape = int(BodyShapeKind::Mesh);
+  b.mesh = mesh;
+  b.pose.position = Vec3{0.0f, 0.5f, 0.0f};
+  const float s = std::sin(0.25f * 3.14159265f * 0.5f), c = std::cos(0.25f * 3.14159265f * 0.5f);
+  b.pose.orientation = Quat{c, 0.0f, 0.0f, s};
+  float lowest = 0.0f, highest = 0.0f;
+  body_vertical_extent(b, &lowest, &highest);
+  EXPECT_NEAR(lowest, 0.5f - 0.1f * std::sqrt(0.5f), 1e-5f);
+  EXPECT_NEAR(highest, 0.5f + 0.1f * std::sqrt(0.5f), 1e-5f);
+}
+
+// In 2D the ring is measured from the body's reach in x alone: a box 0.3 m deep in z (as
+// floating_2d's are) with water only within 4 spacings of its sides still finds it.
+TEST(BodyWaterline, InTwoDimensionsTheRingIgnoresTheBodysDepth) {
+  const BodySpec b = box_at(Vec3{0.0f, 0.25f, 0.0f}, Vec3{0.12f, 0.04f, 0.15f});
+  std::vector<Vec4> water;
+  for (const Vec4& p : pool(0.24f, 2, b.pose.position, b.half_extent))
+    if (std::fabs(p.x) < 0.12f + 4.0f * kSpacing) water.push_back(p);
+  const BodyWaterline w = body_waterline(b, water.data(), water.size(), kSpacing, 2);
+  ASSERT_TRUE(w.found) << "the water beside it is within the ring";
+  EXPECT_NEAR(w.depth, 0.24f - 0.21f, 1e-4f);
 }
 
 TEST(BodyWaterline, InTwoDimensionsAndAboveTheWater) {

@@ -6,6 +6,7 @@
 // speeds and the remove buttons were cut off in the cup scene.)
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -78,8 +79,14 @@ TEST(PanelBodies, EveryRowFitsThePanelAndADraftIsShownWhereThereIsWater) {
     std::printf("row %zu: remove button from x %d to %d, the panel's inside ends at %.0f\n", k, rect->second.x,
                 rect->second.x + rect->second.width, double(inner_right));
     EXPECT_LE(float(rect->second.x + rect->second.width), inner_right) << "row " << k << " fits the panel";
-    EXPECT_TRUE(log.rects.count("body draft " + std::to_string(k))) << "row " << k << " has its draft cell";
   }
+  // Water beside the ball (body 3) alone: its draft is shown, the others' cells say "-".
+  EXPECT_TRUE(log.rects.count("body draft 3")) << "the ball's draft is shown";
+  for (int k = 0; k < 3; ++k)
+    EXPECT_TRUE(log.rects.count("body no draft " + std::to_string(k))) << "no water beside body " << k;
+  ASSERT_EQ(panel.lines.size(), bodies.size());
+  EXPECT_TRUE(panel.lines[3].found);
+  EXPECT_NEAR(panel.lines[3].depth, 0.19f + 0.01f - (0.1f - 0.05f), 1e-4f) << "the layer's top plus half a spacing";
   ImGui::DestroyContext();
 }
 

@@ -60,6 +60,16 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
   ImGui::TableSetupColumn("speed");
   ImGui::TableSetupColumn("");
   ImGui::TableHeadersRow();
+  // The drafts, read off the water four times a second (a pass over the particles per body:
+  // at 64 bodies and 100,000 particles too much for every frame).
+  const double now = ImGui::GetTime();
+  if (panel.lines.size() != bodies.size() || !(now - panel.lines_at < 0.25)) {
+    panel.lines.assign(bodies.size(), BodyWaterline{});
+    if (water.particles)
+      for (size_t k = 0; k < bodies.size(); ++k)
+        panel.lines[k] = body_waterline(bodies[k], water.particles, water.count, water.spacing, dimensions);
+    panel.lines_at = now;
+  }
   for (size_t k = 0; k < bodies.size(); ++k) {
     const BodySpec& b = bodies[k];
     const bool held = int(k) == grabbed;
@@ -102,11 +112,10 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     else ImGui::Text("%.3g", double(b.mass > 0.0f ? b.mass : m.mass));
     tooltip(dimensions == 2 ? "Its mass per metre of depth (2D: the cut through the plane)." : "Its mass.");
     ImGui::TableNextColumn();
-    const BodyWaterline line = water.particles ? body_waterline(b, water.particles, water.count, water.spacing, dimensions)
-                                               : BodyWaterline{};
+    const BodyWaterline line = k < panel.lines.size() ? panel.lines[k] : BodyWaterline{};
     if (!line.found) {
       ImGui::TextUnformatted("-");
-      note_widget(log, "body draft " + std::to_string(k));
+      note_widget(log, "body no draft " + std::to_string(k));
       tooltip(water.particles ? "No water beside it." : "The water's positions stay on the GPU: not measured.");
     } else {
       ImGui::Text("%.3f", double(line.depth));

@@ -8,6 +8,7 @@
 
 #include "app/window/panel_files.h"
 #include "sim/bodies/body_spec.h"
+#include "sim/bodies/body_waterline.h"
 
 namespace tp {
 
@@ -42,6 +43,8 @@ struct BodyPanel {
   std::string status;           ///< the last edit's outcome: why it failed, or a note
   bool status_is_note = false;  ///< it worked, and status says what was adjusted
   BodyRequest request;          ///< this frame's, for the mode
+  std::vector<BodyWaterline> lines;  ///< each body's draft as last read off the water
+  double lines_at = -1.0;            ///< [s] ImGui's clock when (read 4 times a second)
   int editing = -1;             ///< the body whose density field is held (-1: none)
   float editing_density = 0.0f; ///< [kg/m^3] its value while held
 };
@@ -60,8 +63,8 @@ struct BodyWater {
 // is wholly under water), its speed (a body on an axle: its rate of turn) and a button that
 // removes it; `grabbed` (-1 none) is highlighted. Below, Add (a shape, its size and
 // density) and Load mesh (an OBJ or PLY file, its scale, as a body or a collider). The
-// widgets are noted in `log` ("body density 0", "body draft 0", "body remove 0", "body
-// add", "mesh path", "mesh collider", "mesh load") for the window tests.
+// widgets are noted in `log` ("body density 0", "body draft 0" or "body no draft 0", "body
+// remove 0", "body add", "mesh path", "mesh collider", "mesh load") for the window tests.
 void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimensions, const BodyWater& water,
                     BodyPanel& panel, WidgetLog& log);
 

@@ -9,20 +9,23 @@ namespace tp {
 
 namespace {
 
-// The farthest the body reaches from its centre horizontally [m] (a bound).
-float horizontal_reach(const BodySpec& b) {
+// The farthest the body reaches from its centre horizontally [m]: in x and z, in 2D in x
+// alone (a 2D body's size in z means nothing). A mesh's from its vertices.
+float horizontal_reach(const BodySpec& b, int dimensions) {
   const Quat q = b.pose.orientation;
   auto reach_of = [&](Vec3 local) {
     const Vec3 w = rotate(q, local);
-    return std::sqrt(w.x * w.x + w.z * w.z);
+    return dimensions == 2 ? std::fabs(w.x) : std::sqrt(w.x * w.x + w.z * w.z);
   };
   if (b.shape == int(BodyShapeKind::Sphere)) return b.radius;
   if (b.shape == int(BodyShapeKind::Capsule)) return b.radius + reach_of(Vec3{0.0f, b.half_height, 0.0f});
-  Vec3 lo{-b.half_extent.x, -b.half_extent.y, -b.half_extent.z}, hi = b.half_extent;
-  if (b.shape == int(BodyShapeKind::Mesh) && b.mesh) lo = b.mesh->lo, hi = b.mesh->hi;
   float most = 0.0f;
-  for (int c = 0; c < 8; ++c)
-    most = std::max(most, reach_of(Vec3{c & 1 ? hi.x : lo.x, c & 2 ? hi.y : lo.y, c & 4 ? hi.z : lo.z}));
+  if (b.shape == int(BodyShapeKind::Mesh) && b.mesh) {
+    for (const Vec3& v : b.mesh->mesh.vertices) most = std::max(most, reach_of(v));
+    return most;
+  }
+  const Vec3 h = b.half_extent;
+  for (int c = 0; c < 8; ++c) most = std::max(most, reach_of(Vec3{c & 1 ? h.x : -h.x, c & 2 ? h.y : -h.y, c & 4 ? h.z : -h.z}));
   return most;
 }
 
@@ -31,33 +34,40 @@ float horizontal_reach(const BodySpec& b) {
 void body_vertical_extent(const BodySpec& b, float* lowest, float* highest) {
   const Quat q = b.pose.orientation;
   const float y = b.pose.position.y;
-  float half = 0.0f;
+  float bottom = 0.0f, top = 0.0f;
   if (b.shape == int(BodyShapeKind::Sphere)) {
-    half = b.radius;
+    bottom = -b.radius;
+    top = b.radius;
   } else if (b.shape == int(BodyShapeKind::Capsule)) {
-    half = b.radius + std::fabs(rotate(q, Vec3{0.0f, b.half_height, 0.0f}).y);
-  } else {
-    Vec3 lo{-b.half_extent.x, -b.half_extent.y, -b.half_extent.z}, hi = b.half_extent;
-    if (b.shape == int(BodyShapeKind::Mesh) && b.mesh) lo = b.mesh->lo, hi = b.mesh->hi;
-    float top = -1e30f, bottom = 1e30f;
-    for (int c = 0; c < 8; ++c) {
-      const float cy = rotate(q, Vec3{c & 1 ? hi.x : lo.x, c & 2 ? hi.y : lo.y, c & 4 ? hi.z : lo.z}).y;
-      top = std::max(top, cy);
-      bottom = std::min(bottom, cy);
+    top = b.radius + std::fabs(rotate(q, Vec3{0.0f, b.half_height, 0.0f}).y);
+    bottom = -top;
+  } else if (b.shape == int(BodyShapeKind::Mesh) && b.mesh && !b.mesh->mesh.vertices.empty()) {
+    // Its vertices turned: its box in its principal frame, turned, would reach lower (the
+    // duck's principal axes lean 24 degrees: 4.4 cm too low).
+    bottom = 1e30f;
+    top = -1e30f;
+    for (const Vec3& v : b.mesh->mesh.vertices) {
+      const float vy = rotate(q, v).y;
+      bottom = std::min(bottom, vy);
+      top = std::max(top, vy);
     }
-    *lowest = y + bottom;
-    *highest = y + top;
-    return;
+  } else {
+    const Vec3 h = b.half_extent;
+    for (int c = 0; c < 8; ++c) {
+      const float cy = rotate(q, Vec3{c & 1 ? h.x : -h.x, c & 2 ? h.y : -h.y, c & 4 ? h.z : -h.z}).y;
+      top = c == 0 ? cy : std::max(top, cy);
+      bottom = c == 0 ? cy : std::min(bottom, cy);
+    }
   }
-  *lowest = y - half;
-  *highest = y + half;
+  *lowest = y + bottom;
+  *highest = y + top;
 }
 
 BodyWaterline body_waterline(const BodySpec& body, const Vec4* particles, size_t n, float spacing, int dimensions) {
   BodyWaterline out;
   if (!particles || n == 0 || !(spacing > 0.0f)) return out;
   const Vec3 c = body.pose.position;
-  const float inner = horizontal_reach(body) + 0.5f * spacing, outer = inner + 3.5f * spacing;
+  const float inner = horizontal_reach(body, dimensions) + 0.5f * spacing, outer = inner + 3.5f * spacing;
   const float cell = 2.0f * spacing;
   // Each column's highest particle, keyed by its cell (x, z) around the centre.
   std::unordered_map<long long, float> top;

@@ -10,8 +10,7 @@
 
 namespace tp {
 
-// The body's lowest and highest world y [m] where it is now: exact for spheres, boxes and
-// capsules; a mesh's box in its own frame, turned (it may reach a little beyond the mesh).
+// The body's lowest and highest world y [m] where it is now (a mesh's: its vertices').
 void body_vertical_extent(const BodySpec& body, float* lowest, float* highest);
 
 struct BodyWaterline {

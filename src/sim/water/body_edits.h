@@ -1,7 +1,8 @@
 // Edits of a running simulation's rigid bodies while the water goes on as it was: a body
 // added, one removed, a new density. The state is captured, its list of bodies changed and
 // restored (Simulation::capture, restore), so the particles, the other bodies and the
-// coupling's latest forces carry on exactly; a grab is let go. Each returns "" or the
+// coupling's latest forces carry on exactly (but for the water a new body displaces:
+// add_body); a grab is let go. Each returns "" or the
 // sentence why not (a body check_body refuses, too many bodies, an unknown index), and
 // then the simulation is as it was.
 #pragma once
