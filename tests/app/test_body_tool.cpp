@@ -8,6 +8,7 @@
 #include <glm/glm.hpp>
 
 #include <cmath>
+#include <cstdio>
 
 #include "../body_builders.h"
 #include "app/water/body_tool.h"
@@ -161,4 +162,41 @@ TEST(PanelBodies, ShapeTextAndDensity) {
   EXPECT_FLOAT_EQ(body_density(b, 3), 700.0f);
   b.mass = 500.0f;  // 1 m^3: the mass gives the density
   EXPECT_NEAR(body_density(b, 3), 500.0f, 1e-2f);
+}
+
+// The panel's new body: above the water at the view's centre, near the tank's top, inside
+// the tank; moved to the nearest clear place when another body stands in its column (a
+// light box under the view's centre was hit and thrown 0.3 m); a collider on the floor; in
+// 2D along x only, on the plane.
+TEST(BodyTool, ANewBodyIsDroppedWhereNoOtherBodyStandsBelowIt) {
+  const Vec3 lo{-1.0f, 0.0f, -0.5f}, hi{1.0f, 1.2f, 0.5f};
+  const BodySpec box = box_at(Vec3{0, 0, 0}, Vec3{0.075f, 0.0375f, 0.075f});
+  const float reach = solid_of(box).bound;
+  Vec3 at = new_body_place(box, {}, Vec3{0.2f, 0.3f, -0.1f}, lo, hi, 3, 0.0f);
+  EXPECT_FLOAT_EQ(at.x, 0.2f);
+  EXPECT_FLOAT_EQ(at.z, -0.1f);
+  EXPECT_FLOAT_EQ(at.y, 1.2f - 1.2f * reach) << "near the tank's top";
+  at = new_body_place(box, {}, Vec3{5.0f, 0.3f, -5.0f}, lo, hi, 3, 0.0f);
+  EXPECT_FLOAT_EQ(at.x, 1.0f - reach) << "kept inside the tank";
+  EXPECT_FLOAT_EQ(at.z, -0.5f + reach);
+  // A floating box under the view's centre.
+  const BodySpec floating = box_at(Vec3{0.2f, 0.42f, -0.1f}, Vec3{0.2f, 0.1f, 0.2f});
+  at = new_body_place(box, {floating}, Vec3{0.2f, 0.3f, -0.1f}, lo, hi, 3, 0.0f);
+  const float apart = std::hypot(at.x - 0.2f, at.z + 0.1f);
+  std::printf("moved %.3f m off the view's centre (reaches %.3f and %.3f)\n", apart, reach, solid_of(floating).bound);
+  EXPECT_GE(apart, reach + solid_of(floating).bound - 1e-5f) << "clear of the floating box's column";
+  EXPECT_LE(apart, reach + solid_of(floating).bound + reach + 1e-5f) << "the nearest clear ring";
+  EXPECT_TRUE(at.x > lo.x + reach - 1e-5f && at.x < hi.x - reach + 1e-5f && at.z > lo.z + reach - 1e-5f &&
+              at.z < hi.z - reach + 1e-5f);
+  // A collider stands on the floor: its lowest point at the tank's floor.
+  BodySpec post = box_at(Vec3{0, 0, 0}, Vec3{0.1f, 0.2f, 0.1f});
+  post.kinematic = true;
+  at = new_body_place(post, {}, Vec3{0.0f, 0.3f, 0.0f}, lo, hi, 3, 0.0f);
+  EXPECT_FLOAT_EQ(at.y, 0.2f);
+  // 2D: along x, on the plane.
+  const Vec3 lo2{-0.6f, 0.0f, 0.0f}, hi2{0.6f, 0.8f, 0.0f};
+  at = new_body_place(box, {box_at(Vec3{0.0f, 0.3f, 0.0f}, Vec3{0.1f, 0.05f, 0.05f})}, Vec3{0.0f, 0.3f, 0.0f}, lo2,
+                      hi2, 2, 0.0f);
+  EXPECT_EQ(at.z, 0.0f);
+  EXPECT_GE(std::fabs(at.x), reach + solid_of(box_at(Vec3{0, 0, 0}, Vec3{0.1f, 0.05f, 0.05f})).bound - 1e-5f);
 }

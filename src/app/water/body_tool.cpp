@@ -1,8 +1,11 @@
 #include "app/water/body_tool.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
+#include "sim/bodies/body_waterline.h"
 #include "sim/runner/sim_runner.h"
 
 namespace tp {
@@ -45,6 +48,42 @@ std::shared_ptr<const std::vector<glm::vec3>> mesh_triangles(const std::shared_p
 }
 
 }  // namespace
+
+Vec3 new_body_place(const BodySpec& body, const std::vector<BodySpec>& others, Vec3 centre, Vec3 tank_lo,
+                    Vec3 tank_hi, int dimensions, float plane_z) {
+  const float reach = solid_of(body).bound;
+  auto within = [&](float v, float a, float b) {
+    return a + reach < b - reach ? std::clamp(v, a + reach, b - reach) : 0.5f * (a + b);
+  };
+  Vec3 at{within(centre.x, tank_lo.x, tank_hi.x), std::max(tank_hi.y - 1.2f * reach, 0.5f * (tank_lo.y + tank_hi.y)),
+          dimensions == 2 ? plane_z : within(centre.z, tank_lo.z, tank_hi.z)};
+  if (body.kinematic) {
+    BodySpec placed = body;
+    placed.pose.position = at;
+    float lowest = 0.0f, highest = 0.0f;
+    body_vertical_extent(placed, &lowest, &highest);
+    at.y += tank_lo.y - lowest;
+  }
+  auto clear = [&](Vec3 p) {
+    for (const BodySpec& o : others) {
+      const float dx = p.x - o.pose.position.x, dz = dimensions == 2 ? 0.0f : p.z - o.pose.position.z;
+      const float apart = reach + solid_of(o).bound;
+      if (dx * dx + dz * dz < apart * apart) return false;
+    }
+    return true;
+  };
+  if (clear(at)) return at;
+  const int directions = dimensions == 2 ? 2 : 8;
+  for (int ring = 1; ring <= 12; ++ring)
+    for (int k = 0; k < directions; ++k) {
+      const float angle = dimensions == 2 ? 3.14159265f * float(k) : 2.0f * 3.14159265f * float(k) / float(directions);
+      Vec3 p = at;
+      p.x = within(at.x + float(ring) * reach * std::cos(angle), tank_lo.x, tank_hi.x);
+      if (dimensions == 3) p.z = within(at.z + float(ring) * reach * std::sin(angle), tank_lo.z, tank_hi.z);
+      if (clear(p)) return p;
+    }
+  return at;
+}
 
 std::vector<BodyDraw> body_draws(const std::vector<BodySpec>& bodies, int highlighted) {
   std::vector<BodyDraw> draws;

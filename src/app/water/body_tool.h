@@ -23,6 +23,16 @@ namespace tp {
 // -1 none) marked.
 std::vector<BodyDraw> body_draws(const std::vector<BodySpec>& bodies, int highlighted);
 
+// Where the panel puts a new body (Add, Load mesh): above the water at `centre` (the view's
+// centre: its x and z; in 2D x, on the plane z = `plane_z`), kept inside the tank by its
+// reach, near the tank's top; a collider (a kinematic body) stands on the tank's floor
+// instead, where the water meets it. When another body stands in the way (their bounding
+// spheres' columns overlap: dropped there, the new one would land on it and throw it), the
+// nearest clear place on rings around the centre, a reach apart, 8 directions each (in 2D
+// left and right); the centre when none is clear. The body's orientation as given.
+Vec3 new_body_place(const BodySpec& body, const std::vector<BodySpec>& others, Vec3 centre, Vec3 tank_lo,
+                    Vec3 tank_hi, int dimensions, float plane_z);
+
 class BodyDrag {
  public:
   struct Grab {

@@ -14,7 +14,6 @@
 
 #include "app/window/gl_publish_target.h"
 #include "app/window/window_frame.h"
-#include "sim/bodies/body_waterline.h"
 #include "sim/io/particle_io.h"
 #include "sim/water/body_edits.h"
 #include "sim/water/params.h"
@@ -680,23 +679,10 @@ void WaterMode::edit_bodies(const BodyRequest& r) {
     }
   }
   if (r.kind == BodyRequest::Add || r.kind == BodyRequest::LoadMesh) {
-    // Above the water at the view's centre: the camera's target, kept inside the tank by
-    // the body's reach, near the tank's top.
-    const float reach = solid_of(body).bound;
-    const Vec3 lo = setup_.scene.tank_lo, hi = setup_.scene.tank_hi;
-    const glm::vec3 t = camera_.target();
-    auto within = [&](float v, float a, float b) { return a + reach < b - reach ? std::clamp(v, a + reach, b - reach) : 0.5f * (a + b); };
-    body.pose.position = Vec3{within(t.x, lo.x, hi.x), std::max(hi.y - 1.2f * reach, 0.5f * (lo.y + hi.y)),
-                              dimensions_ == 2 ? plane_z_ : within(t.z, lo.z, hi.z)};
     if (body.mesh) body.pose.orientation = body.mesh->principal_to_file;  // upright, as in its file
-    // A collider (held still) stands on the tank's floor instead, where the water meets it
-    // (the water it stands in is taken out: add_body); from near the top it would hang in
-    // the air for good, since nothing moves it.
-    if (body.kinematic) {
-      float lowest = 0.0f, highest = 0.0f;
-      body_vertical_extent(body, &lowest, &highest);
-      body.pose.position.y += lo.y - lowest;
-    }
+    const glm::vec3 t = camera_.target();
+    body.pose.position = new_body_place(body, state_->bodies, Vec3{t.x, t.y, t.z}, setup_.scene.tank_lo,
+                                        setup_.scene.tank_hi, dimensions_, plane_z_);
   }
   std::vector<BodySpec> now;  // the bodies after the edit
   panel.status = runner_.exclusive_edit([&](Simulation& sim) {
