@@ -599,6 +599,17 @@ TEST(Window, SolverKeysSwitchWithoutReset) {
         << when << ": the panel's title names the solver";
     expect_water(shot, when.c_str());
   }
+  // With the pointer over the panel a digit is a number being typed: no switch.
+  send(at(w, 150, 40) + " sleep 0.3");
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  send("windowfocus --sync " + std::to_string(w) + " key 2");
+  wait_frames(*watcher, 6);
+  if (HasFatalFailure()) return;
+  const Image over_panel = grab_window(*watcher);
+  ASSERT_TRUE(over_panel.ok()) << over_panel.error;
+  save_png(over_panel, dir + "/" + std::to_string(stage) + "_over_panel.png");
+  EXPECT_EQ(title_right_edge(over_panel), wcsph_edge) << "key 2 over the panel left WCSPH running";
 
   send("windowfocus --sync " + std::to_string(w) + " key Escape");
   ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";

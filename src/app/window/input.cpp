@@ -70,6 +70,11 @@ void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mod
   // Holding S keeps stepping; holding Space must not toggle pause on every repeat.
   if (action != GLFW_PRESS && !(action == GLFW_REPEAT && key == GLFW_KEY_S)) return;
   if (imgui_wants_keyboard()) return;
+  // Digits with the pointer over the panel are a number being typed, not a solver switch: a
+  // double-click too quick to open a field for typing left "20000" to the keys, and the 2
+  // switched to PCISPH.
+  const bool digit = (key >= GLFW_KEY_0 && key <= GLFW_KEY_9) || (key >= GLFW_KEY_KP_0 && key <= GLFW_KEY_KP_9);
+  if (digit && imgui_wants_mouse()) return;
   state_of(window).keys.push_back(key);
 }
 
