@@ -431,7 +431,9 @@ class Monkey {
     }
     if (!misses.empty()) count("checkpoint: the dam break loaded after " + misses);
     // PBF, the realtime quality's solver (the solver stays across scenes, and each runs at
-    // its own frame rate).
+    // its own frame rate); with the pointer in the view (over the panel, where the scene was
+    // just picked, digits are left to its fields).
+    send(point(0.75, 0.5) + " sleep 0.2");
     send("windowfocus --sync " + win() + " key 3");
     // V until the water is drawn as spheres (the app says how it draws at the start of a
     // water scene and at each change).
