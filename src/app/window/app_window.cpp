@@ -188,6 +188,7 @@ bool AppWindow::start_ui() {
   ImGui::GetIO().ConfigWindowsMoveFromTitleBarOnly = true;
   ImGui::StyleColorsDark();
   imgui_glfw_ = ImGui_ImplGlfw_InitForOpenGL(handle_, true);
+  if (imgui_glfw_) defer_quick_key_releases(handle_);
   imgui_opengl_ = ImGui_ImplOpenGL3_Init("#version 330");
   if (!imgui_glfw_ || !imgui_opengl_) {
     std::fprintf(stderr, "tidepool: cannot start the user interface (Dear ImGui).\n");

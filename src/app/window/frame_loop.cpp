@@ -180,6 +180,7 @@ int FrameLoop::run(WindowMode& mode) {
   double last_time = glfwGetTime();
   const double run_start = last_time;
   for (;;) {
+    release_deferred_keys(window_);  // (the keys pressed and let go within the last frame)
     glfwPollEvents();
     wait_while_idle(mode, last_time);
     int fb_width = 0, fb_height = 0;

@@ -2,6 +2,7 @@
 
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "imgui.h"
@@ -78,7 +79,37 @@ void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mod
   state_of(window).keys.push_back(key);
 }
 
+// In front of ImGui's key callback (defer_quick_key_releases): a release of a key pressed
+// since the frame began waits for the next frame (release_deferred_keys).
+void on_key_for_imgui(GLFWwindow* window, int key, int scancode, int action, int mods) {
+  InputState& s = state_of(window);
+  if (!s.imgui_key) return;
+  if (action == GLFW_PRESS) {
+    s.pressed_this_frame.push_back(key);
+  } else if (action == GLFW_RELEASE &&
+             std::find(s.pressed_this_frame.begin(), s.pressed_this_frame.end(), key) != s.pressed_this_frame.end()) {
+    s.deferred_releases.push_back(InputState::HeldKey{key, scancode, mods});
+    return;
+  }
+  s.imgui_key(window, key, scancode, action, mods);
+}
+
 }  // namespace
+
+void defer_quick_key_releases(GLFWwindow* window) {
+  InputState& s = state_of(window);
+  s.imgui_key = glfwSetKeyCallback(window, on_key_for_imgui);
+  if (!s.imgui_key) glfwSetKeyCallback(window, on_key);  // (no ImGui callback: ours alone, as before)
+}
+
+void release_deferred_keys(GLFWwindow* window) {
+  InputState& s = state_of(window);
+  s.pressed_this_frame.clear();
+  if (s.deferred_releases.empty() || !s.imgui_key) return;
+  const std::vector<InputState::HeldKey> releases = std::move(s.deferred_releases);
+  s.deferred_releases.clear();
+  for (const InputState::HeldKey& k : releases) s.imgui_key(window, k.key, k.scancode, GLFW_RELEASE, k.mods);
+}
 
 void install_input_callbacks(GLFWwindow* window, InputState* state) {
   glfwSetWindowUserPointer(window, state);

@@ -26,6 +26,16 @@ struct InputState {
   /// panel's last frame saw it (TIDEPOOL_TEST_WIDGETS, beside the widgets' places).
   bool log_buttons = false;
 
+  // Keys pressed and released between two frames (defer_quick_key_releases): the release
+  // goes to ImGui at the next frame, so that the frame between sees the key down.
+  struct HeldKey {
+    int key, scancode, mods;
+  };
+  using KeyCallback = void (*)(GLFWwindow*, int, int, int, int);
+  KeyCallback imgui_key = nullptr;       ///< ImGui's GLFW key callback (chains to ours)
+  std::vector<int> pressed_this_frame;   ///< keys pressed since the last frame began
+  std::vector<HeldKey> deferred_releases;
+
   void begin_frame() {  ///< clears the per-frame accumulators after the frame used them
     left_pressed = false;
     orbit_dx = orbit_dy = pan_dx = pan_dy = scroll = 0.0;
@@ -36,5 +46,14 @@ struct InputState {
 // Installs the callbacks on `window` and points them at `state` (the window user pointer).
 // Call before ImGui_ImplGlfw_InitForOpenGL(window, true) so that ImGui chains to them.
 void install_input_callbacks(GLFWwindow* window, InputState* state);
+
+// Dear ImGui 1.86 reads the keys as they stand when its frame begins, so a key pressed and
+// released between two frames is never seen: at 5 frames a second (WCSPH, a filling cup) a
+// quick Enter did not close a number typed into a field. After ImGui_ImplGlfw_InitForOpenGL,
+// this puts a callback in front of ImGui's that holds such a release back;
+// release_deferred_keys, called as each frame begins (before the events are polled),
+// hands them on: the key is then down for exactly one of ImGui's frames.
+void defer_quick_key_releases(GLFWwindow* window);
+void release_deferred_keys(GLFWwindow* window);
 
 }  // namespace tp
