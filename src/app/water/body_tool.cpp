@@ -64,11 +64,12 @@ Vec3 new_body_place(const BodySpec& body, const std::vector<BodySpec>& others, V
     body_vertical_extent(placed, &lowest, &highest);
     at.y += tank_lo.y - lowest;
   }
+  std::vector<float> apart;  // how far apart the centres' columns must be
+  for (const BodySpec& o : others) apart.push_back(reach + solid_of(o).bound);
   auto clear = [&](Vec3 p) {
-    for (const BodySpec& o : others) {
-      const float dx = p.x - o.pose.position.x, dz = dimensions == 2 ? 0.0f : p.z - o.pose.position.z;
-      const float apart = reach + solid_of(o).bound;
-      if (dx * dx + dz * dz < apart * apart) return false;
+    for (size_t k = 0; k < others.size(); ++k) {
+      const float dx = p.x - others[k].pose.position.x, dz = dimensions == 2 ? 0.0f : p.z - others[k].pose.position.z;
+      if (dx * dx + dz * dz < apart[k] * apart[k]) return false;
     }
     return true;
   };

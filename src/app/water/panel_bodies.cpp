@@ -107,9 +107,8 @@ void bodies_section(const std::vector<BodySpec>& bodies, int grabbed, int dimens
     tooltip("Drag or double-click to type: the body's density in kg/m^3 (water 1,000). It "
             "takes the new value when you let go.");
     ImGui::TableNextColumn();
-    const BodyMass m = body_mass(b, dimensions);
     if (b.kinematic) ImGui::TextUnformatted("-");
-    else ImGui::Text("%.3g", double(b.mass > 0.0f ? b.mass : m.mass));
+    else ImGui::Text("%.3g", double(body_mass(b, dimensions).mass));  // (a scene's given mass, else from the density)
     tooltip(dimensions == 2 ? "Its mass per metre of depth (2D: the cut through the plane)." : "Its mass.");
     ImGui::TableNextColumn();
     const BodyWaterline line = k < panel.lines.size() ? panel.lines[k] : BodyWaterline{};

@@ -41,6 +41,15 @@ BodyMass body_mass(const BodySpec& body, int dimensions);
 // The body as the kernels see it (its shape and bound; pose and motion as given).
 SolidBody solid_of(const BodySpec& body);
 
+// Whether fluid at world point `x` is displaced by a body (its `solid`, solid_of, at `pose`):
+// inside it or closer than kDisplacedMargin spacings to its surface. A body placed where the
+// water is (a scene's load, the panel's Add) takes the place of that water instead of
+// bursting out of it.
+constexpr float kDisplacedMargin = 0.4f;
+inline bool displaces(const SolidBody& solid, const RigidPose& pose, Vec3 x, float spacing) {
+  return solid_distance(solid, to_local(pose, x)) < kDisplacedMargin * spacing;
+}
+
 // What the shape is called in files and on screen: "sphere", "box", "capsule", "mesh".
 const char* shape_name(const BodySpec& body);
 

@@ -9,58 +9,54 @@ namespace tp {
 
 namespace {
 
-// The farthest the body reaches from its centre horizontally [m]: in x and z, in 2D in x
-// alone (a 2D body's size in z means nothing). A mesh's from its vertices.
-float horizontal_reach(const BodySpec& b, int dimensions) {
+// Calls f(p) for each point that bounds a box or a mesh, turned to the world's axes, relative
+// to its centre: a mesh's vertices, else a box's corners. (A sphere's and a capsule's
+// extents are in closed form.)
+template <class F>
+void for_each_turned_point(const BodySpec& b, F&& f) {
   const Quat q = b.pose.orientation;
-  auto reach_of = [&](Vec3 local) {
-    const Vec3 w = rotate(q, local);
-    return dimensions == 2 ? std::fabs(w.x) : std::sqrt(w.x * w.x + w.z * w.z);
-  };
-  if (b.shape == int(BodyShapeKind::Sphere)) return b.radius;
-  if (b.shape == int(BodyShapeKind::Capsule)) return b.radius + reach_of(Vec3{0.0f, b.half_height, 0.0f});
-  float most = 0.0f;
-  if (b.shape == int(BodyShapeKind::Mesh) && b.mesh) {
-    for (const Vec3& v : b.mesh->mesh.vertices) most = std::max(most, reach_of(v));
-    return most;
+  if (b.shape == int(BodyShapeKind::Mesh) && b.mesh && !b.mesh->mesh.vertices.empty()) {
+    for (const Vec3& v : b.mesh->mesh.vertices) f(rotate(q, v));
+    return;
   }
   const Vec3 h = b.half_extent;
-  for (int c = 0; c < 8; ++c) most = std::max(most, reach_of(Vec3{c & 1 ? h.x : -h.x, c & 2 ? h.y : -h.y, c & 4 ? h.z : -h.z}));
+  for (int c = 0; c < 8; ++c) f(rotate(q, Vec3{c & 1 ? h.x : -h.x, c & 2 ? h.y : -h.y, c & 4 ? h.z : -h.z}));
+}
+
+// The farthest the body reaches from its centre horizontally [m]: in x and z, in 2D in x
+// alone (a 2D body's size in z means nothing).
+float horizontal_reach(const BodySpec& b, int dimensions) {
+  const auto across = [&](Vec3 w) { return dimensions == 2 ? std::fabs(w.x) : std::sqrt(w.x * w.x + w.z * w.z); };
+  if (b.shape == int(BodyShapeKind::Capsule))
+    return b.radius + across(rotate(b.pose.orientation, Vec3{0.0f, b.half_height, 0.0f}));
+  if (b.shape == int(BodyShapeKind::Sphere)) return b.radius;
+  float most = 0.0f;
+  for_each_turned_point(b, [&](Vec3 w) { most = std::max(most, across(w)); });
   return most;
 }
 
 }  // namespace
 
 void body_vertical_extent(const BodySpec& b, float* lowest, float* highest) {
-  const Quat q = b.pose.orientation;
-  const float y = b.pose.position.y;
   float bottom = 0.0f, top = 0.0f;
-  if (b.shape == int(BodyShapeKind::Sphere)) {
-    bottom = -b.radius;
-    top = b.radius;
-  } else if (b.shape == int(BodyShapeKind::Capsule)) {
-    top = b.radius + std::fabs(rotate(q, Vec3{0.0f, b.half_height, 0.0f}).y);
+  if (b.shape == int(BodyShapeKind::Capsule)) {
+    top = b.radius + std::fabs(rotate(b.pose.orientation, Vec3{0.0f, b.half_height, 0.0f}).y);
     bottom = -top;
-  } else if (b.shape == int(BodyShapeKind::Mesh) && b.mesh && !b.mesh->mesh.vertices.empty()) {
-    // Its vertices turned: its box in its principal frame, turned, would reach lower (the
+  } else if (b.shape == int(BodyShapeKind::Sphere)) {
+    top = b.radius;
+    bottom = -top;
+  } else {
+    // A mesh's vertices, not its box in its principal frame turned, which reaches lower (the
     // duck's principal axes lean 24 degrees: 4.4 cm too low).
     bottom = 1e30f;
     top = -1e30f;
-    for (const Vec3& v : b.mesh->mesh.vertices) {
-      const float vy = rotate(q, v).y;
-      bottom = std::min(bottom, vy);
-      top = std::max(top, vy);
-    }
-  } else {
-    const Vec3 h = b.half_extent;
-    for (int c = 0; c < 8; ++c) {
-      const float cy = rotate(q, Vec3{c & 1 ? h.x : -h.x, c & 2 ? h.y : -h.y, c & 4 ? h.z : -h.z}).y;
-      top = c == 0 ? cy : std::max(top, cy);
-      bottom = c == 0 ? cy : std::min(bottom, cy);
-    }
+    for_each_turned_point(b, [&](Vec3 w) {
+      bottom = std::min(bottom, w.y);
+      top = std::max(top, w.y);
+    });
   }
-  *lowest = y + bottom;
-  *highest = y + top;
+  *lowest = b.pose.position.y + bottom;
+  *highest = b.pose.position.y + top;
 }
 
 BodyWaterline body_waterline(const BodySpec& body, const Vec4* particles, size_t n, float spacing, int dimensions) {

@@ -30,17 +30,14 @@ std::string edit_bodies(Simulation& sim, const std::function<std::string(SimStat
   return "";
 }
 
-// The water inside `body` or closer than 0.4 spacings to its surface goes, with each of its
-// particle's arrays, as it does when a scene places a body in water (Simulation::reset): a
-// body put where the water is displaces it instead of bursting out of it. Returns how many.
-size_t remove_water_inside(SimState& s, const BodySpec& body) {
+// The water `body` displaces goes (displaces), with each of its particle's arrays, as it
+// does when a scene places a body in water (Simulation::reset).
+void remove_displaced_water(SimState& s, const BodySpec& body) {
   const SolidBody solid = solid_of(body);
-  const float margin = 0.4f * s.initial.spacing;
   const bool impulses = !s.divergence_impulse.empty();
   size_t kept = 0;
-  const size_t n = s.initial.fluid.size();
-  for (size_t i = 0; i < n; ++i) {
-    if (solid_distance(solid, to_local(body.pose, xyz(s.initial.fluid[i]))) < margin) continue;
+  for (size_t i = 0; i < s.initial.fluid.size(); ++i) {
+    if (displaces(solid, body.pose, xyz(s.initial.fluid[i]), s.initial.spacing)) continue;
     s.initial.fluid[kept] = s.initial.fluid[i];
     s.initial.velocity[kept] = s.initial.velocity[i];
     s.id[kept] = s.id[i];
@@ -53,14 +50,13 @@ size_t remove_water_inside(SimState& s, const BodySpec& body) {
   s.id.resize(kept);
   s.pressure.resize(kept);
   if (impulses) s.divergence_impulse.resize(kept);
-  return n - kept;
 }
 
 }  // namespace
 
 std::string add_body(Simulation& sim, const BodySpec& body) {
   return edit_bodies(sim, [&](SimState& s) {
-    if (s.initial.velocity.size() == s.initial.fluid.size()) remove_water_inside(s, body);
+    if (s.initial.velocity.size() == s.initial.fluid.size()) remove_displaced_water(s, body);
     s.initial.bodies.push_back(body);
     s.body_force.push_back(Vec3{0, 0, 0});
     s.body_torque.push_back(Vec3{0, 0, 0});

@@ -69,16 +69,16 @@ void SimulationImpl<B>::reset(const InitialState& s) {
     all_or_nothing([&] { reset_state(s); });
     return;
   }
-  // The water inside a body, or closer than 0.4 spacings to its surface, goes: a body
-  // placed in the water displaces it instead of bursting out of it.
+  // The water a body displaces goes (displaces: inside it or within 0.4 spacings of it).
   InitialState kept = s;
   kept.fluid.clear();
   kept.velocity.clear();
+  std::vector<SolidBody> solids;
+  for (const BodySpec& b : s.bodies) solids.push_back(solid_of(b));
   for (size_t i = 0; i < s.fluid.size(); ++i) {
     const Vec3 x = xyz(s.fluid[i]);
     bool inside = false;
-    for (const BodySpec& b : s.bodies)
-      inside = inside || solid_distance(solid_of(b), to_local(b.pose, x)) < 0.4f * s.spacing;
+    for (size_t k = 0; k < solids.size() && !inside; ++k) inside = displaces(solids[k], s.bodies[k].pose, x, s.spacing);
     if (inside) continue;
     kept.fluid.push_back(s.fluid[i]);
     if (!s.velocity.empty()) kept.velocity.push_back(s.velocity[i]);
