@@ -268,6 +268,29 @@ TEST(Window, CtrlLeftDragLiftsABody) {
   EXPECT_LT(oak.y, 0.55f) << "the oak box, not held, floats in the water";
 }
 
+// A scene with 4,000 particles in a window 1000 px tall (the whole Bodies section fits the
+// panel), the panel's widget places printed; started, its window found (`start`).
+struct PanelApp {
+  PanelApp(const std::string& scene, const std::string& dir)
+      : app("--scene " + scene + " --particles 4000 --color flat --size 1280x1000 --frames 1000000 --gl-check",
+            dir + "/app.log", dir, kWidgetLog) {
+    start(app, &watcher, &w);
+  }
+  RunningApp app;
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+};
+
+// Body k's density field, with the window focused and the pointer over it, as ImGui has seen.
+Widget point_at_density_field(PanelApp& p, int k) {
+  const Widget field = wait_for_widget(p.app, "body density " + std::to_string(k));
+  EXPECT_TRUE(field.found && !field.clipped) << p.app.output();
+  send("windowfocus --sync " + std::to_string(p.w));
+  send(at(p.w, field.cx(), field.cy()) + " sleep 0.3");
+  wait_frames(*p.watcher, 3);
+  return field;
+}
+
 // A body's density field dragged with the mouse, as a user does: the body takes the value
 // the drag reached when the button is let go. (The field used to show the body's value
 // every frame, so a drag moved it by one frame's motion and lost it, and letting go sent
@@ -277,18 +300,13 @@ TEST(Window, ABodysDensityFieldTakesTheValueItIsDraggedTo) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  RunningApp app("--scene floating --particles 4000 --color flat --size 1280x1000 --frames 1000000 --gl-check",
-                 dir + "/app.log", dir, kWidgetLog);
-  std::unique_ptr<FrameWatcher> watcher;
-  unsigned long w = 0;
-  start(app, &watcher, &w);
+  PanelApp p("floating", dir);
   if (HasFatalFailure()) return;
-  const Widget field = wait_for_widget(app, "body density 0");
-  ASSERT_TRUE(field.found && !field.clipped) << app.output();
-  send("windowfocus --sync " + std::to_string(w));
-  send(at(w, field.cx(), field.cy()));
-  wait_frames(*watcher, 3);
-  if (HasFatalFailure()) return;
+  RunningApp& app = p.app;
+  const auto& watcher = p.watcher;
+  const unsigned long w = p.w;
+  const Widget field = point_at_density_field(p, 0);
+  if (HasFailure()) return;
   // 5 kg/m^3 a pixel: 240 px to the right in 12 steps, two frames each.
   send("mousedown 1");
   wait_frames(*watcher, 2);
@@ -309,9 +327,8 @@ TEST(Window, ABodysDensityFieldTakesTheValueItIsDraggedTo) {
   EXPECT_GT(density, 1000) << "the drag's value is what the body takes (see dragging.png)";
   // Heavier than the water now: it sinks (the water 0.4 m deep, the box 0.2 m tall).
   std::this_thread::sleep_for(std::chrono::seconds(4));
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
+  if (HasFatalFailure()) return;
   glm::vec3 pine(0.0f);
   ASSERT_TRUE(body_at_exit(app.output(), 0, &pine)) << app.output();
   std::printf("at exit: the pine box at y %.3f m\n", pine.y);
@@ -326,16 +343,13 @@ TEST(Window, ADensityTypedIntoTheFieldIsTakenAtAQuickEnter) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  RunningApp app("--scene floating --particles 4000 --color flat --size 1280x1000 --frames 1000000 --gl-check",
-                 dir + "/app.log", dir, kWidgetLog);
-  std::unique_ptr<FrameWatcher> watcher;
-  unsigned long w = 0;
-  start(app, &watcher, &w);
+  PanelApp p("floating", dir);
   if (HasFatalFailure()) return;
-  const Widget field = wait_for_widget(app, "body density 1");
-  ASSERT_TRUE(field.found && !field.clipped) << app.output();
-  send("windowfocus --sync " + std::to_string(w));
-  send(at(w, field.cx(), field.cy()) + " sleep 0.3");
+  RunningApp& app = p.app;
+  const auto& watcher = p.watcher;
+  const unsigned long w = p.w;
+  point_at_density_field(p, 1);
+  if (HasFailure()) return;
   send("keydown ctrl sleep 0.3 click 1 sleep 0.3 keyup ctrl");
   wait_frames(*watcher, 3);
   if (HasFatalFailure()) return;
@@ -347,9 +361,7 @@ TEST(Window, ADensityTypedIntoTheFieldIsTakenAtAQuickEnter) {
   const bool taken = wait_for_output(app, "tidepool: body 1 density 1500 kg/m^3", 10.0);
   save_png(grab_window(*watcher, kWidth, kHeight), dir + "/after_enter.png");
   EXPECT_TRUE(taken) << "the quick Enter closed the field and the oak box took 1,500 kg/m^3 (see after_enter.png)";
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }
 
 // A mesh collider loaded from the panel (the duck, "Collider (held still)" ticked) stands on
@@ -365,12 +377,11 @@ TEST(Window, AMeshColliderLoadedFromThePanelStandsInTheWaterAndTheWaterRunsPastI
   // at the left wall, which spreads to about 9 cm deep around the duck (0.23 m tall).
   const std::string scene = write_scene(dir + "/dam.json", "[-1.0, 0.0, -0.5]", "[-0.5, 0.35, 0.5]", "0.03",
                                         R"({ "target": [0.0, 0.15, 0.0], "distance": 1.4, "yaw": 0.0, "pitch": 25.0 })");
-  RunningApp app("--scene " + scene + " --particles 4000 --color flat --size 1280x1000 --frames 1000000 --gl-check",
-                 dir + "/app.log", dir, kWidgetLog);
-  std::unique_ptr<FrameWatcher> watcher;
-  unsigned long w = 0;
-  start(app, &watcher, &w);
+  PanelApp p(scene, dir);
   if (HasFatalFailure()) return;
+  RunningApp& app = p.app;
+  const auto& watcher = p.watcher;
+  const unsigned long w = p.w;
   click(w, wait_for_widget(app, "section Bodies"));  // closed in a scene without bodies
   if (HasFatalFailure()) return;
   click(w, wait_for_widget(app, "mesh collider"));
@@ -406,9 +417,8 @@ TEST(Window, AMeshColliderLoadedFromThePanelStandsInTheWaterAndTheWaterRunsPastI
   std::printf("water beside it: %ld px left, %ld px right\n", left, right);
   EXPECT_GT(left, 200) << "the water reaches it (see collider.png)";
   EXPECT_GT(right, 200) << "and runs past it";
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
+  if (HasFatalFailure()) return;
   out = app.output();
   expect_no_gl_errors(ProcessResult{0, out});
   glm::vec3 at_exit(0.0f);
@@ -427,13 +437,11 @@ TEST(Window, ThePanelAddsABoxLoadsAMeshAndRemovesABody) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  // 1000 px tall: the whole Bodies section and the mesh row below it fit in the panel.
-  RunningApp app("--scene floating --particles 4000 --color flat --size 1280x1000 --frames 1000000 --gl-check",
-                 dir + "/app.log", dir, kWidgetLog);
-  std::unique_ptr<FrameWatcher> watcher;
-  unsigned long w = 0;
-  start(app, &watcher, &w);
+  PanelApp p("floating", dir);  // (the whole Bodies section and the mesh row fit the panel)
   if (HasFatalFailure()) return;
+  RunningApp& app = p.app;
+  const auto& watcher = p.watcher;
+  const unsigned long w = p.w;
   const Image before = grab_window(*watcher, kWidth, kHeight);
   save_png(before, dir + "/before.png");
   const long wood_before = find_pixels(before, kScene, is_wood).count;
@@ -472,9 +480,8 @@ TEST(Window, ThePanelAddsABoxLoadsAMeshAndRemovesABody) {
   EXPECT_GT(wood_added, wood_before + 1000) << "the box and the duck are drawn (see added.png)";
   EXPECT_LT(wood_removed, wood_added - 1000) << "the pine box is gone (see removed.png)";
 
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
+  if (HasFatalFailure()) return;
   const std::string out = app.output();
   expect_no_gl_errors(ProcessResult{0, out});
   glm::vec3 c;

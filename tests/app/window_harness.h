@@ -393,6 +393,13 @@ inline void start(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher, unsig
   wait_frames(**watcher, 6, 1.0);
 }
 
+// Escape, as a user quits: the app must be gone within 60 s, with exit code 0.
+inline void quit_with_escape(RunningApp& app, unsigned long w) {
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
+  ASSERT_EQ(app.exit_code(), 0) << app.output();
+}
+
 inline void click(unsigned long w, const Widget& widget) {
   ASSERT_TRUE(widget.found) << "the widget was never drawn";
   ASSERT_FALSE(widget.clipped) << "the widget is in the panel's scrolled-away part: give the window more height";
