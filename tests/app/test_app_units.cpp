@@ -168,6 +168,40 @@ TEST(FrameStats, PhasesThatStoppedRunningAreLeftOut) {
   EXPECT_NEAR(stats.ms_per_step(), 3.0, 1e-9);
 }
 
+// The same at the switch itself: from the first frames after it, the table shows the new
+// solver's phases alone, each per step of the new solver (the window restarts at the
+// switch; before, for a second the old solver's phases showed beside the new ones and
+// each was divided by every step of the window).
+TEST(FrameStats, ASolverSwitchShowsTheNewSolversPhasesAtOnce) {
+  RunStats r;
+  r.last_solver = 2;
+  FrameStats stats(1.0);
+  r.phases = {{"a", 0}, {"b", 0}};
+  for (int i = 0; i <= 100; ++i) {  // 20 FPS, 2 steps a frame: a 1 ms and b 0.5 ms a step
+    r.steps = 2 * uint64_t(i);
+    r.simulated_time = 0.002 * i;
+    r.phases[0].total_ms = 2.0 * i;
+    r.phases[1].total_ms = 1.0 * i;
+    stats.add(i * 0.05, r);
+  }
+  r.last_solver = 3;  // "b" stops, "c" starts at 3 ms a step, "a" goes on at 1 ms
+  r.phases.push_back({"c", 0.0});
+  for (int i = 1; i <= 3; ++i) {
+    r.steps += 2;
+    r.simulated_time += 0.002;
+    r.phases[0].total_ms += 2.0;
+    r.phases[2].total_ms += 6.0;
+    stats.add(5.0 + 0.05 * i, r);
+  }
+  ASSERT_EQ(stats.phase_ms().size(), 2u);
+  EXPECT_EQ(stats.phase_ms()[0].first, "a");
+  EXPECT_NEAR(stats.phase_ms()[0].second, 1.0, 1e-9);
+  EXPECT_EQ(stats.phase_ms()[1].first, "c");
+  EXPECT_NEAR(stats.phase_ms()[1].second, 3.0, 1e-9);
+  EXPECT_NEAR(stats.ms_per_step(), 4.0, 1e-9);
+  EXPECT_NEAR(stats.frames_per_second(), 20.0, 1e-6);
+}
+
 // A body added from the panel rebuilds the simulation: its phase timers start again from
 // zero while the step count goes on. The panel keeps the last figures for every phase (no
 // row vanishes and moves the widgets below it) and then shows the new rates.

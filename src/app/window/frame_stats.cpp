@@ -22,8 +22,17 @@ void FrameStats::add(double now, const RunStats& stats) {
   if (!samples_.empty() && (stats.steps < samples_.back().steps ||
                             timers_restarted(samples_.back().phases, stats.phases)))
     samples_.clear();
+  // A solver switch: the window starts again at the last state of the old solver, so that
+  // the phases shown are the new solver's alone, each per step of it (over a window that
+  // spanned the switch, both solvers' phases showed for a second, each divided by every
+  // step of the window).
+  if (!samples_.empty() && stats.last_solver != samples_.back().solver) {
+    Sample last = samples_.back();
+    samples_.clear();
+    if (last.solver >= 0) samples_.push_back(std::move(last));
+  }
   samples_.push_back(
-      Sample{now, frames_, stats.steps, stats.simulated_time, new_states_, stats.phases});
+      Sample{now, frames_, stats.steps, stats.simulated_time, new_states_, stats.phases, stats.last_solver});
   // Keep one sample at or beyond the window's start so the window is always full length.
   while (samples_.size() > 2 && now - samples_[1].time >= window_) samples_.pop_front();
   recompute();

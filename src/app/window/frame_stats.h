@@ -38,6 +38,7 @@ class FrameStats {
     double simulated_time;
     uint64_t new_states;  ///< frames so far that drew a state not drawn before
     std::vector<PhaseTime> phases;
+    int solver;
   };
   void recompute();
 

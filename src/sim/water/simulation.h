@@ -150,6 +150,7 @@ struct RunStats {
   uint64_t nonfinite_steps = 0;     ///< steps that met one and were repeated at half the step
   bool halted = false;              ///< the guard gave up: the simulation stopped (until reset)
   std::string guard_note;           ///< the guard's latest sentence for the user ("" = none)
+  int last_solver = -1;             ///< SolverKind of the latest step (-1: none since the reset)
   int last_iterations = 0;          ///< PCISPH/PBF: solver iterations of the latest step
   double last_solver_error = 0.0;   ///< PCISPH/PBF: mean predicted compression reached
   double mean_iterations = 0.0;     ///< PCISPH/PBF: over the steps they ran

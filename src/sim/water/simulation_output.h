@@ -190,6 +190,7 @@ RunStats SimulationImpl<B>::stats_as_stepped() {
   settle(false);
   timers_.collect(true);
   RunStats s = stats_;
+  s.last_solver = previous_solver_;
   s.phases = timers_.totals();
   s.neighbors_per_particle = lists_.mean_fluid();
   s.boundary_neighbors_per_particle = lists_.mean_boundary();
