@@ -611,9 +611,8 @@ TEST(Window, SolverKeysSwitchWithoutReset) {
   save_png(over_panel, dir + "/" + std::to_string(stage) + "_over_panel.png");
   EXPECT_EQ(title_right_edge(over_panel), wcsph_edge) << "key 2 over the panel left WCSPH running";
 
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  ASSERT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
+  if (HasFatalFailure()) return;
   const ExitLine e = parse_exit_line(app.output());
   ASSERT_TRUE(e.found) << app.output();
   std::printf("solver keys: %ld frames, %ld steps, %.4g s simulated, max speed %.3g m/s\n",

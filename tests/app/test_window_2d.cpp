@@ -92,9 +92,8 @@ TEST(Window, TwoDimensionalDamBreakIsSeenSquareOnAndTheMousePushesInThePlane) {
     send("mouseup 1");
     wait_frames(*watcher, 5);
     if (HasFatalFailure()) return;
-    send("windowfocus --sync " + std::to_string(w) + " key Escape");
-    ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit";
-    ASSERT_EQ(app.exit_code(), 0) << app.output();
+    quit_with_escape(app, w);
+    if (HasFatalFailure()) return;
     const ExitLine exit = parse_exit_line(app.output());
     ASSERT_TRUE(exit.found) << app.output();
     push_frames = exit.frames;
@@ -178,7 +177,5 @@ TEST(Window, TwoDimensionalDamBreakIsSeenSquareOnAndTheMousePushesInThePlane) {
   std::printf("zoom: x %.2f, cursor at (%.2f, %.2f) of the block (0.30, 0.30 before)\n", growth, fx, fy);
   EXPECT_NEAR(fx, 0.3, 0.05) << "the zoom kept the point under the cursor";
   EXPECT_NEAR(fy, 0.3, 0.05) << "the zoom kept the point under the cursor";
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit";
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }

@@ -138,9 +138,7 @@ TEST(Window, SceneListSwitchesTheScene) {
   EXPECT_GT(mean_abs_diff(before, after, kScene), 5.0) << "the view did not change";
 
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }
 
 // The scene list holds water and gas scenes: choosing the plume in the pool's window turns
@@ -174,9 +172,7 @@ TEST(Window, SceneListPassesBetweenWaterAndGas) {
   save_png(back, dir + "/pool_again.png");
   EXPECT_GT(find_water(back, kScene).count, 20000) << "no water after coming back to the pool";
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }
 
 // A water scene from the gas window's list that this machine cannot hold (here a memory
@@ -212,9 +208,7 @@ TEST(Window, ASceneTheMachineCannotHoldIsRefusedAndTheRunningSceneGoesOn) {
   choose_scene(app, *watcher, w, "ink_box");
   if (HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_output(app, "tidepool: scene ink_box")) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }
 
 // A scene file with a mistake, typed into the scene file field and loaded: the panel says
@@ -261,9 +255,7 @@ TEST(Window, BadSceneFileShowsItsErrorAndTheSceneRunsOn) {
   EXPECT_EQ(app.output().find("tidepool: scene dam_break"), std::string::npos)
       << "no scene was loaded (nor the old one reloaded)";
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }
 
 // Record writes complete PLY frames into a new timestamped directory in the working
@@ -324,9 +316,8 @@ TEST(Window, RecordWritesFramesUntilStopped) {
   save_png(failed, dir + "/record_error.png");
   EXPECT_GT(red_pixels(failed, widget(app, "record status")), 200) << "the error in red";
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(ply_files(out).size(), size_t(frames)) << "nothing written after the stop";
 }
 
@@ -403,9 +394,7 @@ TEST(Window, PresetSaveAndLoadFromThePanel) {
   if (HasFatalFailure()) return;
   save_png(grab_window(*watcher), dir + "/preset_loaded.png");
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }
 
 // Save state, let the water run on, Load state: the water is back where it was saved (the
@@ -535,9 +524,7 @@ TEST(Window, GasStateSaveAndLoadFromThePanel) {
               to_later);
   EXPECT_LT(to_save, 0.5 * to_later) << "the smoke went back to where it was saved";
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }
 
 // ---- a recording cut short: a stop signal, the display gone ------------------------------
@@ -714,7 +701,5 @@ TEST(Window, RecordWritesMeshFramesWhenChosen) {
     EXPECT_GT(faces, 500u) << name;
     EXPECT_EQ(bytes.size(), header + vertices * 9 * 4 + faces * 13) << name << ": complete, with velocities";
   }
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }

@@ -313,9 +313,8 @@ TEST(Window, F12AndTheButtonSaveTimestampedScreenshots) {
   wait_frames(*watcher, 3);
   if (HasFatalFailure()) return;
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
+  if (HasFatalFailure()) return;
   EXPECT_TRUE(parse_exit_line(app.output()).found) << app.output();
   EXPECT_EQ(files_in(work),
             (std::vector<std::string>{std::min(first, second), std::max(first, second)}))
@@ -406,9 +405,7 @@ TEST(Window, TabHidesThePanel) {
   EXPECT_LT(hidden, area / 100) << "Tab hides the panel";
   EXPECT_GT(again, area / 2) << "and Tab brings it back";
   ASSERT_TRUE(app.running()) << app.output();
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60));
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 
   // From the start, in a --screenshot: no panel, no help line, the water centred.
   const std::string png = dir + "/hidden.png";

@@ -281,9 +281,8 @@ TEST(Window, SurfaceModeSurvivesResize) {
     if (HasFatalFailure()) return;
     ASSERT_TRUE(app.running()) << "the app exited after resizing to " << size << ":\n" << app.output();
   }
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
+  if (HasFatalFailure()) return;
   EXPECT_NE(app.output().find("--gl-check: no OpenGL errors"), std::string::npos) << app.output();
   const Image shot = load_png(png);
   ASSERT_TRUE(shot.ok()) << shot.error;

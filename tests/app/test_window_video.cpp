@@ -102,9 +102,8 @@ void record(const std::string& launcher, double seconds, bool stop_with_button, 
     click(w, button);
     ASSERT_TRUE(wait_for_output(app, "tidepool: saved GIF ", 60.0)) << app.output();
   }
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
+  if (testing::Test::HasFatalFailure()) return;
   const std::vector<std::string> videos = videos_in(work);
   ASSERT_EQ(videos.size(), 1u) << app.output();
   out->path = work + "/" + videos[0];
@@ -231,9 +230,7 @@ TEST(Window, WithoutFfmpegF9SaysWhatToInstall) {
   EXPECT_GT(red_pixels(window, status), 20) << "the panel says it in red";
   EXPECT_TRUE(app.running());
   EXPECT_TRUE(videos_in(work).empty());
-  send("windowfocus --sync " + std::to_string(w) + " key Escape");
-  ASSERT_TRUE(app.wait_exit(60)) << "Escape did not quit within 60 s";
-  EXPECT_EQ(app.exit_code(), 0) << app.output();
+  quit_with_escape(app, w);
 }
 
 // Recording while the window is resized, larger and smaller, in a gas scene (where the
