@@ -106,6 +106,34 @@ void choose_scene(RunningApp& app, FrameWatcher& watcher, unsigned long w, const
   click(w, widget(app, "scene:" + scene));
 }
 
+// Escape with the scene list open closes the list, as it cancels a typed value, and the app
+// runs on; the next Escape quits. (ImGui closes a popup on Escape only with keyboard
+// navigation on, so the Escape went on to quit the app with the list open.)
+TEST(Window, EscapeClosesAnOpenListInsteadOfQuitting) {
+  require_display_and_tools();
+  if (HasFatalFailure()) return;
+  const std::string dir = test_dir();
+  RunningApp app("--scene pool --particles 2000 --size 1280x800", dir + "/app.log", dir, kWidgetLog);
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+  start(app, &watcher, &w);
+  if (HasFatalFailure()) return;
+  click(w, wait_for_widget(app, "scene"));
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(wait_for_widget(app, "scene:dam_break").found) << "the scene list did not open:\n" << app.output();
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
+  save_png(grab_window(*watcher), dir + "/list_open.png");
+  send("windowfocus --sync " + std::to_string(w) + " key Escape");
+  wait_frames(*watcher, 6);
+  if (HasFatalFailure()) return;
+  save_png(grab_window(*watcher), dir + "/after_escape.png");
+  ASSERT_TRUE(app.running()) << "Escape quit the app with the scene list open:\n" << app.output();
+  EXPECT_FALSE(widget(app, "scene:dam_break").found) << "the scene list is still open";
+  EXPECT_EQ(app.output().find("tidepool: scene dam_break"), std::string::npos) << "Escape chose a scene";
+  quit_with_escape(app, w);
+}
+
 TEST(Window, SceneListSwitchesTheScene) {
   require_display_and_tools();
   if (HasFatalFailure()) return;

@@ -248,6 +248,7 @@ int FrameLoop::run(WindowMode& mode) {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
+    close_popups_on_escape(input_);
     PanelExtent panel;  // none while hidden: the scene takes the whole window
     if (!controls.panel_hidden) panel = mode.panel();
     print_widget_changes(controls.widgets);

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "imgui.h"
+#include "imgui_internal.h"  // ClosePopupToLevel
 
 namespace tp {
 
@@ -19,6 +20,9 @@ InputState& state_of(GLFWwindow* window) {
 bool imgui_wants_mouse() { return ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureMouse; }
 bool imgui_wants_keyboard() {
   return ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureKeyboard;
+}
+bool imgui_popup_open() {
+  return ImGui::GetCurrentContext() && ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel);
 }
 
 void on_mouse_button(GLFWwindow* window, int button, int action, int mods) {
@@ -76,6 +80,10 @@ void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mod
   // switched to PCISPH.
   const bool digit = (key >= GLFW_KEY_0 && key <= GLFW_KEY_9) || (key >= GLFW_KEY_KP_0 && key <= GLFW_KEY_KP_9);
   if (digit && imgui_wants_mouse()) return;
+  if (key == GLFW_KEY_ESCAPE && imgui_popup_open()) {
+    state_of(window).close_popups = true;
+    return;
+  }
   state_of(window).keys.push_back(key);
 }
 
@@ -109,6 +117,13 @@ void release_deferred_keys(GLFWwindow* window) {
   const std::vector<InputState::HeldKey> releases = std::move(s.deferred_releases);
   s.deferred_releases.clear();
   for (const InputState::HeldKey& k : releases) s.imgui_key(window, k.key, k.scancode, GLFW_RELEASE, k.mods);
+}
+
+void close_popups_on_escape(InputState& state) {
+  if (!state.close_popups) return;
+  state.close_popups = false;
+  if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel))
+    ImGui::ClosePopupToLevel(0, true);
 }
 
 void install_input_callbacks(GLFWwindow* window, InputState* state) {

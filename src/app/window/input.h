@@ -22,6 +22,9 @@ struct InputState {
   double pan_dx = 0.0, pan_dy = 0.0;      ///< middle-drag motion since the last frame
   double scroll = 0.0;                    ///< wheel steps since the last frame
   std::vector<int> keys;                  ///< GLFW key codes pressed since the last frame
+  /// Escape came while a panel list (a combo's popup) was open: it closes the list at the
+  /// next panel frame (close_popups_on_escape) and does not quit.
+  bool close_popups = false;
   /// Tests: each button press and release said on stderr, with where the cursor and the
   /// panel's last frame saw it (TIDEPOOL_TEST_WIDGETS, beside the widgets' places).
   bool log_buttons = false;
@@ -42,6 +45,11 @@ struct InputState {
     keys.clear();
   }
 };
+
+// Inside an ImGui frame: closes the open popups if Escape asked for it (InputState's
+// close_popups). ImGui 1.86 closes a popup on Escape only with keyboard navigation on, and
+// Escape went on to quit the app with a combo's list open.
+void close_popups_on_escape(InputState& state);
 
 // Installs the callbacks on `window` and points them at `state` (the window user pointer).
 // Call before ImGui_ImplGlfw_InitForOpenGL(window, true) so that ImGui chains to them.
