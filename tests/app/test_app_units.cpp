@@ -153,6 +153,7 @@ TEST(FrameStats, AResetGivesNoNonsense) {
 TEST(FrameStats, PhasesThatStoppedRunningAreLeftOut) {
   RunStats r;
   FrameStats stats = steady_frames(&r);
+  r.last_solver = 1;
   r.phases.push_back({"c", 0.0});  // a new solver's phase; "b" stops
   for (int i = 1; i <= 40; ++i) {
     r.steps += 2;
@@ -200,6 +201,43 @@ TEST(FrameStats, ASolverSwitchShowsTheNewSolversPhasesAtOnce) {
   EXPECT_NEAR(stats.phase_ms()[1].second, 3.0, 1e-9);
   EXPECT_NEAR(stats.ms_per_step(), 4.0, 1e-9);
   EXPECT_NEAR(stats.frames_per_second(), 20.0, 1e-6);
+}
+
+// Within one solver the rows stay: a phase that runs every other step (the spray's) or
+// only for a while (the density, while frames are recorded) keeps its row, at 0 ms where it
+// did not run in the window, so that the widgets below the table do not move under the
+// pointer.
+TEST(FrameStats, APhaseKeepsItsRowWhenItSkipsAWindow) {
+  RunStats r;
+  FrameStats stats(1.0);
+  r.last_solver = 2;
+  r.phases = {{"a", 0}, {"spray", 0}};
+  size_t fewest = 99, most = 0;
+  for (int i = 0; i <= 200; ++i) {  // 1 frame a second, 1 step a frame: spray every other step
+    r.steps = uint64_t(i);
+    r.simulated_time = 0.01 * i;
+    r.phases[0].total_ms = 1.0 * i;
+    r.phases[1].total_ms = 0.5 * ((i + 1) / 2);
+    if (i == 100) r.phases.push_back({"density", 0.0});
+    if (i >= 100 && i < 150) r.phases[2].total_ms += 0.25;  // frames recorded for 50 steps
+    stats.add(i * 1.0, r);
+    if (i >= 2) {
+      fewest = std::min(fewest, stats.phase_ms().size());
+      most = std::max(most, stats.phase_ms().size());
+    }
+    if (i >= 101) ASSERT_EQ(stats.phase_ms().size(), 3u) << "frame " << i;
+  }
+  EXPECT_EQ(fewest, 2u);
+  EXPECT_EQ(most, 3u);
+  EXPECT_EQ(stats.phase_ms()[2].first, "density");
+  EXPECT_EQ(stats.phase_ms()[2].second, 0.0) << "no longer running: its row stays at 0";
+  r.last_solver = 1;  // a switch: the rows are the new solver's alone
+  r.phases[0].total_ms += 1.0;
+  r.steps += 1;
+  r.simulated_time += 0.01;
+  stats.add(201.0, r);
+  ASSERT_EQ(stats.phase_ms().size(), 1u);
+  EXPECT_EQ(stats.phase_ms()[0].first, "a");
 }
 
 // A body added from the panel rebuilds the simulation: its phase timers start again from

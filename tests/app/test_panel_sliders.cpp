@@ -355,6 +355,37 @@ TEST_F(HeadlessImGui, TypedNanInfinityOrOutOfRangeValueIsRefusedOrClampedWithANo
   }
 }
 
+// A clamped value's note shows under its own slider in the Parameters section, where the
+// eye is while typing (at the section's foot, below Restore start values, it was out of
+// sight): between gravity y's slider and gravity z's, which then stand a text line or
+// more further apart than without a note.
+TEST_F(HeadlessImGui, AClampNoteShowsUnderItsOwnSlider) {
+  SimParams p = default_params();
+  AppControls controls;
+  const auto slider_top = [&](const char* name) {
+    const ParamInfo& info = *find_param(name);
+    for (float y = 0; y < 200; y += 1) {
+      ImGuiID id = 0;
+      frame_of(
+          [&] {
+            id = ImGui::GetID((std::string(info.label) + "##" + info.name).c_str());
+            parameters_section(p, controls);
+          },
+          ImVec2(60, y), false);
+      if (GImGui->HoveredId == id) return y;
+    }
+    return -1.0f;
+  };
+  const float y0 = slider_top("gravity_y"), z0 = slider_top("gravity_z");
+  ASSERT_GE(y0, 0.0f) << "gravity y's slider not found";
+  ASSERT_GT(z0, y0) << "gravity z's slider not found below it";
+  controls.param_notes = {"gravity_y: -1e+09 is below the minimum; clamped to -100 (valid [-100, 100] m/s^2)"};
+  const float y1 = slider_top("gravity_y"), z1 = slider_top("gravity_z");
+  EXPECT_EQ(y1, y0) << "the note moved the slider it is about";
+  EXPECT_GE(z1 - y1, z0 - y0 + ImGui::GetTextLineHeight()) << "no note between gravity y and gravity z";
+  std::printf("gravity y to z: %.0f px, with a note about gravity y %.0f px\n", z0 - y0, z1 - y1);
+}
+
 // The surface's resolution control: switching Auto resolution off keeps the scale in use
 // (no jump in the picture) and shows the slider, which stays within [0.5, 1].
 TEST_F(HeadlessImGui, AutoResolutionOffKeepsTheScaleAndItsSliderStaysInRange) {

@@ -58,7 +58,7 @@ bool complete_ply(const std::string& path, long* vertices) {
 struct DamBreakInWork {
   explicit DamBreakInWork(const std::string& dir)
       : work(made(dir + "/work")),
-        app("--scene dam_break --particles 2000 --size 1280x800", dir + "/app.log", work,
+        app("--scene dam_break --particles 2000 --size 1280x900", dir + "/app.log", work,
             kWidgetLog) {}
   static std::string made(const std::string& path) {
     std::filesystem::create_directory(path);
@@ -71,11 +71,13 @@ struct DamBreakInWork {
 // Starts the app, clicks Record and waits for at least `frames` frames written. Returns
 // the recording's directory ("" after a failure); fills *window.
 std::string start_recording(RunningApp& app, std::unique_ptr<FrameWatcher>* watcher,
-                            unsigned long* window, size_t frames) {
+                            unsigned long* window, size_t frames, Widget* clicked = nullptr) {
   unsigned long& w = *window;
   start(app, watcher, &w);
   if (testing::Test::HasFatalFailure()) return "";
-  click(w, wait_for_widget(app, "record"));
+  const Widget button = wait_for_widget(app, "record");
+  if (clicked) *clicked = button;
+  click(w, button);
   if (testing::Test::HasFatalFailure()) return "";
   std::smatch m;
   EXPECT_TRUE(wait_for_output(app, " per simulated second)")) << app.output();
@@ -297,8 +299,12 @@ TEST(Window, RecordWritesFramesUntilStopped) {
   RunningApp& app = run.app;
   std::unique_ptr<FrameWatcher> watcher;
   unsigned long w = 0;
-  const std::string out = start_recording(app, &watcher, &w, 4);
+  Widget record;
+  const std::string out = start_recording(app, &watcher, &w, 4, &record);
   if (HasFailure()) return;
+  // Stop takes Record's place: a second click there stops (the density's phase, which
+  // recording adds, once added a row above it and moved it 17 px down).
+  EXPECT_EQ(widget(app, "record").y, record.y) << "the button moved when the recording began";
   EXPECT_EQ(out.substr(0, run.work.size() + 1), run.work + "/") << out;
   EXPECT_TRUE(std::regex_match(out.substr(run.work.size() + 1),
                                std::regex(R"(tidepool-export-\d{8}-\d{6})")))

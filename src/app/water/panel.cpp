@@ -247,6 +247,13 @@ void statistics_section(PanelSim& sim, const RunStats& stats, const FrameStats& 
       ImGui::TableNextColumn();
       ImGui::Text("%.3f ms", frame.ms_per_step());
       ImGui::EndTable();
+      // Room for the most rows a step lists (DFSPH's 8: grid, density, divergence, forces,
+      // pressure, integrate, emit, diffuse; PBF's 7 with the density of recorded frames),
+      // or more if it has held more: the widgets below stay put when rows come and go.
+      constexpr size_t kPhaseRows = 8;
+      const size_t missing = std::max(frame.most_phase_rows(), kPhaseRows) - frame.phase_ms().size();
+      if (missing > 0)
+        ImGui::Dummy(ImVec2(1.0f, float(missing) * (ImGui::GetTextLineHeight() + 2.0f * ImGui::GetStyle().CellPadding.y)));
     }
     ImGui::TreePop();
   }
@@ -309,6 +316,21 @@ void simulation_section(PanelSim& sim, AppControls& controls) {
   }  scene_rows(sim.setup.scene, controls.files, controls.widgets);
 }
 
+}  // namespace
+
+// Whether a note of clamp_params ("gravity_y: -1e+09 is below the minimum; ...") is about
+// parameter `name`.
+static bool note_names_param(const std::string& note, const char* name) {
+  const size_t n = std::strlen(name);
+  return note.size() > n && note.compare(0, n, name) == 0 && note[n] == ':';
+}
+
+static void param_note(const std::string& note) {
+  ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
+  ImGui::TextWrapped("%s", note.c_str());
+  ImGui::PopStyleColor();
+}
+
 void parameters_section(SimParams& p, AppControls& controls) {
   // The active solver's section sits between the fluid and the time step, where the
   // WCSPH constants always were.
@@ -326,8 +348,14 @@ void parameters_section(SimParams& p, AppControls& controls) {
     if (!any) continue;
     ImGui::Separator();
     ImGui::TextDisabled("%s", group);
-    for (const ParamInfo& info : param_table())
-      if (in_group(info)) changed |= param_widget(info, p);
+    for (const ParamInfo& info : param_table()) {
+      if (!in_group(info)) continue;
+      changed |= param_widget(info, p);
+      // A value clamped says so under its own slider, where the eye is (at the section's
+      // foot, below Restore start values, it was out of sight while typing).
+      for (const std::string& note : controls.param_notes)
+        if (note_names_param(note, info.name)) param_note(note);
+    }
   }
   if (changed) controls.param_notes = clamp_params(p, before);
   if (ImGui::Button("Restore start values")) {
@@ -346,11 +374,14 @@ void parameters_section(SimParams& p, AppControls& controls) {
       "values, then --set). The solver and the mouse settings stay as they are.");
   for (const std::string& note : controls.param_notes) {
     if (note.rfind("diffuse", 0) == 0) continue;  // shown in the Spray and foam section
-    ImGui::PushStyleColor(ImGuiCol_Text, kNoteColor);
-    ImGui::TextWrapped("%s", note.c_str());
-    ImGui::PopStyleColor();
+    bool placed = false;  // under its slider, above
+    for (const ParamInfo& info : param_table())
+      placed |= note_names_param(note, info.name) && param_section(info, solver) != nullptr;
+    if (!placed) param_note(note);
   }
 }
+
+namespace {
 
 
 void render_color_settings(PanelSim& sim, RenderSettings& render);

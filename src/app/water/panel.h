@@ -65,6 +65,11 @@ std::string diffuse_counts_text(const DiffuseCounts& counts);
 void diffuse_section(SimParams& p, const DiffuseCounts& counts, AppControls& controls,
                      BackendKind backend = BackendKind::Cpu);
 
+// The Parameters section's contents: the shared parameters and the running solver's, each
+// note of a clamped value under its own slider, and Restore start values. Needs an ImGui
+// frame under way.
+void parameters_section(SimParams& p, AppControls& controls);
+
 // The particle count at which a simulation that runs at `speed` (simulated s per wall s)
 // with `particles` would keep real time, with 10 % to spare, in hundreds: the cost of a
 // simulated second grows as count^(4/3), in 2D count^(3/2) (realtime_count.h). 0 when it

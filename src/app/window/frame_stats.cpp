@@ -1,5 +1,7 @@
 #include "app/window/frame_stats.h"
 
+#include <algorithm>
+
 namespace tp {
 
 namespace {
@@ -20,8 +22,11 @@ void FrameStats::add(double now, const RunStats& stats) {
   // (a body added or removed) its phase timers: differences across either mean nothing. The
   // last figures stay on show until new ones are measured, so the panel does not jump.
   if (!samples_.empty() && (stats.steps < samples_.back().steps ||
-                            timers_restarted(samples_.back().phases, stats.phases)))
+                            timers_restarted(samples_.back().phases, stats.phases))) {
     samples_.clear();
+    if (stats.steps < last_steps_) shown_.clear();  // a reset (not a rebuild, which keeps the solver)
+  }
+  last_steps_ = stats.steps;
   // A solver switch: the window starts again at the last state of the old solver, so that
   // the phases shown are the new solver's alone, each per step of it (over a window that
   // spanned the switch, both solvers' phases showed for a second, each divided by every
@@ -29,6 +34,7 @@ void FrameStats::add(double now, const RunStats& stats) {
   if (!samples_.empty() && stats.last_solver != samples_.back().solver) {
     Sample last = samples_.back();
     samples_.clear();
+    shown_.clear();
     if (last.solver >= 0) samples_.push_back(std::move(last));
   }
   samples_.push_back(
@@ -64,11 +70,19 @@ void FrameStats::recompute() {
     }
     // The simulation keeps every phase it has ever timed; after a solver switch those of
     // the previous solver stop growing. They are not part of a step now: leave them out.
-    if (ran_before && phase.total_ms <= before) continue;
-    const double ms = (phase.total_ms - before) / steps;
+    // A phase that has run since the switch (or the reset) keeps its row even when it did
+    // not run in the window (the spray's phase runs every other step, the density only
+    // while frames are recorded): rows that came and went moved the panel's widgets below
+    // them under the pointer.
+    const bool grew = !ran_before || phase.total_ms > before;
+    const bool shown = std::find(shown_.begin(), shown_.end(), phase.name) != shown_.end();
+    if (!grew && !shown) continue;
+    if (!shown) shown_.push_back(phase.name);
+    const double ms = grew ? (phase.total_ms - before) / steps : 0.0;
     phase_ms_.emplace_back(phase.name, ms);
     ms_per_step_ += ms;
   }
+  most_phase_rows_ = std::max(most_phase_rows_, phase_ms_.size());
 }
 
 }  // namespace tp

@@ -29,6 +29,9 @@ class FrameStats {
   double ms_per_step() const { return ms_per_step_; }  ///< all phases together
   // Mean wall milliseconds per step of each phase over the window (empty before 2 steps).
   const std::vector<std::pair<std::string, double>>& phase_ms() const { return phase_ms_; }
+  // The most phases ever listed at once: the panel keeps the table's room for them, so
+  // that a solver with fewer phases does not move the widgets below it up and down.
+  size_t most_phase_rows() const { return most_phase_rows_; }
 
  private:
   struct Sample {
@@ -47,6 +50,9 @@ class FrameStats {
   std::deque<Sample> samples_;
   double fps_ = 0, speed_ = 0, states_ = 0, steps_per_frame_ = 0, ms_per_step_ = 0;
   std::vector<std::pair<std::string, double>> phase_ms_;
+  std::vector<std::string> shown_;  ///< phases that ran since the last solver switch or reset
+  uint64_t last_steps_ = 0;
+  size_t most_phase_rows_ = 0;
 };
 
 }  // namespace tp
