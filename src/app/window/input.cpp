@@ -102,21 +102,40 @@ void on_key_for_imgui(GLFWwindow* window, int key, int scancode, int action, int
   s.imgui_key(window, key, scancode, action, mods);
 }
 
+void on_char_for_imgui(GLFWwindow* window, unsigned int c) {
+  InputState& s = state_of(window);
+  if (!s.imgui_char) return;
+  if (!s.deferred_releases.empty() || !s.deferred_chars.empty()) {
+    s.deferred_chars.push_back(c);
+    return;
+  }
+  s.imgui_char(window, c);
+}
+
 }  // namespace
 
 void defer_quick_key_releases(GLFWwindow* window) {
   InputState& s = state_of(window);
   s.imgui_key = glfwSetKeyCallback(window, on_key_for_imgui);
   if (!s.imgui_key) glfwSetKeyCallback(window, on_key);  // (no ImGui callback: ours alone, as before)
+  s.imgui_char = glfwSetCharCallback(window, on_char_for_imgui);
+  if (!s.imgui_char) glfwSetCharCallback(window, nullptr);
 }
 
 void release_deferred_keys(GLFWwindow* window) {
   InputState& s = state_of(window);
   s.pressed_this_frame.clear();
-  if (s.deferred_releases.empty() || !s.imgui_key) return;
-  const std::vector<InputState::HeldKey> releases = std::move(s.deferred_releases);
-  s.deferred_releases.clear();
-  for (const InputState::HeldKey& k : releases) s.imgui_key(window, k.key, k.scancode, GLFW_RELEASE, k.mods);
+  if (s.imgui_key && !s.deferred_releases.empty()) {
+    const std::vector<InputState::HeldKey> releases = std::move(s.deferred_releases);
+    s.deferred_releases.clear();
+    for (const InputState::HeldKey& k : releases) s.imgui_key(window, k.key, k.scancode, GLFW_RELEASE, k.mods);
+  }
+  // The characters typed after them, now that the keys are up.
+  if (s.imgui_char && !s.deferred_chars.empty()) {
+    const std::vector<unsigned int> chars = std::move(s.deferred_chars);
+    s.deferred_chars.clear();
+    for (const unsigned int c : chars) s.imgui_char(window, c);
+  }
 }
 
 void close_popups_on_escape(InputState& state) {

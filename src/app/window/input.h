@@ -38,6 +38,12 @@ struct InputState {
   KeyCallback imgui_key = nullptr;       ///< ImGui's GLFW key callback (chains to ours)
   std::vector<int> pressed_this_frame;   ///< keys pressed since the last frame began
   std::vector<HeldKey> deferred_releases;
+  using CharCallback = void (*)(GLFWwindow*, unsigned int);
+  CharCallback imgui_char = nullptr;      ///< ImGui's GLFW character callback
+  /// Characters typed while a release was held back: they follow it. ImGui ignores the
+  /// characters of a frame in which ctrl is down, and a quick ctrl+a held ctrl down for
+  /// the frame that took the first digit typed after it ("1500" became "500").
+  std::vector<unsigned int> deferred_chars;
 
   void begin_frame() {  ///< clears the per-frame accumulators after the frame used them
     left_pressed = false;
@@ -60,7 +66,8 @@ void install_input_callbacks(GLFWwindow* window, InputState* state);
 // quick Enter did not close a number typed into a field. After ImGui_ImplGlfw_InitForOpenGL,
 // this puts a callback in front of ImGui's that holds such a release back;
 // release_deferred_keys, called as each frame begins (before the events are polled),
-// hands them on: the key is then down for exactly one of ImGui's frames.
+// hands them on: the key is then down for exactly one of ImGui's frames. Characters typed
+// while a release is held back wait for it (they reach ImGui in the frame after).
 void defer_quick_key_releases(GLFWwindow* window);
 void release_deferred_keys(GLFWwindow* window);
 
