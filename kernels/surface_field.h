@@ -20,6 +20,8 @@
 // kernel exactly. P is the poly6 profile (1 - q^2)^3, sigma = 315 / (64 pi).
 #pragma once
 
+#include <algorithm>
+
 #include "common.h"
 #include "grid.h"
 #include "marching_cubes.h"
@@ -117,6 +119,33 @@ TP_HD TP_INLINE void jacobi_eigen3(float m[3][3], float v[3][3]) {
   }
 }
 
+// The covariance's lanes: a run of candidates is one register, so its 11 sums take 11 of
+// the 16 AVX2 registers (16 lanes would take 22: sort+shape at 29,791 particles 15.5 ms
+// against 13.3 to 15.2 with 8).
+#if defined(__AVX512F__) || defined(__CUDACC__) || !defined(__AVX2__)
+constexpr int kShapeLanes = 16;
+#else
+constexpr int kShapeLanes = 8;
+#endif
+
+// max(u, 0) and min(u, 1) for the covariance's lanes: one maxps or minps each. A
+// comparison per lane (a ternary, maxf, or a bool made a float) left GCC's loop scalar for
+// "control flow in loop".
+TP_HD TP_INLINE float positive_part(float u) {  // max(u, 0), 0 for a NaN
+#if defined(__CUDA_ARCH__)
+  return fmaxf(u, 0.0f);
+#else
+  return std::max(0.0f, u);
+#endif
+}
+TP_HD TP_INLINE float at_most_one(float u) {
+#if defined(__CUDA_ARCH__)
+  return fminf(u, 1.0f);
+#else
+  return std::min(u, 1.0f);
+#endif
+}
+
 // Particle i's kernel (positions sorted by g, whose cells are the covariance's radius when
 // anisotropic, the support h otherwise).
 // The positions also come as three arrays (px, py, pz: the same, structure of arrays), which
@@ -135,7 +164,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
     // past the row's end weighted 0), added up at the end: the CPU's compiler makes each
     // run a few vector instructions, with neither a scalar remainder nor a horizontal sum
     // per row (which took 9 times as long as the runs).
-    constexpr int kLanes = 16;
+    constexpr int kLanes = kShapeLanes;
     float acc[11][kLanes];
     for (auto& row : acc)
       for (float& x : row) x = 0.0f;
@@ -164,26 +193,36 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
       if (axis == 1) layer_lo.y = c0.y, layer_hi.y = c1.y;
       if (axis == 2) layer_lo.z = c0.z, layer_hi.z = c1.z;
     }
-    // The lanes of one row of candidates; `image` mirrors each across the walls of `mask`.
-    auto add_row = [&](uint begin, uint end, bool image, Vec3 o, Vec3 f) {
+    // The lanes of one row of candidates, each mirrored as o + f (x_j - x_i) (o = 0 and
+    // f = 1: the candidate itself; an image across the walls of `mask` otherwise). Written
+    // without a branch: GCC left the loop scalar for "control flow in loop" where the image
+    // was a choice per candidate, and on AVX2 the kernels of the default dam break took
+    // 30 ms (a surface mode window at 0.39x real time on 2 cores).
+    auto add_row = [&](uint begin, uint end, Vec3 o, Vec3 f) {
+      const Vec3 c{xi.x, xi.y, xi.z};  // (copies: no load inside the lanes)
       for (uint j0 = begin; j0 < end; j0 += kLanes) {
+        // Whole runs from the row's start (the arrays are padded past their end): a
+        // candidate past the row's end is another row's, weighted 0. (An index per lane,
+        // j0 + k as unsigned, GCC took for a gather, which it does not make for AMD's
+        // cores: the loop stayed scalar there.)
+        const float *rx = px + j0, *ry = py + j0, *rz = pz + j0;
+        const int left = int(end - j0);
         TP_SIMD
         for (int k = 0; k < kLanes; ++k) {
-          const uint j = j0 + uint(k) < end ? j0 + uint(k) : end - 1;
-          const float ex = px[j] - xi.x, ey = py[j] - xi.y, ez = pz[j] - xi.z;
-          const float dx = image ? o.x + f.x * ex : ex, dy = image ? o.y + f.y * ey : ey, dz = image ? o.z + f.z * ez : ez;
+          const float dx = o.x + f.x * (rx[k] - c.x), dy = o.y + f.y * (ry[k] - c.y), dz = o.z + f.z * (rz[k] - c.z);
           const float q = sqrtf(dx * dx + dy * dy + dz * dz) * inv_r;
-          const float w = j0 + uint(k) < end ? maxf(1.0f - q * q * q, 0.0f) : 0.0f;
+          const float live = at_most_one(positive_part(float(left - k)));  // 1 before the row's end, 0 past it
+          const float w = positive_part(1.0f - q * q * q) * live;
           acc[0][k] += w;
-          acc[1][k] += w > 0.0f ? 1.0f : 0.0f;
+          acc[1][k] += at_most_one(w * 1e30f);  // 1 for a neighbour (w > 0), else 0
           acc[2][k] += w * dx, acc[3][k] += w * dy, acc[4][k] += w * dz;
           acc[5][k] += w * dx * dx, acc[6][k] += w * dy * dy, acc[7][k] += w * dz * dz;
           acc[8][k] += w * dx * dy, acc[9][k] += w * dx * dz, acc[10][k] += w * dy * dz;
         }
       }
     };
-    const Vec3 same{0.0f, 0.0f, 0.0f};
-    for_each_cell_row(g, xi, a.radius, [&](uint begin, uint end) { add_row(begin, end, false, same, same); });
+    const Vec3 none{0.0f, 0.0f, 0.0f}, same{1.0f, 1.0f, 1.0f};
+    for_each_cell_row(g, xi, a.radius, [&](uint begin, uint end) { add_row(begin, end, none, same); });
     for (int mask = 1; mask < 8; ++mask) {
       if (mask & ~mirrors) continue;
       // (An image across two or three walls is within r only if x_i's own image is.)
@@ -197,7 +236,7 @@ TP_HD TP_INLINE KernelShape kernel_shape(uint i, const GridView& g, const Vec4* 
                          (mask & 4) ? layer_hi.z : g.dims.z - 1};
       // The candidates within r of x_i's image: their images are those within r of x_i.
       for_each_cell_row_in_sphere(g, xi + o, a.radius, clip_lo, clip_hi,
-                                  [&](uint begin, uint end) { add_row(begin, end, true, o, f); });
+                                  [&](uint begin, uint end) { add_row(begin, end, o, f); });
     }
     float sum[11];
     for (int m = 0; m < 11; ++m) {

@@ -353,14 +353,19 @@ void SurfaceMesher<B>::shape_kernels(const MeshInput& in, const MeshSettings& s,
   if (s.velocity) grid_.reorder(velocity_, scratch4_);
   shapes_.resize(n);
   centers_.resize(n);
-  coordinates_.grow(s.anisotropic ? 3 * size_t(n) : 1);
+  // (kernel_shape reads whole runs of kShapeLanes from a row's start: past pz's end, the
+  // padding, zeros, weighted 0.)
+  coordinates_.grow(s.anisotropic ? 3 * size_t(n) + kShapeLanes : 1);
   {
     const GridView g = grid_.view();
     const Vec4* p = position_.data();
     float* px = coordinates_.data();
     float* py = px + (s.anisotropic ? n : 0);
     float* pz = py + (s.anisotropic ? n : 0);
-    if (s.anisotropic) B::for_each(n, [=] TP_HD(uint i) { px[i] = p[i].x, py[i] = p[i].y, pz[i] = p[i].z; });
+    if (s.anisotropic) {
+      B::for_each(n, [=] TP_HD(uint i) { px[i] = p[i].x, py[i] = p[i].y, pz[i] = p[i].z; });
+      B::for_each(uint(kShapeLanes), [=] TP_HD(uint k) { pz[n + k] = 0.0f; });
+    }
     KernelShape* out = shapes_.data();
     Vec4* c = centers_.data();
     B::for_each(n, [=] TP_HD(uint i) {
