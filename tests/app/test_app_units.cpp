@@ -176,15 +176,7 @@ TEST(FrameStats, PhasesThatStoppedRunningAreLeftOut) {
 TEST(FrameStats, ASolverSwitchShowsTheNewSolversPhasesAtOnce) {
   RunStats r;
   r.last_solver = 2;
-  FrameStats stats(1.0);
-  r.phases = {{"a", 0}, {"b", 0}};
-  for (int i = 0; i <= 100; ++i) {  // 20 FPS, 2 steps a frame: a 1 ms and b 0.5 ms a step
-    r.steps = 2 * uint64_t(i);
-    r.simulated_time = 0.002 * i;
-    r.phases[0].total_ms = 2.0 * i;
-    r.phases[1].total_ms = 1.0 * i;
-    stats.add(i * 0.05, r);
-  }
+  FrameStats stats = steady_frames(&r);
   r.last_solver = 3;  // "b" stops, "c" starts at 3 ms a step, "a" goes on at 1 ms
   r.phases.push_back({"c", 0.0});
   for (int i = 1; i <= 3; ++i) {
@@ -225,7 +217,9 @@ TEST(FrameStats, APhaseKeepsItsRowWhenItSkipsAWindow) {
       fewest = std::min(fewest, stats.phase_ms().size());
       most = std::max(most, stats.phase_ms().size());
     }
-    if (i >= 101) ASSERT_EQ(stats.phase_ms().size(), 3u) << "frame " << i;
+    if (i >= 101) {
+      ASSERT_EQ(stats.phase_ms().size(), 3u) << "frame " << i;
+    }
   }
   EXPECT_EQ(fewest, 2u);
   EXPECT_EQ(most, 3u);

@@ -99,14 +99,30 @@ std::string start_recording(RunningApp& app, std::unique_ptr<FrameWatcher>* watc
 // The scene list: open it, pick the dam break, and the window shows the dam break (its
 // camera, its block of water at the left wall) where the pool was.
 // Opens the panel's scene list and clicks `scene` in it.
-void choose_scene(RunningApp& app, FrameWatcher& watcher, unsigned long w, const std::string& scene) {
+// Opens the panel's scene list and waits until `scene` is shown in it, settled.
+void open_scene_list(RunningApp& app, FrameWatcher& watcher, unsigned long w, const std::string& scene) {
   click(w, wait_for_widget(app, "scene"));
   if (testing::Test::HasFatalFailure()) return;
   ASSERT_TRUE(wait_for_widget(app, "scene:" + scene).found) << "the scene list did not open:\n" << app.output();
   wait_frames(watcher, 3);  // where the list settles
+}
+
+void choose_scene(RunningApp& app, FrameWatcher& watcher, unsigned long w, const std::string& scene) {
+  open_scene_list(app, watcher, w, scene);
   if (testing::Test::HasFatalFailure()) return;
   click(w, widget(app, "scene:" + scene));
 }
+
+// The pool at 2,000 particles in a 1280x800 window, with the widget log, started.
+struct PoolApp {
+  explicit PoolApp(const std::string& dir)
+      : app("--scene pool --particles 2000 --size 1280x800", dir + "/app.log", dir, kWidgetLog) {
+    start(app, &watcher, &w);
+  }
+  RunningApp app;
+  std::unique_ptr<FrameWatcher> watcher;
+  unsigned long w = 0;
+};
 
 // Escape with the scene list open closes the list, as it cancels a typed value, and the app
 // runs on; the next Escape quits. (ImGui closes a popup on Escape only with keyboard
@@ -115,15 +131,12 @@ TEST(Window, EscapeClosesAnOpenListInsteadOfQuitting) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  RunningApp app("--scene pool --particles 2000 --size 1280x800", dir + "/app.log", dir, kWidgetLog);
-  std::unique_ptr<FrameWatcher> watcher;
-  unsigned long w = 0;
-  start(app, &watcher, &w);
+  PoolApp p(dir);
   if (HasFatalFailure()) return;
-  click(w, wait_for_widget(app, "scene"));
-  if (HasFatalFailure()) return;
-  ASSERT_TRUE(wait_for_widget(app, "scene:dam_break").found) << "the scene list did not open:\n" << app.output();
-  wait_frames(*watcher, 3);
+  RunningApp& app = p.app;
+  const auto& watcher = p.watcher;
+  const unsigned long w = p.w;
+  open_scene_list(app, *watcher, w, "dam_break");
   if (HasFatalFailure()) return;
   save_png(grab_window(*watcher), dir + "/list_open.png");
   send("windowfocus --sync " + std::to_string(w) + " key Escape");
@@ -140,11 +153,11 @@ TEST(Window, SceneListSwitchesTheScene) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  RunningApp app("--scene pool --particles 2000 --size 1280x800", dir + "/app.log", dir, kWidgetLog);
-  std::unique_ptr<FrameWatcher> watcher;
-  unsigned long w = 0;
-  start(app, &watcher, &w);
+  PoolApp p(dir);
   if (HasFatalFailure()) return;
+  RunningApp& app = p.app;
+  const auto& watcher = p.watcher;
+  const unsigned long w = p.w;
   const Image before = grab_window(*watcher);
   save_png(before, dir + "/pool.png");
 
@@ -178,11 +191,11 @@ TEST(Window, SceneListPassesBetweenWaterAndGas) {
   require_display_and_tools();
   if (HasFatalFailure()) return;
   const std::string dir = test_dir();
-  RunningApp app("--scene pool --particles 2000 --size 1280x800", dir + "/app.log", dir, kWidgetLog);
-  std::unique_ptr<FrameWatcher> watcher;
-  unsigned long w = 0;
-  start(app, &watcher, &w);
+  PoolApp p(dir);
   if (HasFatalFailure()) return;
+  RunningApp& app = p.app;
+  const auto& watcher = p.watcher;
+  const unsigned long w = p.w;
   const Image pool = grab_window(*watcher);
   choose_scene(app, *watcher, w, "plume");
   if (HasFatalFailure()) return;
