@@ -247,13 +247,15 @@ void statistics_section(PanelSim& sim, const RunStats& stats, const FrameStats& 
       ImGui::TableNextColumn();
       ImGui::Text("%.3f ms", frame.ms_per_step());
       ImGui::EndTable();
-      // Room for the most rows a step lists (DFSPH's 8: grid, density, divergence, forces,
-      // pressure, integrate, emit, diffuse; PBF's 7 with the density of recorded frames),
-      // or more if it has held more: the widgets below stay put when rows come and go.
-      constexpr size_t kPhaseRows = 8;
+      // Room for 7 rows (PBF's 6 and the density that recorded frames add; WCSPH's and
+      // PCISPH's 7), or as many as it has held (DFSPH's 8): the widgets below stay put when
+      // rows come and go. (Every row held in reserve is a row less above the fold.)
+      constexpr size_t kPhaseRows = 7;
       const size_t missing = std::max(frame.most_phase_rows(), kPhaseRows) - frame.phase_ms().size();
+      // (less the spacing the Dummy adds after itself, which a row does not)
       if (missing > 0)
-        ImGui::Dummy(ImVec2(1.0f, float(missing) * (ImGui::GetTextLineHeight() + 2.0f * ImGui::GetStyle().CellPadding.y)));
+        ImGui::Dummy(ImVec2(1.0f, float(missing) * (ImGui::GetTextLineHeight() + 2.0f * ImGui::GetStyle().CellPadding.y) -
+                                      ImGui::GetStyle().ItemSpacing.y));
     }
     ImGui::TreePop();
   }
