@@ -361,6 +361,12 @@ TEST(Window, ADensityTypedIntoTheFieldIsTakenAtAQuickEnter) {
   const bool taken = wait_for_output(app, "tidepool: body 1 density 1500 kg/m^3", 10.0);
   save_png(grab_window(*watcher, kWidth, kHeight), dir + "/after_enter.png");
   EXPECT_TRUE(taken) << "the quick Enter closed the field and the oak box took 1,500 kg/m^3 (see after_enter.png)";
+  // A click in the view before the Escape: in one CI run of two the Escape did not quit
+  // after a taken value (the field seemingly still open to ImGui, whose Escape then closes
+  // it); not traced yet. The click closes any field, as a user's would.
+  send(at(w, kWidth * 3 / 4, kHeight / 3) + " click 1");
+  wait_frames(*watcher, 3);
+  if (HasFatalFailure()) return;
   quit_with_escape(app, w);
 }
 
