@@ -385,7 +385,6 @@ void parameters_section(SimParams& p, AppControls& controls) {
 
 namespace {
 
-
 void render_color_settings(PanelSim& sim, RenderSettings& render);
 
 void surface_settings(SurfaceSettings& surface) {

@@ -21,12 +21,11 @@ void FrameStats::add(double now, const RunStats& stats) {
   // A reset restarts the simulation's counters, and an edit that rebuilds the simulation
   // (a body added or removed) its phase timers: differences across either mean nothing. The
   // last figures stay on show until new ones are measured, so the panel does not jump.
-  if (!samples_.empty() && (stats.steps < samples_.back().steps ||
-                            timers_restarted(samples_.back().phases, stats.phases))) {
-    samples_.clear();
-    if (stats.steps < last_steps_) shown_.clear();  // a reset (not a rebuild, which keeps the solver)
+  if (!samples_.empty()) {
+    const bool reset = stats.steps < samples_.back().steps;
+    if (reset || timers_restarted(samples_.back().phases, stats.phases)) samples_.clear();
+    if (reset) shown_.clear();  // (a rebuild keeps the solver and its rows)
   }
-  last_steps_ = stats.steps;
   // A solver switch: the window starts again at the last state of the old solver, so that
   // the phases shown are the new solver's alone, each per step of it (over a window that
   // spanned the switch, both solvers' phases showed for a second, each divided by every

@@ -51,7 +51,6 @@ class FrameStats {
   double fps_ = 0, speed_ = 0, states_ = 0, steps_per_frame_ = 0, ms_per_step_ = 0;
   std::vector<std::pair<std::string, double>> phase_ms_;
   std::vector<std::string> shown_;  ///< phases that ran since the last solver switch or reset
-  uint64_t last_steps_ = 0;
   size_t most_phase_rows_ = 0;
 };
 

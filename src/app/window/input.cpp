@@ -118,8 +118,7 @@ void defer_quick_key_releases(GLFWwindow* window) {
   InputState& s = state_of(window);
   s.imgui_key = glfwSetKeyCallback(window, on_key_for_imgui);
   if (!s.imgui_key) glfwSetKeyCallback(window, on_key);  // (no ImGui callback: ours alone, as before)
-  s.imgui_char = glfwSetCharCallback(window, on_char_for_imgui);
-  if (!s.imgui_char) glfwSetCharCallback(window, nullptr);
+  s.imgui_char = glfwSetCharCallback(window, on_char_for_imgui);  // (none: characters go nowhere, as before)
 }
 
 void release_deferred_keys(GLFWwindow* window) {
@@ -141,8 +140,7 @@ void release_deferred_keys(GLFWwindow* window) {
 void close_popups_on_escape(InputState& state) {
   if (!state.close_popups) return;
   state.close_popups = false;
-  if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel))
-    ImGui::ClosePopupToLevel(0, true);
+  if (imgui_popup_open()) ImGui::ClosePopupToLevel(0, true);
 }
 
 void install_input_callbacks(GLFWwindow* window, InputState* state) {
